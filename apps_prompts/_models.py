@@ -1,0 +1,130 @@
+"""The app and task specs every other stage reads (design.md §3)."""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+
+
+class Domain(str, Enum):
+    """The six AUI-Gym domains."""
+
+    app = "app"
+    landing = "landing"
+    game = "game"
+    interactive = "interactive"
+    tool = "tool"
+    utility = "utility"
+
+
+class TaskCategory(str, Enum):
+    core_function = "core_function"
+    user_workflow = "user_workflow"
+    edge_case = "edge_case"
+
+
+class AppPrompt(BaseModel):
+    """A structured app prompt in the AUI-Gym style."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="The app's name as the user would see it.")
+    goal: str = Field(description="What the app is for, in one or two sentences.")
+    features: list[str] = Field(default_factory=list, description="Features the app must offer.")
+    theme: str = Field(default="", description="Visual theme and tone.")
+
+    def render(self) -> str:
+        """The prompt as the text a coder model reads."""
+        lines = [f"Name: {self.name}", f"Goal: {self.goal}"]
+        if self.features:
+            lines.append("Features:")
+            lines += [f"- {feature}" for feature in self.features]
+        if self.theme:
+            lines.append(f"Theme: {self.theme}")
+        return "\n".join(lines)
+
+
+class SolutionStep(BaseModel):
+    """One selector-level step of a reference solution, replayed to prove a task solvable.
+
+    These are for validating specs only; agents never see them and never act through selectors.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["click", "fill", "press", "select", "check", "hover", "dblclick"]
+    selector: str
+    value: str | None = Field(default=None, description="Text for fill, key for press, option for select.")
+
+    @model_validator(mode="after")
+    def _value_needed(self) -> "SolutionStep":
+        if self.action in ("fill", "press", "select") and self.value is None:
+            raise ValueError(f"step '{self.action} {self.selector}' needs a value")
+        return self
+
+
+class Task(BaseModel):
+    """A task a user would try on an app, with a stable id (never a list position)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=ID_PATTERN, description="Stable task id, unique within its app.")
+    description: str = Field(min_length=1, description="What the user wants done, in their words.")
+    category: TaskCategory = TaskCategory.core_function
+    expected_outcome: str = Field(min_length=1, description="The terminal state that means success.")
+    level: Literal["easy", "medium", "hard"] | None = None
+    checker: str | None = Field(
+        default=None,
+        description="Reference checker: a JS function body reading the DOM and returning a boolean.",
+    )
+    solution: list[SolutionStep] = Field(
+        default_factory=list, description="Reference selector-level steps that make the checker true."
+    )
+
+
+class AppSpec(BaseModel):
+    """An app to generate, judge and redesign."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=ID_PATTERN)
+    title: str = Field(min_length=1)
+    domain: Domain
+    prompt: AppPrompt | str = Field(
+        description="Structured prompt (ours) or free text (imported AUI-Gym prompts)."
+    )
+    reference_html: str | None = Field(
+        default=None, description="Path of the reference single-file HTML app, relative to the spec file."
+    )
+    tasks: list[Task] = Field(default_factory=list)
+    source: str | None = Field(default=None, description="Where the spec was loaded from (set by the loader).")
+
+    @field_validator("tasks")
+    @classmethod
+    def _unique_task_ids(cls, tasks: list[Task]) -> list[Task]:
+        seen: set[str] = set()
+        for task in tasks:
+            if task.id in seen:
+                raise ValueError(f"duplicate task id '{task.id}'")
+            seen.add(task.id)
+        return tasks
+
+    def prompt_text(self) -> str:
+        return self.prompt.render() if isinstance(self.prompt, AppPrompt) else self.prompt
+
+    def task(self, task_id: str) -> Task:
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        known = ", ".join(t.id for t in self.tasks) or "none"
+        raise KeyError(f"app '{self.id}' has no task '{task_id}' (known: {known})")
+
+
+def slugify(text: str) -> str:
+    """A stable id from free text."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "app"

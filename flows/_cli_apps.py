@@ -1,0 +1,94 @@
+"""`aui apps …`: list, import and validate app specs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from apps_prompts import BUNDLED_DIR, Domain, LoadResult, load_apps
+
+apps_app = typer.Typer(help="App specs: list, import (AUI-Gym format) and validate.", no_args_is_help=True)
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _load_or_exit(path: Path) -> LoadResult:
+    try:
+        result = load_apps(path)
+    except FileNotFoundError as exc:
+        err_console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2)
+    for error in result.errors:
+        err_console.print(f"[red]error:[/] {error}", soft_wrap=True)
+    return result
+
+
+@apps_app.command("list")
+def list_apps(
+    path: Path = typer.Argument(BUNDLED_DIR, help="A spec file or a folder of them."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON array of {id, domain, tasks}."),
+) -> None:
+    """List apps with their domain and number of tasks."""
+    result = _load_or_exit(path)
+    rows = [{"id": a.id, "domain": a.domain.value, "tasks": len(a.tasks)} for a in result.apps]
+    if as_json:
+        print(json.dumps(rows))
+    else:
+        table = Table("id", "domain", "tasks", title=f"{len(rows)} apps in {path}")
+        for row in rows:
+            table.add_row(row["id"], row["domain"], str(row["tasks"]))
+        console.print(table)
+    raise typer.Exit(1 if result.errors else 0)
+
+
+@apps_app.command("import")
+def import_apps(directory: Path = typer.Argument(..., help="A folder of AUI-Gym `id/title/prompt/tags` YAML files.")) -> None:
+    """Load AUI-Gym app prompts, map each tag to a domain, and report counts per domain."""
+    result = _load_or_exit(directory)
+    counts = Counter(a.domain.value for a in result.apps)
+    table = Table("domain", "apps", title=f"{len(result.apps)} apps imported", caption=str(directory))
+    for domain in Domain:
+        table.add_row(domain.value, str(counts.get(domain.value, 0)))
+    console.print(table)
+    if result.errors:
+        err_console.print(f"[red]{len(result.errors)} file problem(s)[/] — see above.")
+    raise typer.Exit(1 if result.errors else 0)
+
+
+@apps_app.command("validate")
+def validate_apps(
+    path: Path = typer.Argument(BUNDLED_DIR, help="A spec file or a folder of them."),
+    app_id: list[str] = typer.Option(None, "--app", help="Only these app ids."),
+) -> None:
+    """Prove in real Chromium that every checker is false at load and true after its solution."""
+    from verifier import prove_app
+    from cua import close_browser
+
+    result = _load_or_exit(path)
+    apps = [a for a in result.apps if not app_id or a.id in app_id]
+
+    async def prove_all():
+        try:
+            return [proof for spec in apps for proof in await prove_app(spec)]
+        finally:
+            await close_browser()
+
+    proofs = asyncio.run(prove_all())
+    failing = [p for p in proofs if not p.ok]
+    for proof in failing:
+        console.print(f"[red]FAIL[/] {proof.app_id}/{proof.task_id}: {'; '.join(proof.problems)}", soft_wrap=True)
+    no_tasks = [a.id for a in apps if not a.tasks]
+    for app_without in no_tasks:
+        console.print(f"[yellow]WARN[/] {app_without}: no tasks to prove")
+    status = "[green]all hold[/]" if not failing and not result.errors else "[red]problems found[/]"
+    console.print(
+        f"{len(apps)} apps, {len(proofs)} tasks: {len(proofs) - len(failing)} proved, "
+        f"{len(failing)} failing, {len(result.errors)} file errors — {status}"
+    )
+    raise typer.Exit(0 if not failing and not result.errors else 1)
