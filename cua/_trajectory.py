@@ -1,0 +1,138 @@
+"""The trajectory of one rollout: what the agent saw, thought and did, step by step.
+
+Owned by `cua`; read by the dashboard renderer, the commenter and the report. On disk a
+trajectory is a folder: `trajectory.json` plus PNG screenshots named in it (paths relative to
+the folder). The JSON is rewritten atomically after every step, so a crash keeps the steps done.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from enum import Enum
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from ._actions import Action
+from ._browser import BlockedRequest, DialogRecord
+
+TRAJECTORY_FILE = "trajectory.json"
+
+
+class TerminationReason(str, Enum):
+    success = "success"  # the checker turned true
+    finished = "finished"  # the agent said it was done, the checker is false
+    max_steps = "max_steps"
+    stuck = "stuck"  # no DOM change over k steps, or the same action repeated
+    invalid = "invalid"  # too many replies that did not parse
+    error = "error"
+    timeout = "timeout"
+
+
+class Box(BaseModel):
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+class ElementInfo(BaseModel):
+    """The element under the pointer (or focused, for keyboard actions) when the step acted."""
+
+    tag: str
+    id: str | None = None
+    text: str = ""
+    box: Box | None = None
+    selector: str | None = Field(default=None, description="A CSS selector that finds it now.")
+
+
+class StepTimings(BaseModel):
+    model_ms: float = 0.0
+    execute_ms: float = 0.0
+    settle_ms: float = 0.0
+    checker_ms: float = 0.0
+    total_ms: float = 0.0
+
+
+class TokenUsage(BaseModel):
+    prompt: int = 0
+    completion: int = 0
+
+
+class Step(BaseModel):
+    index: int = Field(description="1-based step number; the initial state is step 0 (not stored as a Step).")
+    screenshot: str | None = Field(default=None, description="PNG after the action, relative to the folder.")
+    model_action: Action | None = Field(default=None, description="As the model expressed it (its coordinate space).")
+    screen_action: Action | None = Field(default=None, description="In viewport pixels, as executed.")
+    raw_text: str = Field(default="", description="The model's reply, verbatim.")
+    thought: str = ""
+    target: ElementInfo | None = None
+    dom_changed: bool | None = None
+    checker_passed: bool = False
+    error: str | None = None
+    timings: StepTimings = Field(default_factory=StepTimings)
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+
+
+class Trajectory(BaseModel):
+    app_id: str
+    task_id: str
+    task: str = Field(description="The task text the agent was given.")
+    expected_outcome: str = ""
+    policy: str = Field(description="Registry name of the policy, e.g. 'heuristic' (offline) or 'uitars'.")
+    model: str | None = Field(default=None, description="Model name, None for offline policies.")
+    offline: bool = False
+    viewport_width: int = 1280
+    viewport_height: int = 720
+    coordinate_space: str = "screen"
+    initial_screenshot: str | None = None
+    steps: list[Step] = Field(default_factory=list)
+    termination: TerminationReason | None = Field(default=None, description="None while running (or if it crashed).")
+    success: bool = False
+    blocked_requests: list[BlockedRequest] = Field(default_factory=list)
+    dialogs: list[DialogRecord] = Field(default_factory=list)
+    popups_closed: int = 0
+    page_errors: list[str] = Field(default_factory=list)
+    error: str | None = None
+    duration_s: float = 0.0
+    trace: str | None = Field(default=None, description="Playwright trace.zip, relative to the folder.")
+
+    @property
+    def finished(self) -> bool:
+        return self.termination is not None
+
+    def save(self, folder: Path) -> Path:
+        """Write `trajectory.json` atomically (temp file + rename) into `folder`."""
+        folder.mkdir(parents=True, exist_ok=True)
+        return write_atomic(folder / TRAJECTORY_FILE, self.model_dump_json(indent=1).encode("utf-8"))
+
+    @classmethod
+    def load(cls, folder: Path) -> "Trajectory":
+        """Read a trajectory folder; raises FileNotFoundError / ValueError naming the file."""
+        path = Path(folder) / TRAJECTORY_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"no {TRAJECTORY_FILE} in '{folder}'")
+        try:
+            return cls.model_validate_json(path.read_bytes())
+        except ValueError as exc:
+            raise ValueError(f"{path}: not a valid trajectory: {str(exc).splitlines()[0]}") from exc
+
+
+def write_atomic(path: Path, data: bytes) -> Path:
+    """Write bytes so that a reader sees the old file or the whole new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
