@@ -1,0 +1,60 @@
+"""What a policy is: given an observation, decide the next action(s).
+
+Policies are looked up by name in `cua.policies` ("uitars", "openai-cua", "heuristic", ...).
+A policy returns actions in its own coordinate space; the rollout loop converts them to screen
+pixels through `coordinate_space` and executes them with the one coordinate executor.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from playwright.async_api import Page
+
+from ._actions import Action
+from ._trajectory import Step, TokenUsage
+
+
+@dataclass
+class Observation:
+    task: str
+    step: int  # 1-based number of the step about to be taken
+    max_steps: int
+    screenshot: bytes  # PNG of the current viewport
+    viewport_width: int
+    viewport_height: int
+    history: list[Step] = field(default_factory=list)
+    # Only offline DOM-reading policies may look at the page; model policies see the screenshot.
+    page: Page | None = None
+
+
+@dataclass
+class PolicyDecision:
+    actions: list[Action]  # in the policy's coordinate space; several for multi-action replies
+    raw_text: str = ""
+    thought: str = ""
+    tokens: TokenUsage = field(default_factory=TokenUsage)
+    model_ms: float = 0.0
+    invalid: str | None = None  # why the reply did not parse (then `actions` is empty)
+
+
+class Policy(ABC):
+    """A computer-use agent. One instance serves one rollout (it may keep history)."""
+
+    name: ClassVar[str]
+    offline: ClassVar[bool] = False
+    model: str | None = None
+
+    @property
+    @abstractmethod
+    def coordinate_space(self) -> str:
+        """Name of the space its actions' points are in (see `cua.coordinates`)."""
+
+    @abstractmethod
+    async def act(self, observation: Observation) -> PolicyDecision:
+        """The next action(s). Must not raise for a bad model reply: return `invalid` instead."""
+
+    async def close(self) -> None:  # release clients, files
+        return None

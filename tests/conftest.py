@@ -1,0 +1,29 @@
+"""Shared test setup: one browser for the session, closed at the end."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+os.environ.setdefault("AUI_CACHE_DIR", str(ROOT / ".cache" / "test-llm"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data; tests that need it skip with a clear message when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA} (tests needing gpt5-apps / aui-gym-apps skipped)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def _close_browser_at_end():
+    yield
+    from cua import close_browser
+
+    await close_browser()
