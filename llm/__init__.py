@@ -1,1 +1,77 @@
+"""Models: the registry (YAML with lazy `${ENV}`), one async OpenAI-compatible client with retries,
+an on-disk call cache, token/cost accounting, and the generic name registry other packages reuse.
 
+    registry = load_model_registry()                       # configs/models.yaml
+    client = ModelClient(registry.with_roles({"cua": "uitars-1.5-7b"}))
+    result = await client.chat([system_message("..."), user_message("...", images=[png])], role="coder")
+
+Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against scripted replies.
+"""
+
+from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
+from ._client import ModelClient, get_client, make_sdk_client
+from ._config import (
+    ROLES,
+    MissingEnvironmentVariableError,
+    ModelConfig,
+    ModelConfigError,
+    ModelParams,
+    Prices,
+    Provider,
+)
+from ._messages import (
+    Message,
+    assistant_message,
+    count_images,
+    hash_inline_images,
+    image_data_url,
+    system_message,
+    user_message,
+)
+from ._registry import DEFAULT_MODELS_PATH, ModelRegistry, UnknownModelError, load_model_registry
+from ._registry_base import Registry, UnknownNameError
+from ._results import ChatResult, ModelCallError, OfflineModelError, ResponsesResult
+from ._retry import RetryPolicy
+from ._usage import CallRecord, CallStats, RoleUsage, Usage, UsageLedger, call_stats, reset_call_stats
+
+__all__ = [
+    "DEFAULT_MODELS_PATH",
+    "ROLES",
+    "CallCache",
+    "CallRecord",
+    "CallStats",
+    "ChatResult",
+    "Message",
+    "MissingEnvironmentVariableError",
+    "ModelCallError",
+    "ModelClient",
+    "ModelConfig",
+    "ModelConfigError",
+    "ModelParams",
+    "ModelRegistry",
+    "OfflineModelError",
+    "Prices",
+    "Provider",
+    "Registry",
+    "ResponsesResult",
+    "RetryPolicy",
+    "RoleUsage",
+    "UnknownModelError",
+    "UnknownNameError",
+    "Usage",
+    "UsageLedger",
+    "assistant_message",
+    "cache_disabled_by_env",
+    "call_stats",
+    "count_images",
+    "default_cache_dir",
+    "get_client",
+    "hash_inline_images",
+    "image_data_url",
+    "load_model_registry",
+    "make_sdk_client",
+    "request_key",
+    "reset_call_stats",
+    "system_message",
+    "user_message",
+]

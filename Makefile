@@ -1,0 +1,40 @@
+# Two entry points: `make run` (set up, then the main job, offline) and `make test`.
+# Everything else here is what those two need on a fresh Debian machine with Python 3.11.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+# Prefect: local home, no telemetry, and a start-up limit that a cold ephemeral server meets.
+export PREFECT_HOME ?= $(CURDIR)/.prefect
+export PREFECT_SERVER_ANALYTICS_ENABLED = false
+export DO_NOT_TRACK = 1
+export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 120
+
+.PHONY: setup chromium run test bench clean
+
+setup: $(STAMP) chromium
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+chromium:
+	@scripts/install_chromium.sh
+
+# The main job: the furthest part of the loop that exists, offline by default.
+run: setup
+	$(BIN)/aui apps validate
+	$(BIN)/aui apps list
+
+test: setup
+	$(BIN)/pytest -q
+
+bench: setup
+	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .prefect .cache runs .pytest_cache

@@ -1,0 +1,379 @@
+"""The one async client every package calls models through (chat completions and Responses)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import weakref
+from collections.abc import Coroutine, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from ._cache import CallCache, request_key
+from ._config import ModelConfig, ModelConfigError
+from ._registry import ModelRegistry, load_model_registry
+from ._results import ChatResult, ModelCallError, OfflineModelError, ResponsesResult, check_shape
+from ._retry import MalformedResponseError, RetryPolicy, classify
+from ._usage import CallRecord, Usage, UsageLedger, count
+
+logger = logging.getLogger("llm")
+
+Api = Literal["chat", "responses"]
+T = TypeVar("T")
+
+# Chat parameters that mean something else (or nothing) to the Responses API.
+_RESPONSES_RENAMES = {"max_tokens": "max_output_tokens", "max_completion_tokens": "max_output_tokens"}
+
+
+class ModelClient:
+    """Calls models by role or name, with our retry policy, the on-disk cache and usage accounting.
+
+    One instance can serve many concurrent calls. The underlying `openai` SDK clients are made
+    lazily, one per model and event loop, with the SDK's own retries off.
+    """
+
+    def __init__(
+        self,
+        registry: ModelRegistry | str | Path | None = None,
+        *,
+        cache: bool | CallCache | str | Path = True,
+        ledger: UsageLedger | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        """`registry` may be a registry, a YAML path, or None for the default `configs/models.yaml`.
+        `cache` is True (default directory), False (no cache), a directory, or a `CallCache`.
+
+        Raises:
+            ModelConfigError: the registry file could not be loaded.
+        """
+        self.registry = registry if isinstance(registry, ModelRegistry) else load_model_registry(registry)
+        if isinstance(cache, CallCache):
+            self.cache = cache
+        elif isinstance(cache, bool):
+            self.cache = CallCache(enabled=cache)
+        else:
+            self.cache = CallCache(cache)
+        self.ledger = ledger if ledger is not None else UsageLedger()
+        self.retry = retry or RetryPolicy()
+        self._sdk_clients: dict[tuple[str, int], tuple[weakref.ref[Any], ModelConfig, Any]] = {}
+
+    async def chat(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        role: str | None = None,
+        model: str | None = None,
+        timeout_s: float | None = None,
+        cache: bool | None = None,
+        **params: Any,
+    ) -> ChatResult:
+        """One chat-completions call for `role` (or the model named `model`).
+
+        `params` override the model's configured params for this call; a value of None removes a
+        configured param. `timeout_s` overrides the model's per-attempt limit; `cache=False`
+        bypasses the cache for this call (the reply is still stored).
+
+        Raises:
+            ModelCallError: the call failed (non-retryable status, or retries exhausted).
+            OfflineModelError: the role maps to an `offline` model.
+            ModelConfigError: unknown role/model, or a `${ENV}` the model needs is unset.
+        """
+        config, label = self._target(role, model)
+        body = {"model": _request_model(config), "messages": [dict(m) for m in messages]}
+        body.update(_merge_params(config.params.to_request(), params))
+        raw, info = await self._call("chat", config, label, body, timeout_s, cache)
+        return ChatResult.from_raw(raw, model=config.name, role=label, **info)
+
+    async def responses(
+        self,
+        *,
+        role: str | None = None,
+        model: str | None = None,
+        timeout_s: float | None = None,
+        cache: bool | None = None,
+        **kwargs: Any,
+    ) -> ResponsesResult:
+        """One Responses API call (`input=...`, `tools=...`, `truncation="auto"`, ...).
+
+        The model's configured params are translated for this API (`max_tokens` →
+        `max_output_tokens`, `reasoning_effort` → `reasoning.effort`, `verbosity` →
+        `text.verbosity`); `kwargs` win over them.
+
+        Raises:
+            ModelCallError, OfflineModelError, ModelConfigError: as for `chat`.
+        """
+        config, label = self._target(role, model)
+        body = {"model": _request_model(config)}
+        body.update(_merge_params(_responses_params(config.params.to_request()), kwargs))
+        raw, info = await self._call("responses", config, label, body, timeout_s, cache)
+        return ResponsesResult.from_raw(raw, model=config.name, role=label, **info)
+
+    def chat_sync(self, messages: Sequence[Mapping[str, Any]], **kwargs: Any) -> ChatResult:
+        """`chat` for synchronous callers (the CLI). Not for use inside a running event loop.
+
+        Raises:
+            RuntimeError: called from a thread that is running an event loop.
+            (and whatever `chat` raises)
+        """
+        return self._run_sync(self.chat(messages, **kwargs))
+
+    def responses_sync(self, **kwargs: Any) -> ResponsesResult:
+        """`responses` for synchronous callers; same rules as `chat_sync`."""
+        return self._run_sync(self.responses(**kwargs))
+
+    async def aclose(self) -> None:
+        """Close the SDK clients made on the running event loop."""
+        await self._close_loop_clients(asyncio.get_running_loop())
+
+    async def __aenter__(self) -> ModelClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def _target(self, role: str | None, model: str | None) -> tuple[ModelConfig, str]:
+        if (role is None) == (model is None):
+            raise ValueError("pass exactly one of role=... or model=...")
+        label = role if role is not None else model
+        assert label is not None
+        config = self.registry.get(label)
+        if config.is_offline:
+            raise OfflineModelError(
+                f"model {config.name!r} (for {label!r}) is offline and has no endpoint; check "
+                f"registry.is_offline({label!r}) and use the offline implementation instead",
+                model=config.name,
+                endpoint="offline",
+            )
+        return config, label
+
+    async def _call(
+        self, api: Api, config: ModelConfig, label: str, body: dict[str, Any], timeout_s: float | None, cache: bool | None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        if body.get("stream"):
+            raise ValueError("streaming is not supported by ModelClient; omit stream=True")
+        endpoint = config.endpoint()
+        material = {
+            "api": api,
+            "provider": config.provider,
+            "endpoint": endpoint,
+            "api_version": config.resolved("api_version"),
+            "body": body,
+        }
+        key = request_key(material)
+        use_cache = self.cache.enabled and cache is not False
+        started = time.monotonic()
+        if use_cache and (entry := self.cache.get(key)) is not None:
+            count("cache_hits")
+            raw = entry["response"]
+            latency = time.monotonic() - started
+            usage = Usage.from_response(raw)
+            self.ledger.record(
+                CallRecord(role=label, model=config.name, api=api, usage=usage, latency_s=latency, cached=True,
+                           priced=config.prices is not None),
+                prices=config.prices,
+            )
+            logger.debug("cache hit for model %r (%s) key %s", config.name, api, key[:12])
+            return raw, {"cached": True, "latency_s": latency, "retries": 0}
+
+        sdk = self._sdk_client(config)
+        limit = timeout_s if timeout_s is not None else config.timeout_s
+        count("calls")
+        retries = 0
+        while True:
+            count("attempts")
+            try:
+                # asyncio.timeout bounds the whole attempt; httpx's own timeout is per read.
+                async with asyncio.timeout(limit):
+                    raw = await _send(sdk, api, body, limit)
+                break
+            except Exception as error:
+                failure = classify(error)
+                if failure is None:
+                    raise
+                attempts = retries + 1
+                if not failure.retryable or retries >= config.max_retries:
+                    count("failures")
+                    self.ledger.record(
+                        CallRecord(role=label, model=config.name, api=api, latency_s=time.monotonic() - started,
+                                   retries=retries, error=failure.reason, priced=config.prices is not None)
+                    )
+                    verdict = "retries exhausted" if failure.retryable else "not retryable"
+                    raise ModelCallError(
+                        f"model {config.name!r} at {endpoint} ({api}): {failure.reason} "
+                        f"after {attempts} attempt(s), {verdict}",
+                        model=config.name,
+                        endpoint=endpoint,
+                        status=failure.status,
+                        attempts=attempts,
+                        retryable=failure.retryable,
+                    ) from error
+                delay = self.retry.delay_s(retries, failure.retry_after_s)
+                logger.warning(
+                    "model %r at %s (%s): %s on attempt %d/%d; retrying in %.2fs",
+                    config.name, endpoint, api, failure.reason, attempts, config.max_retries + 1, delay,
+                )
+                retries += 1
+                count("retries")
+                await asyncio.sleep(delay)
+
+        latency = time.monotonic() - started
+        usage = Usage.from_response(raw)
+        cost = config.prices.cost_usd(usage.prompt_tokens, usage.completion_tokens, usage.cached_prompt_tokens) \
+            if config.prices else 0.0
+        self.ledger.record(
+            CallRecord(role=label, model=config.name, api=api, usage=usage, latency_s=latency, cost_usd=cost,
+                       retries=retries, priced=config.prices is not None)
+        )
+        if self.cache.enabled and raw.get("status") != "failed":
+            self.cache.put(key, request=material, response=raw, latency_s=latency)
+        logger.debug("model %r (%s) answered in %.2fs, %d+%d tokens", config.name, api, latency,
+                     usage.prompt_tokens, usage.completion_tokens)
+        return raw, {"cached": False, "latency_s": latency, "retries": retries}
+
+    def _sdk_client(self, config: ModelConfig) -> Any:
+        loop = asyncio.get_running_loop()
+        slot_key = (config.name, id(loop))
+        slot = self._sdk_clients.get(slot_key)
+        if slot is not None and slot[0]() is loop and slot[1] is config:
+            return slot[2]
+        client = make_sdk_client(config)
+        self._sdk_clients[slot_key] = (weakref.ref(loop), config, client)
+        return client
+
+    async def _close_loop_clients(self, loop: asyncio.AbstractEventLoop) -> None:
+        for slot_key, (loop_ref, _, client) in list(self._sdk_clients.items()):
+            if loop_ref() is loop or loop_ref() is None:
+                self._sdk_clients.pop(slot_key, None)
+                if loop_ref() is loop:
+                    await client.close()
+
+    def _run_sync(self, call: Coroutine[Any, Any, T]) -> T:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            call.close()
+            raise RuntimeError("the *_sync methods cannot run inside an event loop; await chat()/responses() instead")
+
+        async def run_and_close() -> T:
+            try:
+                return await call
+            finally:
+                await self._close_loop_clients(asyncio.get_running_loop())
+
+        return asyncio.run(run_and_close())
+
+
+def make_sdk_client(config: ModelConfig) -> Any:
+    """An `openai` SDK async client for `config`, with the SDK's retries off.
+
+    Raises:
+        MissingEnvironmentVariableError: a `${ENV}` in the entry is unset.
+        ModelConfigError: an openai/azure entry has no api_key.
+    """
+    api_key = config.resolved("api_key")
+    backstop = config.timeout_s + 5  # the per-attempt limit is enforced by asyncio.timeout
+    if config.provider in ("openai", "azure") and not api_key:
+        hint = "${OPENAI_API_KEY}" if config.provider == "openai" else "${AZURE_OPENAI_API_KEY}"
+        raise ModelConfigError(f"model {config.name!r} field 'api_key' is empty; set e.g. api_key: {hint}")
+    if config.provider == "azure":
+        from openai import AsyncAzureOpenAI
+
+        return AsyncAzureOpenAI(
+            api_key=api_key,
+            azure_endpoint=config.resolved("base_url") or "",
+            azure_deployment=config.resolved("deployment"),
+            api_version=config.resolved("api_version"),
+            max_retries=0,
+            timeout=backstop,
+        )
+    from openai import AsyncOpenAI
+
+    return AsyncOpenAI(
+        # Local servers (vLLM) ignore the key, but the SDK insists on one; never fall back to
+        # $OPENAI_API_KEY, which would send a real key to whatever base_url says.
+        api_key=api_key or "EMPTY",
+        base_url=config.endpoint(),
+        max_retries=0,
+        timeout=backstop,
+    )
+
+
+async def _send(sdk: Any, api: Api, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    model = body["model"]
+    if api == "chat":
+        rest = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        response = await sdk.chat.completions.with_raw_response.create(
+            model=model, messages=body["messages"], extra_body=rest or None, timeout=timeout_s + 5
+        )
+    else:
+        rest = {k: v for k, v in body.items() if k != "model"}
+        response = await sdk.responses.with_raw_response.create(model=model, extra_body=rest or None, timeout=timeout_s + 5)
+    content = response.http_response.content
+    try:
+        raw = json.loads(content)
+    except ValueError:
+        raise MalformedResponseError(f"{len(content)} bytes that are not JSON") from None
+    problem = check_shape(api, raw)
+    if problem is not None:
+        raise MalformedResponseError(problem)
+    return raw
+
+
+def _request_model(config: ModelConfig) -> str:
+    # Azure routes by deployment; the model field still goes in the body for non-deployment paths.
+    return config.resolved("model") or config.name
+
+
+def _merge_params(configured: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(configured)
+    for name, value in overrides.items():
+        if value is None:
+            merged.pop(name, None)
+        else:
+            merged[name] = value
+    return merged
+
+
+def _responses_params(params: dict[str, Any]) -> dict[str, Any]:
+    translated: dict[str, Any] = {}
+    for name, value in params.items():
+        if name == "reasoning_effort":
+            translated.setdefault("reasoning", {})["effort"] = value
+        elif name == "verbosity":
+            translated.setdefault("text", {})["verbosity"] = value
+        else:
+            translated[_RESPONSES_RENAMES.get(name, name)] = value
+    return translated
+
+
+_default_clients: dict[tuple[str, tuple[tuple[str, str], ...], str], ModelClient] = {}
+
+
+def get_client(
+    models_path: str | Path | None = None,
+    roles: Mapping[str, str] | None = None,
+    *,
+    cache_dir: str | Path | None = None,
+) -> ModelClient:
+    """The process-wide client for a registry file and role overrides, made once and reused.
+
+    Prefect tasks take the (hashable) path and role overrides as arguments and reach the client
+    through this, instead of receiving a live client that would break task caching.
+
+    Raises:
+        ModelConfigError: the registry could not be loaded or an override names an unknown model.
+    """
+    path = str(Path(models_path).resolve()) if models_path is not None else ""
+    memo_key = (path, tuple(sorted((roles or {}).items())), str(cache_dir or ""))
+    client = _default_clients.get(memo_key)
+    if client is None:
+        registry = load_model_registry(models_path)
+        if roles:
+            registry = registry.with_roles(roles)
+        client = ModelClient(registry, cache=cache_dir if cache_dir is not None else True)
+        _default_clients[memo_key] = client
+    return client

@@ -1,0 +1,162 @@
+"""What a model call returns, and how it fails."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ._usage import Usage
+
+
+class ModelCallError(RuntimeError):
+    """A model call failed for good: a non-retryable status (400, 401, 404, ...) at once, or a
+    retryable failure (429, 5xx, timeout, connection, malformed body) after the retries ran out.
+
+    The message names the model and the endpoint, never the API key.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str,
+        endpoint: str,
+        status: int | None = None,
+        attempts: int = 0,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.model = model
+        self.endpoint = endpoint
+        self.status = status
+        """HTTP status of the last attempt, when there was one."""
+        self.attempts = attempts
+        self.retryable = retryable
+        """True when the last failure was of a retryable kind (retries ran out)."""
+
+
+class OfflineModelError(ModelCallError):
+    """A call was made to an `offline` model, which has no endpoint.
+
+    Callers check `registry.is_offline(role)` first and take their deterministic offline path.
+    """
+
+
+class ChatResult(BaseModel):
+    """The outcome of one chat-completions call."""
+
+    text: str
+    """The first choice's message content ('' when the model only called tools)."""
+    finish_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    """Wall time including retries and back-off; near 0 for a cache hit."""
+    cached: bool = False
+    """True when served from the on-disk cache without contacting the endpoint."""
+    model: str
+    """Registry model name that answered."""
+    role: str
+    """Role (or model name) the call was made for."""
+    retries: int = 0
+    reasoning: str | None = None
+    """Reasoning text, for servers that return it separately (vLLM `reasoning_content`)."""
+    raw: dict[str, Any] = Field(default_factory=dict, repr=False)
+    """The response body exactly as received."""
+
+    @property
+    def message(self) -> dict[str, Any]:
+        """The first choice's message dict (e.g. to append to the history)."""
+        return _first_message(self.raw)
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return list(self.message.get("tool_calls") or [])
+
+    @classmethod
+    def from_raw(cls, raw: dict[str, Any], **fields: Any) -> ChatResult:
+        choice = raw["choices"][0]
+        message = _first_message(raw)
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        return cls(
+            text=content or "",
+            finish_reason=choice.get("finish_reason"),
+            usage=Usage.from_response(raw),
+            reasoning=reasoning if isinstance(reasoning, str) else None,
+            raw=raw,
+            **fields,
+        )
+
+
+class ResponsesResult(BaseModel):
+    """The outcome of one Responses API call."""
+
+    id: str
+    """Response id, for `previous_response_id` on the next call."""
+    status: str | None = None
+    output: list[dict[str, Any]] = Field(default_factory=list)
+    """Output items as plain dicts (`message`, `reasoning`, `computer_call`, ...)."""
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    cached: bool = False
+    model: str
+    role: str
+    retries: int = 0
+    raw: dict[str, Any] = Field(default_factory=dict, repr=False)
+
+    @property
+    def output_text(self) -> str:
+        """All `output_text` parts of the `message` items, joined."""
+        texts = []
+        for item in self.items("message"):
+            for part in item.get("content") or []:
+                if isinstance(part, dict) and part.get("type") == "output_text":
+                    texts.append(part.get("text", ""))
+        return "".join(texts)
+
+    def items(self, item_type: str) -> list[dict[str, Any]]:
+        """Output items of one type, e.g. `items("computer_call")`."""
+        return [item for item in self.output if item.get("type") == item_type]
+
+    @classmethod
+    def from_raw(cls, raw: dict[str, Any], **fields: Any) -> ResponsesResult:
+        return cls(
+            id=str(raw.get("id", "")),
+            status=raw.get("status"),
+            output=[item for item in raw.get("output") or [] if isinstance(item, dict)],
+            usage=Usage.from_response(raw),
+            raw=raw,
+            **fields,
+        )
+
+
+def check_shape(api: str, raw: Any) -> str | None:
+    """Why `raw` is not a usable body for `api`, or None when it is."""
+    if not isinstance(raw, dict):
+        return f"body is {type(raw).__name__}, not a JSON object"
+    if api == "chat":
+        choices = raw.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return _error_text(raw) or "no 'choices' in the body"
+        if not isinstance(choices[0].get("message"), dict):
+            return "first choice has no 'message'"
+        return None
+    if not isinstance(raw.get("output"), list):
+        return _error_text(raw) or "no 'output' list in the body"
+    return None
+
+
+def _first_message(raw: dict[str, Any]) -> dict[str, Any]:
+    choices = raw.get("choices") or [{}]
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    return message if isinstance(message, dict) else {}
+
+
+def _error_text(raw: dict[str, Any]) -> str | None:
+    error = raw.get("error")
+    if isinstance(error, dict) and error.get("message"):
+        return f"error in body: {str(error['message'])[:200]}"
+    return None

@@ -1,0 +1,342 @@
+"""A scripted OpenAI-compatible HTTP server for tests: the real `openai` client talks to it.
+
+    with ScriptedOpenAIServer([reply_status(429, retry_after=0.1), reply_text("hi")]) as server:
+        registry = scripted_registry(server)
+        result = await ModelClient(registry, cache=False).chat([user_message("hello")], role="coder")
+        assert server.requests[-1].json["messages"][0]["content"] == "hello"
+
+The script is a list of replies used in order by every request, a dict of lists per API kind
+(`"chat"`, `"responses"`), or a callable receiving the `RecordedRequest` and returning a reply.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+from ._config import ROLES, ModelConfig, ModelParams, Prices
+from ._messages import count_images
+from ._registry import ModelRegistry
+
+ApiKind = Literal["chat", "responses", "other"]
+
+
+@dataclass
+class Reply:
+    """One scripted answer. Build it with the `reply_*` helpers rather than by hand."""
+
+    action: Literal["json", "raw", "hang", "reset"] = "json"
+    status: int = 200
+    body: Any = None
+    """A dict (sent as JSON), bytes (sent as is), or a callable `(RecordedRequest) -> dict`."""
+    headers: dict[str, str] = field(default_factory=dict)
+    hang_s: float = 0.0
+    then: Reply | None = None
+    """For `hang`: what to send after hanging (usually nobody is listening any more)."""
+
+
+@dataclass
+class RecordedRequest:
+    """A request the server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Header names in lower case."""
+    json: Any
+    """The parsed JSON body, or None when the body was not JSON."""
+    kind: ApiKind
+
+    def count_images(self) -> int:
+        """Images in the body (chat `image_url` parts and Responses `input_image` items)."""
+        return count_images(self.json)
+
+
+def reply_text(
+    text: str,
+    *,
+    finish_reason: str = "stop",
+    prompt_tokens: int = 11,
+    completion_tokens: int = 7,
+    model: str | None = None,
+) -> Reply:
+    """A successful reply carrying `text`, shaped for whichever API was called (chat or responses)."""
+
+    def body(request: RecordedRequest) -> dict[str, Any]:
+        served = model or (request.json or {}).get("model", "scripted")
+        if request.kind == "responses":
+            item = {
+                "type": "message",
+                "id": "msg_scripted",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+            return _responses_body([item], served, prompt_tokens, completion_tokens)
+        return {
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion",
+            "created": 0,
+            "model": served,
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+    return Reply(body=body)
+
+
+def reply_responses(
+    output_items: Sequence[dict[str, Any]],
+    *,
+    response_id: str = "resp_scripted",
+    input_tokens: int = 11,
+    output_tokens: int = 7,
+) -> Reply:
+    """A Responses API reply with these output items (e.g. `computer_call`, `message`)."""
+
+    def body(request: RecordedRequest) -> dict[str, Any]:
+        served = (request.json or {}).get("model", "scripted")
+        return _responses_body(list(output_items), served, input_tokens, output_tokens, response_id)
+
+    return Reply(body=body)
+
+
+def reply_json(body: Any, *, status: int = 200, headers: Mapping[str, str] | None = None) -> Reply:
+    """Any JSON body with any status."""
+    return Reply(status=status, body=body, headers=dict(headers or {}))
+
+
+def reply_status(status: int, *, retry_after: float | None = None, message: str | None = None) -> Reply:
+    """An error status with an OpenAI-style error body, and `Retry-After` when given (seconds)."""
+    headers = {} if retry_after is None else {"Retry-After": _number(retry_after)}
+    error = {"error": {"message": message or f"scripted {status}", "type": "scripted_error", "code": status}}
+    return Reply(status=status, body=error, headers=headers)
+
+
+def reply_hang(seconds: float, then: Reply | None = None) -> Reply:
+    """Accept the request and send nothing for `seconds` (then `then`, default a text reply)."""
+    return Reply(action="hang", hang_s=seconds, then=then or reply_text("late reply"))
+
+
+def reply_malformed(status: int = 200) -> Reply:
+    """A response that claims to be JSON but is not."""
+    return Reply(action="raw", status=status, body=b'{"choices": [ this is not json', headers={})
+
+
+def reply_reset() -> Reply:
+    """Close the connection abruptly (TCP reset) without sending a response."""
+    return Reply(action="reset")
+
+
+Script = Sequence[Reply] | Mapping[str, Sequence[Reply]] | Callable[[RecordedRequest], Reply]
+
+
+class ScriptedOpenAIServer:
+    """A real HTTP server on 127.0.0.1 (random port, background thread) answering from a script.
+
+    Paths: `POST .../chat/completions` (also Azure's `/openai/deployments/{name}/chat/completions`)
+    and `POST .../responses`. When a list script runs out, `default` is sent if given, otherwise a
+    500 that says so. Use as a context manager, or call `start()` / `close()`.
+    """
+
+    def __init__(self, script: Script = (), *, default: Reply | None = None) -> None:
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._callable = script if callable(script) else None
+        self._queues: dict[str, list[Reply]] = {}
+        if isinstance(script, Mapping):
+            self._queues = {kind: list(replies) for kind, replies in script.items()}
+        elif self._callable is None:
+            self._queues = {"*": list(script)}
+        self.default = default
+        self.requests: list[RecordedRequest] = []
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("ScriptedOpenAIServer is not started")
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """The `base_url` for an OpenAI client: `http://127.0.0.1:PORT/v1`."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def azure_endpoint(self) -> str:
+        """The `azure_endpoint` for an Azure client: `http://127.0.0.1:PORT`."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def add(self, *replies: Reply, kind: str = "*") -> None:
+        """Append replies to the script (to the per-kind list `kind` for dict scripts)."""
+        with self._lock:
+            self._queues.setdefault(kind, []).extend(replies)
+
+    def requests_for(self, kind: ApiKind) -> list[RecordedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.kind == kind]
+
+    def start(self) -> ScriptedOpenAIServer:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, name="scripted-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._closing.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> ScriptedOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _next_reply(self, request: RecordedRequest) -> Reply:
+        if self._callable is not None:
+            return self._callable(request)
+        with self._lock:
+            for key in (request.kind, "*"):
+                queue = self._queues.get(key)
+                if queue:
+                    return queue.pop(0)
+        if self.default is not None:
+            return self.default
+        return reply_status(500, message=f"ScriptedOpenAIServer: script exhausted at request {len(self.requests)}")
+
+
+def scripted_model(server: ScriptedOpenAIServer, name: str = "scripted", **fields: Any) -> ModelConfig:
+    """An `openai-compatible` model entry pointing at `server` (fields override the defaults)."""
+    defaults: dict[str, Any] = {
+        "name": name,
+        "provider": "openai-compatible",
+        "model": "scripted-model",
+        "base_url": server.base_url,
+        "api_key": "sk-scripted",
+        "timeout_s": 5.0,
+        "max_retries": 2,
+        "params": ModelParams(),
+        "prices": Prices(input_usd_per_1m=1.0, output_usd_per_1m=2.0),
+    }
+    return ModelConfig(**{**defaults, **fields})
+
+
+def scripted_registry(server: ScriptedOpenAIServer, **fields: Any) -> ModelRegistry:
+    """A registry with one `scripted` model at `server`, an `offline` model, and every role on `scripted`."""
+    offline = ModelConfig(name="offline", provider="offline")
+    return ModelRegistry([scripted_model(server, **fields), offline], {role: "scripted" for role in ROLES})
+
+
+def _responses_body(
+    items: list[dict[str, Any]], model: str, input_tokens: int, output_tokens: int, response_id: str = "resp_scripted"
+) -> dict[str, Any]:
+    return {
+        "id": response_id,
+        "object": "response",
+        "created_at": 0,
+        "status": "completed",
+        "model": model,
+        "output": items,
+        "usage": {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _kind(path: str) -> ApiKind:
+    bare = path.split("?", 1)[0].rstrip("/")
+    if bare.endswith("/chat/completions"):
+        return "chat"
+    if bare.endswith("/responses"):
+        return "responses"
+    return "other"
+
+
+def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        # HTTP/1.0: one request per connection, so a reset or hang never poisons a pooled socket.
+        protocol_version = "HTTP/1.0"
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                parsed = json.loads(raw) if raw else None
+            except ValueError:
+                parsed = None
+            request = RecordedRequest(
+                method="POST",
+                path=self.path,
+                headers={k.lower(): v for k, v in self.headers.items()},
+                json=parsed,
+                kind=_kind(self.path),
+            )
+            with owner._lock:
+                owner.requests.append(request)
+            if request.kind == "other":
+                self._send(reply_status(404, message=f"ScriptedOpenAIServer: no route for {self.path}"), request)
+                return
+            self._send(owner._next_reply(request), request)
+
+        def _send(self, reply: Reply, request: RecordedRequest) -> None:
+            try:
+                if reply.action == "hang":
+                    if owner._closing.wait(reply.hang_s):
+                        return
+                    reply = reply.then or reply_text("late reply")
+                if reply.action == "reset":
+                    # SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()
+                    self.close_connection = True
+                    return
+                body = reply.body(request) if callable(reply.body) else reply.body
+                data = body if isinstance(body, bytes) else json.dumps(body if body is not None else {}).encode()
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                pass  # the client gave up (timed out) before we answered
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._send(reply_status(404, message="ScriptedOpenAIServer only answers POST"), RecordedRequest(
+                "GET", self.path, {}, None, "other"))
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # keep test output clean
+
+    return Handler
+
