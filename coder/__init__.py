@@ -1,1 +1,61 @@
+"""The coder: first versions of apps, the three revision modes, and the non-regression contract.
 
+    coder = get_coder("gpt-5", client)          # an LLM coder; get_coder("offline") needs no model
+    v0 = await coder.generate(app)
+    v1 = await coder.revise(RevisionRequest(mode="integrated", app=app, html=v0.html,
+                                            unsupported=[...], feedback=[...], checkers=[...]))
+    v1.contract.status                          # "kept" | "kept_after_retry" | "violated"
+"""
+
+from ._base import Coder, coders, get_coder
+from ._contract import checker_ids, named_functions, plan_contract, protected_ids
+from ._extract import extract_html
+from ._llm import LLMCoder
+from ._models import (
+    AppliedTransform,
+    CoderError,
+    CoderUsage,
+    ContractResult,
+    Feedback,
+    GenerationResult,
+    HtmlExtractionError,
+    MeasuredFact,
+    RevisionMode,
+    RevisionRequest,
+    RevisionResult,
+    UnsupportedTask,
+)
+from ._offline import OFFLINE_VERSION, OfflineCoder
+from ._plan import TRANSFORMS, plan_transforms
+from ._prompts import PROMPT_VERSION, STYLE_BLOCK, merge_feedback
+
+__all__ = [
+    "OFFLINE_VERSION",
+    "PROMPT_VERSION",
+    "STYLE_BLOCK",
+    "TRANSFORMS",
+    "AppliedTransform",
+    "Coder",
+    "CoderError",
+    "CoderUsage",
+    "ContractResult",
+    "Feedback",
+    "GenerationResult",
+    "HtmlExtractionError",
+    "LLMCoder",
+    "MeasuredFact",
+    "OfflineCoder",
+    "RevisionMode",
+    "RevisionRequest",
+    "RevisionResult",
+    "UnsupportedTask",
+    "checker_ids",
+    "coders",
+    "extract_html",
+    "get_coder",
+    "merge_feedback",
+    "named_functions",
+    "plan_contract",
+    "plan_transforms",
+    "protected_ids",
+]

@@ -1,5 +1,13 @@
-"""Computer-use agent rollouts in real Chromium: environment, actions, policies, trajectories."""
+"""Computer-use agent rollouts in real Chromium: environment, actions, policies, trajectories.
 
+    from cua import rollout, RolloutConfig
+    from cua.policies import get_policy
+
+    trajectory = await rollout(html, task.description, get_policy("heuristic"), checker, out_dir)
+"""
+
+from ._actions import POINTER_KINDS, Action, ActionKind, Point, ScrollDirection
+from ._batch import RolloutJob, run_rollouts
 from ._browser import (
     APP_ORIGIN,
     APP_URL,
@@ -12,7 +20,21 @@ from ._browser import (
     get_browser,
     open_app,
 )
-from ._actions import POINTER_KINDS, Action, ActionKind, Point, ScrollDirection
+from ._coordinates import (
+    CoordinateSpace,
+    action_from_screen,
+    action_to_screen,
+    coordinate_space,
+    coordinate_space_names,
+    smart_resize,
+)
+from ._executor import ExecutionResult, UnknownKeyError, execute, key_combination, normalize_key, page_fingerprint
+from ._isolated import IsolatedWorld, JavaScriptError, JavaScriptTimeout, isolated_world
+from ._parser import ParsedReply, ParseError, format_uitars, parse_uitars
+from ._policy import Observation, Policy, PolicyDecision
+from ._rollout import TRACE_FILE, Checker, RolloutConfig, rollout
+from ._screenshot import capture_png
+from ._settle import settle
 from ._trajectory import (
     TRAJECTORY_FILE,
     Box,
@@ -24,35 +46,61 @@ from ._trajectory import (
     Trajectory,
     write_atomic,
 )
-from ._isolated import IsolatedWorld, JavaScriptError, JavaScriptTimeout, isolated_world
 
 __all__ = [
+    "APP_ORIGIN",
+    "APP_URL",
     "POINTER_KINDS",
+    "TRACE_FILE",
     "TRAJECTORY_FILE",
     "Action",
     "ActionKind",
+    "AppPage",
+    "BlockedRequest",
     "Box",
+    "BrowserConfig",
+    "Checker",
+    "CoordinateSpace",
+    "DialogRecord",
     "ElementInfo",
+    "ExecutionResult",
+    "IsolatedWorld",
+    "JavaScriptError",
+    "JavaScriptTimeout",
+    "Observation",
+    "PageEvents",
+    "ParseError",
+    "ParsedReply",
     "Point",
+    "Policy",
+    "PolicyDecision",
+    "RolloutConfig",
+    "RolloutJob",
     "ScrollDirection",
     "Step",
     "StepTimings",
     "TerminationReason",
     "TokenUsage",
     "Trajectory",
-    "write_atomic",
-    "APP_ORIGIN",
-    "APP_URL",
-    "AppPage",
-    "BlockedRequest",
-    "BrowserConfig",
-    "DialogRecord",
-    "IsolatedWorld",
-    "JavaScriptError",
-    "JavaScriptTimeout",
-    "PageEvents",
+    "UnknownKeyError",
+    "action_from_screen",
+    "action_to_screen",
+    "capture_png",
     "close_browser",
+    "coordinate_space",
+    "coordinate_space_names",
+    "execute",
+    "format_uitars",
     "get_browser",
     "isolated_world",
+    "key_combination",
+    "normalize_key",
     "open_app",
+    "page_fingerprint",
+    "parse_uitars",
+    "rollout",
+    "run_rollouts",
+    "settle",
+    "smart_resize",
+    "write_atomic",
 ]

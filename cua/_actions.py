@@ -10,10 +10,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-ActionKind = Literal["click", "left_double", "right_single", "drag", "hotkey", "type", "scroll", "wait", "finished"]
+ActionKind = Literal[
+    "click", "left_double", "right_single", "drag", "hotkey", "type", "scroll", "wait", "finished", "move"
+]
 ScrollDirection = Literal["up", "down", "left", "right"]
 
-POINTER_KINDS = frozenset({"click", "left_double", "right_single", "drag", "scroll"})
+# `move` (hover) is not in the UI-TARS grammar; OpenAI computer-use emits it for hover menus.
+POINTER_KINDS = frozenset({"click", "left_double", "right_single", "drag", "scroll", "move"})
 
 
 class Point(BaseModel):
@@ -28,7 +31,8 @@ class Action(BaseModel):
 
     - click / left_double / right_single: `point`
     - drag: `point` (start) and `end`
-    - scroll: `point` (where) and `direction`
+    - scroll: `point` (where), `direction` and optionally `amount` (pixels; a default otherwise)
+    - move: `point` (hover there, no click)
     - hotkey: `keys` (e.g. ["ctrl", "a"])
     - type: `text` (a trailing newline submits)
     - finished: optional `text` (the agent's final answer)
@@ -43,6 +47,7 @@ class Action(BaseModel):
     direction: ScrollDirection | None = None
     keys: list[str] = Field(default_factory=list)
     text: str | None = None
+    amount: float | None = Field(default=None, ge=0, description="Scroll distance in pixels, when the model gave one.")
 
     @model_validator(mode="after")
     def _fields_for_kind(self) -> "Action":

@@ -76,9 +76,14 @@ class IsolatedWorld:
         rendered = ", ".join(json.dumps(a) for a in args)
         return await self.evaluate(f"({function_source})({rendered})", timeout_ms=timeout_ms)
 
-    async def _ensure_context(self) -> int:
+    async def cdp_session(self) -> CDPSession:
+        """The page's CDP session (shared by the harness: screenshots, the isolated world)."""
         if self._cdp is None:
             self._cdp = await self.page.context.new_cdp_session(self.page)
+        return self._cdp
+
+    async def _ensure_context(self) -> int:
+        await self.cdp_session()
         if self._context_id is None:
             tree = await self._cdp.send("Page.getFrameTree")
             frame_id = tree["frameTree"]["frame"]["id"]

@@ -26,6 +26,11 @@ class Observation:
     viewport_width: int
     viewport_height: int
     history: list[Step] = field(default_factory=list)
+    # Screenshots after each action of the previous decision, in order (the last is `screenshot`);
+    # a multi-action policy (OpenAI computer-use) answers each of its calls with its own screenshot.
+    action_screenshots: list[bytes] = field(default_factory=list)
+    # Set when re-asking after a reply that did not parse: what was wrong with it.
+    feedback: str | None = None
     # Only offline DOM-reading policies may look at the page; model policies see the screenshot.
     page: Page | None = None
 
@@ -38,6 +43,7 @@ class PolicyDecision:
     tokens: TokenUsage = field(default_factory=TokenUsage)
     model_ms: float = 0.0
     invalid: str | None = None  # why the reply did not parse (then `actions` is empty)
+    notes: list[str] = field(default_factory=list)  # for the record, e.g. acknowledged safety checks
 
 
 class Policy(ABC):
@@ -54,7 +60,10 @@ class Policy(ABC):
 
     @abstractmethod
     async def act(self, observation: Observation) -> PolicyDecision:
-        """The next action(s). Must not raise for a bad model reply: return `invalid` instead."""
+        """The next action(s). Must not raise for a bad model reply: return `invalid` instead.
+
+        May raise for a failed model call (network, auth): the rollout ends with reason `error`.
+        """
 
     async def close(self) -> None:  # release clients, files
         return None

@@ -1,40 +1,35 @@
 """Waiting for the page to settle after an action: by events, never by fixed sleeps.
 
-Settled means: two animation frames have passed (layout and paint caught up) and the DOM has
-been quiet for `quiet_ms`, or `cap_ms` has passed, whichever comes first. Runs in the harness's
-isolated world so the app cannot disturb the measurement.
+Settled means: an animation frame has passed, no finite animation or transition is running,
+and — if the DOM changed or something scrolled since the action started — the page has been
+quiet for `quiet_ms`; or `cap_ms` has passed, whichever comes first. A page where nothing
+happened settles in one frame. Runs in the harness's isolated world (see `cua._harness_js`)
+so the app cannot disturb the measurement.
 """
 
 from __future__ import annotations
 
 from playwright.async_api import Page
 
+from ._harness_js import harness_call
 from ._isolated import JavaScriptError, JavaScriptTimeout, isolated_world
 
-_SETTLE_JS = """
-(quietMs, capMs) => new Promise(resolve => {
-  const start = performance.now();
-  let last = start;
-  let mutations = 0;
-  const observer = new MutationObserver(records => { mutations += records.length; last = performance.now(); });
-  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  const finish = () => { observer.disconnect(); resolve({ms: performance.now() - start, mutations}); };
-  // rAF does not fire in a hidden or throttled page; the timer is the backstop for the cap.
-  const backstop = setTimeout(finish, capMs);
-  const tick = () => {
-    const now = performance.now();
-    if (now - last >= quietMs || now - start >= capMs) { clearTimeout(backstop); finish(); }
-    else requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(() => requestAnimationFrame(tick));
-})
-"""
+DEFAULT_QUIET_MS = 40
+DEFAULT_CAP_MS = 800
 
 
-async def settle(page: Page, quiet_ms: int = 60, cap_ms: int = 800) -> dict:
-    """Wait until the page is settled; returns {"ms", "mutations"} or {"error"} if it never answered."""
+async def settle(page: Page, quiet_ms: int = DEFAULT_QUIET_MS, cap_ms: int = DEFAULT_CAP_MS) -> dict:
+    """Wait until the page is settled.
+
+    Returns {"ms", "mutations", "capped"}, or {"error"} if the page never answered (hung main
+    thread, crashed renderer) — settling never raises.
+    """
     try:
-        result = await isolated_world(page).call(_SETTLE_JS, quiet_ms, cap_ms, timeout_ms=cap_ms + 1_000)
-        return result or {"ms": None, "mutations": 0}
+        result = await isolated_world(page).evaluate(
+            harness_call(f"aui.settle({int(quiet_ms)}, {int(cap_ms)})"), timeout_ms=cap_ms + 1_000
+        )
+        return result or {"ms": None, "mutations": 0, "capped": False}
     except (JavaScriptError, JavaScriptTimeout) as exc:
         return {"error": str(exc)}
+    except Exception as exc:  # the page or its CDP session is gone
+        return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}

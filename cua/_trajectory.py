@@ -52,6 +52,8 @@ class StepTimings(BaseModel):
     execute_ms: float = 0.0
     settle_ms: float = 0.0
     checker_ms: float = 0.0
+    screenshot_ms: float = 0.0
+    write_ms: float = 0.0
     total_ms: float = 0.0
 
 
@@ -68,9 +70,15 @@ class Step(BaseModel):
     raw_text: str = Field(default="", description="The model's reply, verbatim.")
     thought: str = ""
     target: ElementInfo | None = None
-    dom_changed: bool | None = None
+    dom_changed: bool | None = Field(default=None, description="DOM, form values, focus or scroll differ after the action.")
+    screen_changed: bool | None = Field(default=None, description="The screenshot after differs from the one before.")
     checker_passed: bool = False
+    checker_error: str | None = Field(default=None, description="Why the checker could not judge (it counts as false).")
     error: str | None = None
+    invalid_replies: list[str] = Field(
+        default_factory=list, description="Replies rejected (unparseable) before the one this step acted on."
+    )
+    notes: list[str] = Field(default_factory=list, description="Harness notes, e.g. acknowledged safety checks.")
     timings: StepTimings = Field(default_factory=StepTimings)
     tokens: TokenUsage = Field(default_factory=TokenUsage)
 
@@ -93,7 +101,10 @@ class Trajectory(BaseModel):
     blocked_requests: list[BlockedRequest] = Field(default_factory=list)
     dialogs: list[DialogRecord] = Field(default_factory=list)
     popups_closed: int = 0
+    downloads_refused: int = 0
     page_errors: list[str] = Field(default_factory=list)
+    max_steps: int | None = None
+    html_sha256: str | None = Field(default=None, description="Content address of the app version the agent used.")
     error: str | None = None
     duration_s: float = 0.0
     trace: str | None = Field(default=None, description="Playwright trace.zip, relative to the folder.")

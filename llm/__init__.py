@@ -9,7 +9,7 @@ Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against sc
 """
 
 from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
-from ._client import ModelClient, get_client, make_sdk_client
+from ._client import ModelClient, make_sdk_client
 from ._config import (
     ROLES,
     MissingEnvironmentVariableError,
@@ -32,6 +32,7 @@ from ._registry import DEFAULT_MODELS_PATH, ModelRegistry, UnknownModelError, lo
 from ._registry_base import Registry, UnknownNameError
 from ._results import ChatResult, ModelCallError, OfflineModelError, ResponsesResult
 from ._retry import RetryPolicy
+from ._shared import get_client, shared_clients
 from ._usage import CallRecord, CallStats, RoleUsage, Usage, UsageLedger, call_stats, reset_call_stats
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "make_sdk_client",
     "request_key",
     "reset_call_stats",
+    "shared_clients",
     "system_message",
     "user_message",
 ]

@@ -23,7 +23,7 @@ logger = logging.getLogger("llm")
 Api = Literal["chat", "responses"]
 T = TypeVar("T")
 
-# Chat parameters that mean something else (or nothing) to the Responses API.
+# Chat parameter names that the Responses API spells differently.
 _RESPONSES_RENAMES = {"max_tokens": "max_output_tokens", "max_completion_tokens": "max_output_tokens"}
 
 
@@ -99,7 +99,8 @@ class ModelClient:
 
         The model's configured params are translated for this API (`max_tokens` →
         `max_output_tokens`, `reasoning_effort` → `reasoning.effort`, `verbosity` →
-        `text.verbosity`); `kwargs` win over them.
+        `text.verbosity`); a keyword argument replaces a configured value of the same name whole
+        (e.g. `reasoning={...}` replaces the configured effort).
 
         Raises:
             ModelCallError, OfflineModelError, ModelConfigError: as for `chat`.
@@ -179,44 +180,7 @@ class ModelClient:
 
         sdk = self._sdk_client(config)
         limit = timeout_s if timeout_s is not None else config.timeout_s
-        count("calls")
-        retries = 0
-        while True:
-            count("attempts")
-            try:
-                # asyncio.timeout bounds the whole attempt; httpx's own timeout is per read.
-                async with asyncio.timeout(limit):
-                    raw = await _send(sdk, api, body, limit)
-                break
-            except Exception as error:
-                failure = classify(error)
-                if failure is None:
-                    raise
-                attempts = retries + 1
-                if not failure.retryable or retries >= config.max_retries:
-                    count("failures")
-                    self.ledger.record(
-                        CallRecord(role=label, model=config.name, api=api, latency_s=time.monotonic() - started,
-                                   retries=retries, error=failure.reason, priced=config.prices is not None)
-                    )
-                    verdict = "retries exhausted" if failure.retryable else "not retryable"
-                    raise ModelCallError(
-                        f"model {config.name!r} at {endpoint} ({api}): {failure.reason} "
-                        f"after {attempts} attempt(s), {verdict}",
-                        model=config.name,
-                        endpoint=endpoint,
-                        status=failure.status,
-                        attempts=attempts,
-                        retryable=failure.retryable,
-                    ) from error
-                delay = self.retry.delay_s(retries, failure.retry_after_s)
-                logger.warning(
-                    "model %r at %s (%s): %s on attempt %d/%d; retrying in %.2fs",
-                    config.name, endpoint, api, failure.reason, attempts, config.max_retries + 1, delay,
-                )
-                retries += 1
-                count("retries")
-                await asyncio.sleep(delay)
+        raw, retries = await self._send_with_retries(sdk, api, config, label, body, limit, started)
 
         latency = time.monotonic() - started
         usage = Usage.from_response(raw)
@@ -231,6 +195,54 @@ class ModelClient:
         logger.debug("model %r (%s) answered in %.2fs, %d+%d tokens", config.name, api, latency,
                      usage.prompt_tokens, usage.completion_tokens)
         return raw, {"cached": False, "latency_s": latency, "retries": retries}
+
+    async def _send_with_retries(
+        self, sdk: Any, api: Api, config: ModelConfig, label: str, body: dict[str, Any], limit: float, started: float
+    ) -> tuple[dict[str, Any], int]:
+        endpoint = config.endpoint()
+        secret = config.resolved("api_key") or ""
+        count("calls")
+        retries = 0
+        while True:
+            count("attempts")
+            try:
+                # asyncio.timeout bounds the whole attempt; httpx's own timeout is per read.
+                async with asyncio.timeout(limit):
+                    return await _send(sdk, api, body, limit), retries
+            except Exception as error:
+                failure = classify(error)
+                if failure is None:
+                    raise
+                # Some servers echo the credential they rejected; never let it reach a log or message.
+                reason = _redact(failure.reason, secret)
+                attempts = retries + 1
+                if failure.retryable and retries < config.max_retries:
+                    delay = self.retry.delay_s(retries, failure.retry_after_s)
+                    logger.warning(
+                        "model %r at %s (%s): %s on attempt %d/%d; retrying in %.2fs",
+                        config.name, endpoint, api, reason, attempts, config.max_retries + 1, delay,
+                    )
+                    retries += 1
+                    count("retries")
+                    await asyncio.sleep(delay)
+                    continue
+                count("failures")
+                self.ledger.record(
+                    CallRecord(role=label, model=config.name, api=api, latency_s=time.monotonic() - started,
+                               retries=retries, error=reason, priced=config.prices is not None)
+                )
+                verdict = "retries exhausted" if failure.retryable else "not retryable"
+                call_error = ModelCallError(
+                    f"model {config.name!r} at {endpoint} ({api}): {reason} after {attempts} attempt(s), {verdict}",
+                    model=config.name,
+                    endpoint=endpoint,
+                    status=failure.status,
+                    attempts=attempts,
+                    retryable=failure.retryable,
+                )
+                # Chain the SDK error for debugging unless its text carries the key.
+                leaks = bool(secret) and secret in str(error)
+                raise call_error from (None if leaks else error)
 
     def _sdk_client(self, config: ModelConfig) -> Any:
         loop = asyncio.get_running_loop()
@@ -323,6 +335,10 @@ async def _send(sdk: Any, api: Api, body: dict[str, Any], timeout_s: float) -> d
     return raw
 
 
+def _redact(text: str, secret: str) -> str:
+    return text.replace(secret, "***") if len(secret) >= 8 else text
+
+
 def _request_model(config: ModelConfig) -> str:
     # Azure routes by deployment; the model field still goes in the body for non-deployment paths.
     return config.resolved("model") or config.name
@@ -348,32 +364,3 @@ def _responses_params(params: dict[str, Any]) -> dict[str, Any]:
         else:
             translated[_RESPONSES_RENAMES.get(name, name)] = value
     return translated
-
-
-_default_clients: dict[tuple[str, tuple[tuple[str, str], ...], str], ModelClient] = {}
-
-
-def get_client(
-    models_path: str | Path | None = None,
-    roles: Mapping[str, str] | None = None,
-    *,
-    cache_dir: str | Path | None = None,
-) -> ModelClient:
-    """The process-wide client for a registry file and role overrides, made once and reused.
-
-    Prefect tasks take the (hashable) path and role overrides as arguments and reach the client
-    through this, instead of receiving a live client that would break task caching.
-
-    Raises:
-        ModelConfigError: the registry could not be loaded or an override names an unknown model.
-    """
-    path = str(Path(models_path).resolve()) if models_path is not None else ""
-    memo_key = (path, tuple(sorted((roles or {}).items())), str(cache_dir or ""))
-    client = _default_clients.get(memo_key)
-    if client is None:
-        registry = load_model_registry(models_path)
-        if roles:
-            registry = registry.with_roles(roles)
-        client = ModelClient(registry, cache=cache_dir if cache_dir is not None else True)
-        _default_clients[memo_key] = client
-    return client

@@ -39,9 +39,11 @@ class ModelRegistry:
         *,
         source: str | Path | None = None,
     ) -> None:
-        """Raises:
-        ModelConfigError: duplicate model names, a role naming an unknown model, or a role
-            whose name is also a model name.
+        """Build a registry from model entries and a role map (role → model name).
+
+        Raises:
+            ModelConfigError: duplicate model names, a role naming an unknown model, or a role
+                whose name is also a model name.
         """
         self.source = str(source) if source is not None else "<in-memory>"
         entries = list(models.values()) if isinstance(models, Mapping) else list(models)

@@ -131,6 +131,12 @@ class UsageLedger:
             self._records.append(record)
             self._saved.append(full if record.cached else 0.0)
 
+    def clear(self) -> None:
+        """Forget every record (e.g. between runs that share a process-wide client)."""
+        with self._lock:
+            self._records.clear()
+            self._saved.clear()
+
     @property
     def records(self) -> list[CallRecord]:
         with self._lock:

@@ -164,12 +164,14 @@ class ScriptedOpenAIServer:
         self.requests: list[RecordedRequest] = []
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._port: int | None = None
 
     @property
     def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("ScriptedOpenAIServer is not started")
-        return self._server.server_address[1]
+        """The listening port (still readable after `close()`, for asserting on error messages)."""
+        if self._port is None:
+            raise RuntimeError("ScriptedOpenAIServer is not started; use it as a context manager or call start()")
+        return self._port
 
     @property
     def base_url(self) -> str:
@@ -191,10 +193,12 @@ class ScriptedOpenAIServer:
             return [r for r in self.requests if r.kind == kind]
 
     def start(self) -> ScriptedOpenAIServer:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        server.daemon_threads = True
+        server = _Server(("127.0.0.1", 0), _make_handler(self))
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="scripted-openai", daemon=True)
+        self._port = server.server_address[1]
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-openai", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -279,6 +283,12 @@ def _kind(path: str) -> ApiKind:
     if bare.endswith("/responses"):
         return "responses"
     return "other"
+
+
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 makes a burst of concurrent test calls wait on SYN retransmits.
+    request_queue_size = 128
+    daemon_threads = True
 
 
 def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:

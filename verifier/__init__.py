@@ -1,13 +1,78 @@
-"""The verifier: task solvability, JS checkers, the checker runtime and gate, Function Completeness."""
+"""The verifier: task solvability, JS checkers, the checker runtime and gate, Function Completeness.
 
+    verdicts = await verify_app(spec, html, verifier="offline" | "<model or role>", out_dir=...)
+    verdicts.checkers()                 # task id → gated JS checker, for the rollouts
+    function_completeness(verdicts)     # Rate: valid checkers / all tasks
+"""
+
+from ._checker import MAX_CHECKER_CHARS, CheckerKind, CompiledChecker, compile_checker
+from ._gate import GateResult, gate_checker, gate_checkers, gate_on_fresh_app
+from ._llm import LLMVerifierConfig, VerifierReplyError, judge_app, parse_reply
+from ._metrics import (
+    CompletenessSummary,
+    Rate,
+    completeness_summary,
+    function_completeness,
+    success_outcomes,
+    success_rate,
+)
+from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, verdict_reply_schema
 from ._reference import TaskProof, prove_app, prove_task
+from ._rules import CompiledRule, RuleSyntaxError, compile_rule, looks_like_rule, parse_rule
 from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker
+from ._verdicts import (
+    OFFLINE,
+    VERDICTS_FILE,
+    AppVerdicts,
+    TokenTotals,
+    Verdict,
+    html_sha256,
+    read_verdicts,
+    write_verdicts,
+)
+from ._verify import reference_verdicts, verify_app
 
 __all__ = [
     "DEFAULT_TIMEOUT_MS",
+    "MAX_CHECKER_CHARS",
+    "OFFLINE",
+    "PROMPT_VERSION",
+    "SYSTEM_PROMPT",
+    "VERDICTS_FILE",
+    "AppVerdicts",
+    "CheckerKind",
     "CheckerOutcome",
+    "CompiledChecker",
+    "CompiledRule",
+    "CompletenessSummary",
+    "GateResult",
+    "LLMVerifierConfig",
+    "Rate",
+    "RuleSyntaxError",
     "TaskProof",
+    "TokenTotals",
+    "Verdict",
+    "VerifierReplyError",
+    "compile_checker",
+    "compile_rule",
+    "completeness_summary",
+    "function_completeness",
+    "gate_checker",
+    "gate_checkers",
+    "gate_on_fresh_app",
+    "html_sha256",
+    "judge_app",
+    "looks_like_rule",
+    "parse_reply",
+    "parse_rule",
     "prove_app",
     "prove_task",
+    "read_verdicts",
+    "reference_verdicts",
     "run_checker",
+    "success_outcomes",
+    "success_rate",
+    "verdict_reply_schema",
+    "verify_app",
+    "write_verdicts",
 ]

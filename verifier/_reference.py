@@ -1,4 +1,4 @@
-"""Proving a spec's tasks solvable: checker false at load, true after the reference solution.
+"""Proving a spec's tasks solvable: checker passes the gate at load, true after the reference solution.
 
 This is how we know the bundled apps, tasks and reference checkers agree before any agent is
 judged by them. Solutions act through selectors (a spec author's shortcut); agents never do.
@@ -11,9 +11,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from apps_prompts import AppSpec, SolutionStep, Task, reference_html_path
-from cua import BrowserConfig, open_app
-from cua._settle import settle
+from cua import BrowserConfig, open_app, settle
 
+from ._gate import GateResult, gate_checker, precompile
 from ._runtime import run_checker
 
 STEP_TIMEOUT_MS = 3_000
@@ -42,15 +42,18 @@ async def prove_task(html: str, app_id: str, task: Task, config: BrowserConfig |
     if not task.solution:
         proof.problems.append("no reference solution")
         return proof
+    compiled = precompile(task.checker)
+    if isinstance(compiled, GateResult):
+        proof.problems.append(f"checker: {compiled.reason}")
+        return proof
     async with open_app(html, config) as app:
         await settle(app.page)
-        initial = await run_checker(app.page, task.checker)
-        if not initial.ok:
-            proof.problems.append(f"checker at load: {initial.reason}")
+        gate = await gate_checker(app.page, compiled)
+        if not gate.accepted:
+            proof.false_at_load = gate.initial is not None and gate.initial.ok and not gate.initial.passed
+            proof.problems.append(f"checker fails the gate at load: {gate.reason}")
             return proof
-        proof.false_at_load = not initial.passed
-        if initial.passed:
-            proof.problems.append("checker is already true right after load")
+        proof.false_at_load = True
         for number, step in enumerate(task.solution, start=1):
             try:
                 await _replay(app.page, step)
@@ -59,7 +62,7 @@ async def prove_task(html: str, app_id: str, task: Task, config: BrowserConfig |
                 proof.problems.append(f"solution step {number} ({step.action} {step.selector}) failed: {message}")
                 return proof
             await settle(app.page)
-        final = await run_checker(app.page, task.checker)
+        final = await run_checker(app.page, compiled.javascript)
         if not final.ok:
             proof.problems.append(f"checker after solution: {final.reason}")
         proof.true_after_solution = final.passed

@@ -27,6 +27,11 @@ _WRAPPER = """
   observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   let value, error = null;
   try { value = fn(); } catch (e) { error = (e && e.name ? e.name + ': ' : '') + String(e && e.message || e); }
+  // A promise is truthy; judging it would pass every async checker, so it is an error instead.
+  if (error === null && value && typeof value.then === 'function') {
+    error = 'returned a Promise: a checker must be synchronous and return a boolean';
+    value = false;
+  }
   const mutations = observer.takeRecords().length;
   observer.disconnect();
   const type = value === null ? 'null' : typeof value;

@@ -12,7 +12,7 @@ import pytest
 from llm import CallCache, ModelClient, RetryPolicy, reset_call_stats
 from llm.testing import ScriptedOpenAIServer, scripted_registry
 
-FAST_RETRY = RetryPolicy(backoff_base_s=0.01, backoff_max_s=0.05, retry_after_cap_s=2.0)
+FAST_RETRY = RetryPolicy(backoff_base_s=0.01, backoff_max_s=0.05, retry_after_cap_s=0.5)
 
 
 @pytest.fixture(autouse=True)
@@ -23,6 +23,11 @@ def isolated_llm_env(tmp_path, monkeypatch) -> Iterator[None]:
     reset_call_stats()
     yield
     reset_call_stats()
+
+
+@pytest.fixture
+def fast_retry() -> RetryPolicy:
+    return FAST_RETRY
 
 
 @pytest.fixture

@@ -1,0 +1,206 @@
+"""Offline rewrites of the app's style sheets, one function per agent-centric fix.
+
+Each takes the parsed app and returns what it changed. They only touch presentation: no id,
+class, element or script of the app is renamed or removed, so checkers and handlers keep
+working (the offline coder checks the contract afterwards anyway).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._css import (
+    apply_edits,
+    blend,
+    contrast,
+    adjust_for_contrast,
+    first_colour,
+    format_declarations,
+    length_px,
+    parse_colour,
+    parse_declarations,
+    parse_rules,
+    split_selectors,
+    to_hex,
+    walk_style_rules,
+)
+from ._document import AppDocument, TransformOutcome
+
+WHITE = (255.0, 255.0, 255.0, 1.0)
+MIN_CONTRAST = 4.5
+# Below this against the page background, a text colour is almost surely drawn on some other
+# background (white text on a dark button) that this rule does not name: leave it alone.
+FOREIGN_BACKGROUND_CONTRAST = 1.3
+
+NO_MOTION_CSS = """/* aui: no motion. Durations near zero rather than `none`, so transitionend and
+   animationend still fire for apps that wait for them. */
+*, *::before, *::after {
+  animation-duration: 0.001ms !important; animation-delay: 0s !important;
+  animation-iteration-count: 1 !important; transition-duration: 0.001ms !important;
+  transition-delay: 0s !important; scroll-behavior: auto !important;
+}
+"""
+
+LARGE_TARGETS_CSS = """/* aui: click targets of at least 44x44 px. */
+button, [role=button], [role=switch], [role=tab], [role=menuitem], [role=checkbox], [role=option],
+input[type=button], input[type=submit], input[type=reset], select, summary, [onclick] {
+  min-width: 44px !important; min-height: 44px !important;
+}
+input:not([type]), input[type=text], input[type=number], input[type=search], input[type=email],
+input[type=password], input[type=tel], input[type=url], input[type=date], input[type=time], textarea {
+  min-height: 44px !important;
+}
+input[type=checkbox], input[type=radio] { min-width: 22px !important; min-height: 22px !important; }
+input[type=range] { min-height: 28px !important; }
+"""
+
+_TARGET_TAGS = ["button", "select", "summary"]
+_TARGET_ROLES = {"button", "switch", "tab", "menuitem", "checkbox", "option"}
+
+
+def remove_animations(doc: AppDocument) -> TransformOutcome:
+    """Neutralise CSS animations and transitions (predictable behaviour)."""
+    outcome = TransformOutcome()
+    css = doc.app_css()
+    found = len(re.findall(r"(?<![\w-])(?:animation|transition)(?:-[a-z-]+)?\s*:", css))
+    found += sum(1 for tag in doc.soup.find_all(style=True) if re.search(r"animation|transition", tag["style"]))
+    if found and doc.inject_style("remove_animations", NO_MOTION_CSS):
+        outcome.note(f"neutralised {found} animation/transition declarations", found)
+    return outcome
+
+
+def enlarge_targets(doc: AppDocument) -> TransformOutcome:
+    """Give buttons, toggles, inputs and selects a 44x44 px minimum (interaction robustness)."""
+    outcome = TransformOutcome()
+    static = doc.soup.find_all(_TARGET_TAGS) + doc.soup.find_all("input") + [
+        tag for tag in doc.soup.find_all(attrs={"role": True}) if tag["role"] in _TARGET_ROLES
+    ] + doc.soup.find_all(onclick=True)
+    static = [tag for tag in dict.fromkeys(static) if tag.get("type") != "hidden"]
+    # Controls the scripts create are covered too: the rules are selectors, not element edits.
+    if doc.inject_style("enlarge_targets", LARGE_TARGETS_CSS):
+        outcome.note(f"44 px minimum on {len(static)} controls in the markup and on any created later", max(1, len(static)))
+    return outcome
+
+
+def raise_contrast(doc: AppDocument) -> TransformOutcome:
+    """Darken (or lighten) text colours below 4.5:1 against their background (state visibility)."""
+    outcome = TransformOutcome()
+    variables = doc.variables()
+    page = _page_background(doc, variables)
+    for tag in doc.app_styles():
+        css = tag.get_text()
+        edits = []
+        for rule in walk_style_rules(parse_rules(css)):
+            declarations = parse_declarations(css[rule.body_start:rule.body_end])
+            own = _own_background(declarations, variables)
+            changed = False
+            result = []
+            for name, value, important in declarations:
+                if name == "color":
+                    fixed = _fixed_colour(value, own, page, variables)
+                    if fixed is not None:
+                        outcome.note(f"{rule.prelude} {{color: {value} -> {fixed}}}")
+                        value, changed = fixed, True
+                elif name == "opacity" and _looks_interactive(rule.prelude, declarations):
+                    number = _number(value)
+                    if number is not None and 0.3 <= number < 1:
+                        outcome.note(f"{rule.prelude} {{opacity: {value} -> 1}}")
+                        value, changed = "1", True
+                result.append((name, value, important))
+            if changed:
+                edits.append((rule.body_start, rule.body_end, format_declarations(result)))
+        if edits:
+            doc.set_css(tag, apply_edits(css, edits))
+    return outcome
+
+
+_SPACING = {"margin", "margin-top", "margin-bottom", "padding", "padding-top", "padding-bottom", "gap", "row-gap"}
+
+
+def fit_viewport(doc: AppDocument) -> TransformOutcome:
+    """Compact vertical spacing and tall boxes so more controls fit in 1280x720 (interaction robustness)."""
+    outcome = TransformOutcome()
+    for tag in doc.app_styles():
+        css = tag.get_text()
+        edits = []
+        for rule in walk_style_rules(parse_rules(css)):
+            if re.search(r"\b(canvas|svg|img|video|iframe)\b", rule.prelude):
+                continue
+            declarations = parse_declarations(css[rule.body_start:rule.body_end])
+            result, changed = [], False
+            for name, value, important in declarations:
+                new = _compact(name, value)
+                if new is not None and new != value:
+                    outcome.note(f"{rule.prelude} {{{name}: {value} -> {new}}}")
+                    value, changed = new, True
+                result.append((name, value, important))
+            if changed:
+                edits.append((rule.body_start, rule.body_end, format_declarations(result)))
+        if edits:
+            doc.set_css(tag, apply_edits(css, edits))
+    return outcome
+
+
+def _compact(name: str, value: str) -> str | None:
+    tokens = value.split()
+    if name in _SPACING:
+        # Shorthands: only the vertical positions (1st, 3rd); a single value applies to all sides.
+        vertical = {0, 2} if name in ("margin", "padding") and len(tokens) > 1 else set(range(len(tokens)))
+        out = []
+        for index, token in enumerate(tokens):
+            px = length_px(token)
+            out.append(f"{max(12, round(px * 0.4))}px" if index in vertical and px is not None and px > 24 else token)
+        return " ".join(out)
+    if name in ("height", "min-height") and len(tokens) == 1:
+        px = length_px(tokens[0])
+        if px is not None and px > 320:
+            return f"{round(px * 0.6)}px"
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)vh", tokens[0])
+        if name == "min-height" and match and float(match.group(1)) >= 50:
+            return "auto"
+    return None
+
+
+def _page_background(doc: AppDocument, variables: dict[str, str]):
+    css = doc.app_css()
+    background = WHITE
+    for rule in walk_style_rules(parse_rules(css)):
+        if any(s in ("html", "body", ":root") for s in split_selectors(rule.prelude)):
+            colour = _own_background(parse_declarations(css[rule.body_start:rule.body_end]), variables)
+            if colour is not None:
+                background = colour
+    return background
+
+
+def _own_background(declarations, variables):
+    for name, value, _ in reversed(declarations):
+        if name in ("background", "background-color"):
+            colour = first_colour(value, variables)
+            return colour if colour is not None and colour[3] >= 0.9 else None
+    return None
+
+
+def _fixed_colour(value: str, own, page, variables) -> str | None:
+    colour = parse_colour(value, variables)
+    if colour is None:
+        return None
+    background = own or page
+    ratio = contrast(blend(colour, background), background)
+    if ratio >= MIN_CONTRAST or (own is None and ratio < FOREIGN_BACKGROUND_CONTRAST):
+        return None
+    return to_hex(adjust_for_contrast(blend(colour, background), background))
+
+
+def _looks_interactive(prelude: str, declarations) -> bool:
+    if any(n == "cursor" and v.strip() == "pointer" for n, v, _ in declarations):
+        return True
+    return re.search(r"\b(button|btn|del|delete|remove|close|icon)\b", prelude) is not None
+
+
+def _number(value: str) -> float | None:
+    try:
+        return float(value.strip())
+    except ValueError:
+        return None
+
+

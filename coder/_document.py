@@ -1,0 +1,106 @@
+"""The parsed app the offline transforms work on: BeautifulSoup plus what they inject.
+
+Everything we add carries a `data-aui` marker naming the transform that added it, so a later
+revision can tell the app's own style sheets from ours and never injects the same block twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bs4 import BeautifulSoup, Tag
+from bs4.element import Script, Stylesheet
+
+from ._css import custom_properties
+
+MARKER = "data-aui"
+
+
+@dataclass
+class TransformOutcome:
+    """What one transform did to the document."""
+
+    changes: int = 0
+    details: list[str] = field(default_factory=list)
+
+    def note(self, detail: str, count: int = 1) -> None:
+        self.changes += count
+        if len(self.details) < 20:
+            self.details.append(detail)
+
+
+class AppDocument:
+    """One app's HTML, parsed with the stdlib-backed parser (no lxml needed)."""
+
+    def __init__(self, html: str) -> None:
+        self.soup = BeautifulSoup(html, "html.parser")
+        if self.soup.find("html") is None:
+            raise ValueError("not an HTML document: no <html> element")
+
+    def __str__(self) -> str:
+        return str(self.soup)
+
+    @property
+    def head(self) -> Tag:
+        head = self.soup.find("head")
+        if head is None:
+            head = self.soup.new_tag("head")
+            self.soup.find("html").insert(0, head)
+        return head
+
+    @property
+    def body(self) -> Tag:
+        body = self.soup.find("body")
+        if body is None:
+            body = self.soup.new_tag("body")
+            self.soup.find("html").append(body)
+        return body
+
+    def app_styles(self) -> list[Tag]:
+        """The app's own <style> elements (not ones a transform injected)."""
+        return [tag for tag in self.soup.find_all("style") if not tag.has_attr(MARKER)]
+
+    def app_css(self) -> str:
+        return "\n".join(tag.get_text() for tag in self.app_styles())
+
+    def set_css(self, tag: Tag, css: str) -> None:
+        tag.clear()
+        tag.append(Stylesheet(css))
+
+    def variables(self) -> dict[str, str]:
+        return custom_properties(self.app_css())
+
+    def injected(self, name: str, kind: str = "style") -> Tag | None:
+        """Our injected `<style>` or `<script>` (`kind`) called `name`, if present."""
+        return self.soup.find(kind, attrs={MARKER: name})
+
+    def inject_style(self, name: str, css: str) -> bool:
+        """Add (or refresh) our style sheet `name` at the end of <head>, after the app's rules so it wins
+        ties. Returns True when the document changed."""
+        existing = self.injected(name)
+        if existing is not None:
+            if existing.get_text() == css:
+                return False
+            self.set_css(existing, css)
+            return True
+        tag = self.soup.new_tag("style", attrs={MARKER: name})
+        tag.append(Stylesheet(css))
+        self.head.append(tag)
+        return True
+
+    def inject_script(self, name: str, code: str) -> bool:
+        """Add (or refresh) our script `name` at the end of <body>, after the app's own scripts ran."""
+        existing = self.injected(name, "script")
+        if existing is not None:
+            if existing.get_text() == code:
+                return False
+            existing.clear()
+            existing.append(Script(code))
+            return True
+        tag = self.soup.new_tag("script", attrs={MARKER: name})
+        tag.append(Script(code))
+        self.body.append(tag)
+        return True
+
+    def all_ids(self) -> set[str]:
+        return {str(tag["id"]) for tag in self.soup.find_all(id=True)}

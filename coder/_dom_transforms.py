@@ -1,0 +1,245 @@
+"""Offline rewrites of the app's markup and small helper scripts.
+
+`add_ids` edits the markup the file ships with. Sliders and transient messages are often
+created by the app's own scripts after load (rows rendered from data), which no static rewrite
+can see, so those two fixes are tiny injected scripts that watch the DOM and enhance what
+appears, written without globals or named functions so they never collide with the app's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bs4 import Tag
+
+from ._document import AppDocument, TransformOutcome
+
+_INTERACTIVE_TAGS = ["button", "a", "input", "select", "textarea", "summary"]
+_INTERACTIVE_ROLES = {"button", "link", "tab", "menuitem", "switch", "checkbox", "radio", "option", "slider",
+                      "spinbutton", "textbox", "combobox"}
+_PREFIX = {"button": "btn", "a": "link", "input": "input", "select": "select", "textarea": "text", "summary": "toggle"}
+
+
+def add_ids(doc: AppDocument) -> TransformOutcome:
+    """Stable ids for interactive elements that lack one, and names for icon-only buttons.
+
+    Ids come from what a user reads (aria-label, title, name, placeholder, text), so they are
+    the same on every run and meaningful to a checker writer; clashes get `-2`, `-3`, ...
+    """
+    outcome = TransformOutcome()
+    taken = doc.all_ids()
+    for tag in _interactive(doc):
+        if not tag.get("id"):
+            base = _slug(_label_text(tag)) or _slug(" ".join(tag.get("class") or [])) or "control"
+            prefix = _PREFIX.get(tag.name, "control")
+            candidate = base if base.startswith(prefix + "-") else f"{prefix}-{base}"
+            element_id, number = candidate[:48].rstrip("-"), 2
+            while element_id in taken:
+                element_id, number = f"{candidate[:44].rstrip('-')}-{number}", number + 1
+            tag["id"] = element_id
+            taken.add(element_id)
+            outcome.note(f"<{tag.name}> id={element_id}")
+        if tag.name in ("button", "a") or tag.get("role") == "button":
+            if not tag.get_text(strip=True) and not (tag.get("aria-label") or "").strip() and not (tag.get("title") or "").strip():
+                name = _name_from(tag)
+                if name:
+                    tag["aria-label"] = name
+                    tag["title"] = name
+                    outcome.note(f"#{tag.get('id')} named {name!r}")
+    return outcome
+
+
+SLIDER_JS = r"""(() => {
+  // aui: a number input and -/+ step buttons beside every range slider, present or created later.
+  const aui = {
+    seq: 0, typing: null,
+    labelOf(range) {
+      const text = (range.labels && range.labels[0] && range.labels[0].textContent) || range.getAttribute('aria-label')
+        || range.title || (range.previousElementSibling && range.previousElementSibling.textContent) || range.id;
+      return (text || 'value').trim().replace(/\s+/g, ' ').slice(0, 40);
+    },
+    push(range, value) {
+      range.value = value;
+      range.dispatchEvent(new Event('input', {bubbles: true}));
+      range.dispatchEvent(new Event('change', {bubbles: true}));
+    },
+    enhance(range) {
+      if (range.dataset.auiEnhanced) return;
+      range.dataset.auiEnhanced = '1';
+      if (!range.id) range.id = 'aui-range-' + (++aui.seq);
+      const label = aui.labelOf(range);
+      const group = document.createElement('span');
+      group.className = 'aui-range-group';
+      range.parentNode.insertBefore(group, range);
+      group.appendChild(range);
+      const box = document.createElement('span');
+      box.className = 'aui-stepper';
+      const button = (sign, text) => {
+        const b = document.createElement('button');
+        b.type = 'button'; b.className = 'aui-step'; b.textContent = text;
+        b.id = range.id + (sign < 0 ? '-dec' : '-inc');
+        b.setAttribute('aria-label', (sign < 0 ? 'Decrease ' : 'Increase ') + label);
+        b.addEventListener('click', () => { sign < 0 ? range.stepDown() : range.stepUp(); aui.push(range, range.value); number.value = range.value; });
+        return b;
+      };
+      const number = document.createElement('input');
+      number.type = 'number'; number.className = 'aui-number'; number.id = range.id + '-number';
+      for (const key of ['min', 'max', 'step']) if (range.getAttribute(key) !== null) number.setAttribute(key, range.getAttribute(key));
+      number.value = range.value;
+      number.setAttribute('aria-label', label);
+      number.addEventListener('focus', () => { if (!aui.restoring) number.select(); });
+      number.addEventListener('input', () => {
+        aui.typing = {id: range.id, value: number.value};
+        if (number.value !== '' && !Number.isNaN(Number(number.value))) aui.push(range, number.value);
+      });
+      number.addEventListener('change', () => { aui.typing = null; if (number.value !== '') aui.push(range, number.value); number.value = range.value; });
+      number.addEventListener('keydown', e => { if (e.key === 'Enter') { aui.typing = null; number.value = range.value; } });
+      const follow = () => { if (document.activeElement !== number) number.value = range.value; };
+      range.addEventListener('input', follow);
+      range.addEventListener('change', follow);
+      box.append(button(-1, '\u2212'), number, button(1, '+'));
+      group.appendChild(box);
+      // The app re-rendered the slider while someone was typing into its number: keep typing there.
+      if (aui.typing && aui.typing.id === range.id && (!document.activeElement || document.activeElement === document.body)) {
+        aui.restoring = true; number.focus(); number.value = aui.typing.value; aui.restoring = false;
+      }
+    },
+    scan(root) {
+      if (root.matches && root.matches('input[type=range]')) aui.enhance(root);
+      if (root.querySelectorAll) root.querySelectorAll('input[type=range]').forEach(aui.enhance);
+    },
+  };
+  aui.scan(document);
+  new MutationObserver(records => records.forEach(r => r.addedNodes.forEach(aui.scan)))
+    .observe(document.documentElement, {childList: true, subtree: true});
+})();
+"""
+
+SLIDER_CSS = """/* aui: slider companions */
+.aui-range-group { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 4px; max-width: 100%; }
+.aui-range-group > input[type=range] { flex: 1 1 80px; min-width: 60px; }
+.aui-stepper { display: inline-flex; align-items: center; gap: 2px; }
+.aui-stepper .aui-step { min-width: 44px; min-height: 44px; font-size: 18px; background: #ffffff; color: #111111;
+  border: 1px solid #555555; border-radius: 4px; cursor: pointer; }
+.aui-stepper .aui-number { width: 64px; min-height: 44px; font-size: 15px; background: #ffffff; color: #111111;
+  border: 1px solid #555555; border-radius: 4px; padding: 0 4px; }
+"""
+
+
+def slider_companions(doc: AppDocument) -> TransformOutcome:
+    """Number inputs and step buttons beside sliders (input permissiveness)."""
+    outcome = TransformOutcome()
+    static = doc.soup.find_all("input", attrs={"type": re.compile("^range$", re.I)})
+    scripted = len(re.findall(r"""type\s*=\s*\\?["']?range|\.type\s*=\s*["']range""", _scripts_text(doc)))
+    if not static and not scripted:
+        return outcome
+    for range_input in static:
+        if not range_input.get("id"):
+            outcome.details.append("a slider without an id gets one at run time")
+    changed = doc.inject_style("slider_companions", SLIDER_CSS)
+    changed = doc.inject_script("slider_companions", SLIDER_JS) or changed
+    if changed:
+        outcome.note(f"number input and -/+ buttons for {len(static)} sliders in the markup"
+                     + (" and sliders the scripts create" if scripted else ""), max(1, len(static)))
+    return outcome
+
+
+STATUS_JS = r"""(() => {
+  // aui: messages that vanish (toasts, live regions) are copied into a log that stays.
+  const SOURCES = '.toast, #toast, [class*=toast], [id*=toast], [class*=snackbar], [id*=snackbar], '
+    + '[role=status], [role=alert], [aria-live]';
+  const log = document.createElement('ol');
+  log.id = 'aui-status-log';
+  log.setAttribute('role', 'log');
+  log.setAttribute('aria-label', 'Status messages');
+  document.body.appendChild(log);
+  const seen = new WeakMap();
+  const aui = {
+    record(element) {
+      const text = (element.textContent || '').trim().replace(/\s+/g, ' ');
+      if (!text || seen.get(element) === text) return;
+      seen.set(element, text);
+      const item = document.createElement('li');
+      item.textContent = text.slice(0, 200);
+      log.appendChild(item);
+      while (log.children.length > 20) log.removeChild(log.firstChild);
+    },
+    check(node) {
+      const element = node.nodeType === 1 ? node : node.parentElement;
+      if (!element || log.contains(element)) return;
+      const source = element.closest(SOURCES);
+      if (source && source !== log) aui.record(source);
+    },
+  };
+  document.querySelectorAll(SOURCES).forEach(e => { if (e !== log) seen.set(e, (e.textContent || '').trim().replace(/\s+/g, ' ')); });
+  new MutationObserver(records => records.forEach(r => {
+    aui.check(r.target);
+    r.addedNodes.forEach(aui.check);
+  })).observe(document.body, {childList: true, subtree: true, characterData: true});
+})();
+"""
+
+STATUS_CSS = """/* aui: persistent status */
+#aui-status-log { position: fixed; right: 8px; bottom: 8px; z-index: 2147483000; max-width: 360px; margin: 0;
+  padding: 6px 10px; list-style: none; background: #ffffff; color: #111111; border: 2px solid #111111;
+  font: 14px/1.4 sans-serif; pointer-events: none; }
+#aui-status-log:empty { display: none; }
+#aui-status-log li:not(:last-child) { display: none; }
+.toast, #toast, [class*=toast], [id*=toast], [class*=snackbar], [id*=snackbar] {
+  opacity: 1 !important; visibility: visible !important;
+}
+.toast:empty, #toast:empty, [class*=toast]:empty, [id*=toast]:empty { display: none !important; }
+"""
+
+
+def persistent_status(doc: AppDocument) -> TransformOutcome:
+    """Keep toasts visible and log transient messages in `#aui-status-log` (state visibility)."""
+    outcome = TransformOutcome()
+    changed = doc.inject_style("persistent_status", STATUS_CSS)
+    changed = doc.inject_script("persistent_status", STATUS_JS) or changed
+    if changed:
+        outcome.note("toasts stay visible; messages are logged in #aui-status-log")
+    return outcome
+
+
+def _interactive(doc: AppDocument) -> list[Tag]:
+    found = doc.soup.find_all(_INTERACTIVE_TAGS)
+    found += [t for t in doc.soup.find_all(attrs={"role": True}) if t["role"] in _INTERACTIVE_ROLES]
+    found += doc.soup.find_all(onclick=True) + doc.soup.find_all(contenteditable=True)
+    result = []
+    for tag in dict.fromkeys(found):
+        if tag.name == "input" and (tag.get("type") or "").lower() == "hidden":
+            continue
+        if tag.has_attr("data-aui") or any(p.has_attr("data-aui") for p in tag.parents if isinstance(p, Tag)):
+            continue
+        result.append(tag)
+    return result
+
+
+def _label_text(tag: Tag) -> str:
+    for attribute in ("aria-label", "title", "name", "placeholder", "alt", "data-preset", "data-action"):
+        value = tag.get(attribute)
+        if isinstance(value, str) and value.strip():
+            return value
+    if tag.name == "input" and (tag.get("type") or "").lower() in ("button", "submit", "reset") and tag.get("value"):
+        return str(tag["value"])
+    return " ".join(tag.get_text(" ", strip=True).split()[:5])
+
+
+def _name_from(tag: Tag) -> str:
+    svg_title = tag.find("title")
+    if svg_title is not None and svg_title.get_text(strip=True):
+        return svg_title.get_text(strip=True)
+    source = tag.get("id") or (tag.get("onclick") or "").split("(")[0] or " ".join(tag.get("class") or [])
+    words = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(source))
+    words = re.sub(r"^(btn|button|link|icon)[-_ ]+|[-_ ]+(btn|button|icon)$", "", words, flags=re.I)
+    words = re.sub(r"[-_]+", " ", words).strip()
+    return words[:1].upper() + words[1:] if words else ""
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40].strip("-")
+
+
+def _scripts_text(doc: AppDocument) -> str:
+    return "\n".join(s.get_text() for s in doc.soup.find_all("script") if not s.has_attr("data-aui"))

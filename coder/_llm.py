@@ -1,0 +1,141 @@
+"""The LLM coder: generation and revision through a chat model, with bounded retries.
+
+Two bounded loops: a reply cut off before `</html>` is asked again (at most
+`max_truncation_retries` times), and a revision that drops protected ids or functions gets
+exactly one retry that lists them. Everything else (rate limits, timeouts) is the model
+client's business.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from llm import ModelClient, assistant_message, system_message, user_message
+
+from apps_prompts import AppSpec
+
+from ._base import Coder
+from ._contract import missing_items, plan_contract
+from ._extract import extract_html
+from ._models import CoderUsage, GenerationResult, HtmlExtractionError, RevisionRequest, RevisionResult
+from ._prompts import (
+    PROMPT_VERSION,
+    contract_retry_text,
+    generation_messages,
+    merge_feedback,
+    revision_messages,
+    truncation_retry_text,
+)
+
+logger = logging.getLogger("coder")
+
+ROLE = "coder"
+
+
+class LLMCoder(Coder):
+    """A coder backed by a chat model of the registry (`model` is a model name or a role)."""
+
+    offline = False
+
+    def __init__(
+        self,
+        client: ModelClient,
+        model: str = ROLE,
+        *,
+        max_truncation_retries: int = 2,
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        """`params` override the model's configured request params for coder calls.
+
+        Raises:
+            UnknownModelError: `model` is neither a model nor a role of the client's registry.
+        """
+        self.name = model
+        self.model = client.registry.model_name(model)
+        # Calls are made for the role "coder" so usage and cost land in the coder's row of the
+        # ledger, whichever model plays it.
+        if client.registry.roles.get(ROLE) == self.model:
+            self._client = client
+        else:
+            self._client = ModelClient(
+                client.registry.with_roles({ROLE: self.model}), cache=client.cache, ledger=client.ledger, retry=client.retry
+            )
+        self.max_truncation_retries = max(0, max_truncation_retries)
+        self.params = dict(params or {})
+
+    async def generate(self, app: AppSpec) -> GenerationResult:
+        messages = _to_messages(generation_messages(app))
+        usage = CoderUsage()
+        html, attempts, truncated, _ = await self._html_reply(messages, usage)
+        return GenerationResult(
+            app_id=app.id, html=html, coder=self.name, model=self.model, source="model",
+            prompt_version=PROMPT_VERSION, attempts=attempts, truncated_attempts=truncated, usage=usage,
+        )
+
+    async def revise(self, request: RevisionRequest) -> RevisionResult:
+        contract = plan_contract(request.html, request.checkers, request.protected_ids)
+        unsupported = request.active_unsupported()
+        feedback = merge_feedback(request.active_feedback())
+        messages = _to_messages(
+            revision_messages(request.mode, request.app, request.html, unsupported, feedback, contract, request.style_block)
+        )
+        usage = CoderUsage()
+        html, attempts, truncated, reply_text = await self._html_reply(messages, usage)
+
+        missing_ids, missing_functions = missing_items(contract, request.html, html)
+        if missing_ids or missing_functions:
+            contract.first_missing_ids, contract.first_missing_functions = missing_ids, missing_functions
+            contract.retried = True
+            logger.info("app %s: revision dropped ids %s and functions %s; retrying once",
+                        request.app.id, missing_ids, missing_functions)
+            retry = [*messages, assistant_message(reply_text), user_message(contract_retry_text(missing_ids, missing_functions))]
+            html, more_attempts, more_truncated, _ = await self._html_reply(retry, usage)
+            attempts += more_attempts
+            truncated += more_truncated
+            missing_ids, missing_functions = missing_items(contract, request.html, html)
+            contract.status = "violated" if (missing_ids or missing_functions) else "kept_after_retry"
+        contract.missing_ids, contract.missing_functions = missing_ids, missing_functions
+
+        return RevisionResult(
+            app_id=request.app.id, mode=request.mode, html=html, coder=self.name, model=self.model,
+            prompt_version=PROMPT_VERSION, style_block=request.style_block, contract=contract,
+            unsupported_task_ids=[t.task_id for t in unsupported], feedback_lines=len(feedback),
+            changed=html != request.html, attempts=attempts, truncated_attempts=truncated, usage=usage,
+        )
+
+    async def _html_reply(self, messages: list[dict[str, Any]], usage: CoderUsage) -> tuple[str, int, int, str]:
+        """(html, attempts, truncated attempts, raw reply text); retries cut-off replies, bounded.
+
+        Raises:
+            HtmlExtractionError: a non-HTML reply (at once), or still cut off after the retries.
+        """
+        attempt_messages = messages
+        truncated = 0
+        for attempt in range(1, self.max_truncation_retries + 2):
+            result = await self._client.chat(attempt_messages, role=ROLE, **self.params)
+            usage.calls += 1
+            usage.cached_calls += int(result.cached)
+            usage.prompt_tokens += result.usage.prompt_tokens
+            usage.completion_tokens += result.usage.completion_tokens
+            usage.latency_s = round(usage.latency_s + result.latency_s, 3)
+            try:
+                return extract_html(result.text, finish_reason=result.finish_reason, model=self.model), attempt, truncated, result.text
+            except HtmlExtractionError as error:
+                if not error.truncated:
+                    raise
+                truncated += 1
+                logger.warning("%s (attempt %d of %d)", error, attempt, self.max_truncation_retries + 1)
+                if attempt > self.max_truncation_retries:
+                    raise HtmlExtractionError(
+                        f"{error} — still cut off after {attempt} attempts; raise the model's max tokens",
+                        model=self.model, truncated=True, excerpt=error.excerpt,
+                    ) from error
+                # A fresh request (not the cut-off text) with a nudge to be compact; the attempt
+                # number in it keeps the cache from replaying the cut-off reply.
+                attempt_messages = [*messages, user_message(truncation_retry_text(attempt + 1))]
+        raise AssertionError("unreachable")
+
+
+def _to_messages(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    return [system_message(text) if role == "system" else user_message(text) for role, text in pairs]

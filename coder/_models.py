@@ -1,0 +1,196 @@
+"""The coder's seam: what a revision is asked to do, and what generation and revision return.
+
+The flows build a `RevisionRequest` from the verifier's verdicts (unsolvable tasks with reasons)
+and the commenter's feedback (merged per app from failed rollouts); every coder, LLM or offline,
+answers with a `RevisionResult` carrying the non-regression `ContractResult`.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from apps_prompts import AppSpec
+
+
+class RevisionMode(str, Enum):
+    """What a revision is driven by (design.md §7)."""
+
+    unsupported = "unsupported"
+    """Tasks the verifier found no valid checker for, with its reasons."""
+    cua = "cua"
+    """Commenter feedback from failed CUA rollouts."""
+    integrated = "integrated"
+    """Both."""
+
+
+class UnsupportedTask(BaseModel):
+    """A task the current version cannot support, and why the verifier said so."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    task_id: str
+    description: str
+    reason: str = ""
+
+
+class MeasuredFact(BaseModel):
+    """One measured problem on the page (the offline commenter's raw observations).
+
+    `kind` is a short tag such as `offscreen`, `small_target`, `low_contrast`, `missing_id`,
+    `slider_only`, `animation`, `hover_only`, `transient_status`, `no_effect`.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: str
+    selector: str | None = None
+    detail: str = ""
+
+
+class Feedback(BaseModel):
+    """Commenter feedback as the coder reads it (a superset of the commenter's JSON).
+
+    Unknown fields are ignored so the commenter's own model converts with `model_validate`.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    issues: list[str] = Field(default_factory=list)
+    actionable_changes: list[str] = Field(default_factory=list)
+    fit_within_screen: bool = True
+    """False when the commenter says critical controls do not fit in the 1280×720 viewport."""
+    avoid_regressions: bool = True
+    facts: list[MeasuredFact] = Field(default_factory=list)
+    task_id: str | None = None
+    """The failed task this feedback came from, when known."""
+
+
+class RevisionRequest(BaseModel):
+    """One revision of one app version."""
+
+    mode: RevisionMode
+    app: AppSpec
+    html: str = Field(description="The current version's full HTML.")
+    unsupported: list[UnsupportedTask] = Field(
+        default_factory=list, description="Used by the `unsupported` and `integrated` modes."
+    )
+    feedback: list[Feedback] = Field(
+        default_factory=list, description="Commenter feedback of failed rollouts; used by `cua` and `integrated`."
+    )
+    checkers: list[str] = Field(
+        default_factory=list,
+        description="The current valid checkers (JS bodies); the ids they use are protected by the contract.",
+    )
+    protected_ids: list[str] = Field(default_factory=list, description="Extra ids that must survive.")
+    style_block: bool = Field(default=False, description="Add the agent-centric style requirements.")
+
+    def active_unsupported(self) -> list[UnsupportedTask]:
+        """The unsupported tasks this mode acts on."""
+        return self.unsupported if self.mode in (RevisionMode.unsupported, RevisionMode.integrated) else []
+
+    def active_feedback(self) -> list[Feedback]:
+        """The feedback this mode acts on."""
+        return self.feedback if self.mode in (RevisionMode.cua, RevisionMode.integrated) else []
+
+
+ContractStatus = Literal["kept", "kept_after_retry", "violated"]
+
+
+class ContractResult(BaseModel):
+    """The non-regression contract's outcome for one revision (shown in the report)."""
+
+    protected_ids: list[str] = Field(default_factory=list)
+    protected_functions: list[str] = Field(default_factory=list)
+    unchecked_ids: list[str] = Field(
+        default_factory=list,
+        description="Checker ids that the current version only creates at run time from computed strings; "
+        "they cannot be checked in the source and are not enforced.",
+    )
+    missing_ids: list[str] = Field(default_factory=list, description="Missing in the final version.")
+    missing_functions: list[str] = Field(default_factory=list, description="Missing in the final version.")
+    first_missing_ids: list[str] = Field(default_factory=list, description="Missing before the retry, if any.")
+    first_missing_functions: list[str] = Field(default_factory=list)
+    retried: bool = False
+    status: ContractStatus = "kept"
+
+    @property
+    def kept(self) -> bool:
+        return self.status != "violated"
+
+
+class CoderUsage(BaseModel):
+    """Model use of one coder call (zeros for offline coders)."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+
+
+class AppliedTransform(BaseModel):
+    """One deterministic rewrite the offline coder applied, and why."""
+
+    name: str
+    principle: str
+    triggered_by: list[str] = Field(default_factory=list, description="The feedback lines or facts behind it.")
+    changes: int = Field(default=0, description="How many elements or rules it changed.")
+    details: list[str] = Field(default_factory=list)
+
+
+class GenerationResult(BaseModel):
+    """An initial version (v0) of an app."""
+
+    app_id: str
+    html: str
+    coder: str
+    model: str | None = None
+    offline: bool = False
+    source: str = Field(description="Where the HTML came from: 'model', 'reference:<path>' or 'v0-dir:<path>'.")
+    prompt_version: str
+    attempts: int = 1
+    truncated_attempts: int = 0
+    usage: CoderUsage = Field(default_factory=CoderUsage)
+
+
+class RevisionResult(BaseModel):
+    """A revised version and the record of how it was made.
+
+    When the contract is still violated after the retry, `html` is the retry's output and
+    `contract.status` is `violated`: the caller decides whether to keep the previous version.
+    """
+
+    app_id: str
+    mode: RevisionMode
+    html: str
+    coder: str
+    model: str | None = None
+    offline: bool = False
+    prompt_version: str
+    style_block: bool = False
+    contract: ContractResult
+    unsupported_task_ids: list[str] = Field(default_factory=list)
+    feedback_lines: int = Field(default=0, description="Merged feedback lines the revision acted on.")
+    transforms: list[AppliedTransform] = Field(default_factory=list, description="Offline coder only.")
+    changed: bool = Field(default=True, description="False when the HTML is byte-identical to the input.")
+    attempts: int = 1
+    truncated_attempts: int = 0
+    usage: CoderUsage = Field(default_factory=CoderUsage)
+
+
+class CoderError(RuntimeError):
+    """A coder could not produce an app version; the message says which app, model or file."""
+
+
+class HtmlExtractionError(CoderError):
+    """A model reply held no complete HTML document."""
+
+    def __init__(self, message: str, *, model: str | None, truncated: bool, excerpt: str = "") -> None:
+        super().__init__(message)
+        self.model = model
+        self.truncated = truncated
+        """True when the reply looked like HTML cut off before `</html>` (worth a retry)."""
+        self.excerpt = excerpt

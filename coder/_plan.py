@@ -1,0 +1,133 @@
+"""Which offline transforms a revision request calls for, and why.
+
+Each transform answers to one of the four agent-centric principles and to a set of measured
+fact kinds and keywords. A feedback line or fact selects the transforms whose kind or keywords
+it matches; a line that only names a principle selects that principle's default transforms.
+No feedback selects nothing: the offline coder never rewrites an app unprompted (except when
+the style block is asked for, which selects everything).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ._css_transforms import enlarge_targets, fit_viewport, raise_contrast, remove_animations
+from ._reveal import reveal_hover
+from ._document import AppDocument, TransformOutcome
+from ._dom_transforms import add_ids, persistent_status, slider_companions
+from ._models import RevisionRequest
+
+STATE_VISIBILITY = "state visibility"
+INTERACTION_ROBUSTNESS = "interaction robustness"
+INPUT_PERMISSIVENESS = "input permissiveness"
+PREDICTABLE_BEHAVIOUR = "predictable behaviour"
+
+
+@dataclass(frozen=True)
+class Transform:
+    name: str
+    principle: str
+    apply: Callable[[AppDocument], TransformOutcome]
+    fact_kinds: frozenset[str]
+    keywords: re.Pattern[str]
+
+
+def _words(*patterns: str) -> re.Pattern[str]:
+    return re.compile("|".join(patterns), re.IGNORECASE)
+
+
+# Order matters: ids first (later transforms and the next round's checkers can rely on them),
+# CSS rewrites before the injected helpers.
+TRANSFORMS: tuple[Transform, ...] = (
+    Transform("add_ids", INTERACTION_ROBUSTNESS, add_ids,
+              frozenset({"missing_id", "unlabeled", "unnamed"}),
+              _words(r"\bids?\b", r"identifier", r"\blabel", r"icon[- ]only", r"aria-label", r"unnamed", r"no text")),
+    Transform("remove_animations", PREDICTABLE_BEHAVIOUR, remove_animations,
+              frozenset({"animation", "motion", "transition"}),
+              _words(r"animat", r"transition", r"motion", r"fade", r"flicker", r"moving")),
+    Transform("raise_contrast", STATE_VISIBILITY, raise_contrast,
+              frozenset({"low_contrast", "contrast"}),
+              _words(r"contrast", r"faint", r"\bpale\b", r"legib", r"hard to read", r"hard to see", r"muted")),
+    Transform("enlarge_targets", INTERACTION_ROBUSTNESS, enlarge_targets,
+              frozenset({"small_target", "tiny_target"}),
+              _words(r"\bsmall", r"\btiny", r"\b44\b", r"target size", r"enlarg", r"\blarger\b", r"\bbigger\b",
+                     r"hit area", r"click target")),
+    Transform("reveal_hover", STATE_VISIBILITY, reveal_hover,
+              frozenset({"hover_only", "hidden", "hidden_control", "no_effect"}),
+              _words(r"hover", r"drop-?down", r"\bmenu", r"tooltip", r"hidden until", r"only (?:appears|shows)",
+                     r"reveal", r"invisible")),
+    Transform("fit_viewport", INTERACTION_ROBUSTNESS, fit_viewport,
+              frozenset({"offscreen", "outside_viewport", "below_fold", "overflow"}),
+              _words(r"off-?screen", r"below the fold", r"outside (?:the )?viewport", r"\bviewport", r"1280",
+                     r"scroll", r"fit (?:with)?in", r"without scrolling", r"out of view")),
+    Transform("slider_companions", INPUT_PERMISSIVENESS, slider_companions,
+              frozenset({"slider_only", "range_only"}),
+              _words(r"slider", r"range input", r"\brange\b", r"number input", r"step button", r"\bdrag")),
+    Transform("persistent_status", STATE_VISIBILITY, persistent_status,
+              frozenset({"transient_status", "toast", "no_feedback", "no_effect"}),
+              _words(r"toast", r"transient", r"disappear", r"vanish", r"status", r"confirmation", r"aria-live",
+                     r"feedback message", r"no feedback", r"message")),
+)
+
+BY_NAME = {t.name: t for t in TRANSFORMS}
+
+PRINCIPLE_DEFAULTS = {
+    STATE_VISIBILITY: ("reveal_hover", "persistent_status"),
+    INTERACTION_ROBUSTNESS: ("add_ids", "enlarge_targets", "fit_viewport"),
+    INPUT_PERMISSIVENESS: ("slider_companions",),
+    PREDICTABLE_BEHAVIOUR: ("remove_animations",),
+}
+_PRINCIPLES = {
+    STATE_VISIBILITY: _words(r"state visibility", r"visibility of state"),
+    INTERACTION_ROBUSTNESS: _words(r"interaction robustness", r"robust"),
+    INPUT_PERMISSIVENESS: _words(r"input permissiveness", r"permissive"),
+    PREDICTABLE_BEHAVIOUR: _words(r"predictab"),
+}
+
+
+def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
+    """Transform name -> the feedback lines, facts and reasons that called for it, in `TRANSFORMS` order."""
+    reasons: dict[str, list[str]] = {}
+
+    def want(name: str, why: str) -> None:
+        reasons.setdefault(name, [])
+        if why not in reasons[name]:
+            reasons[name].append(why)
+
+    if request.style_block:
+        for transform in TRANSFORMS:
+            want(transform.name, "style block")
+    for item in request.active_feedback():
+        for fact in item.facts:
+            label = f"fact {fact.kind}" + (f" at {fact.selector}" if fact.selector else "")
+            for transform in TRANSFORMS:
+                if fact.kind.lower() in transform.fact_kinds:
+                    want(transform.name, label)
+        for line in [*item.actionable_changes, *item.issues]:
+            _match_line(line, want)
+        if not item.fit_within_screen:
+            want("fit_viewport", "fit_within_screen is false")
+    for task in request.active_unsupported():
+        text = f"{task.reason} {task.description}"
+        for transform in TRANSFORMS:
+            if transform.keywords.search(task.reason or ""):
+                want(transform.name, f"unsupported {task.task_id}: {task.reason[:80]}")
+        # A task the verifier could not write a checker for often lacks an element to name.
+        if re.search(r"\bids?\b|selector|element", text, re.IGNORECASE):
+            want("add_ids", f"unsupported {task.task_id}")
+    return {t.name: reasons[t.name] for t in TRANSFORMS if t.name in reasons}
+
+
+def _match_line(line: str, want: Callable[[str, str], None]) -> None:
+    matched = False
+    for transform in TRANSFORMS:
+        if transform.keywords.search(line):
+            want(transform.name, line)
+            matched = True
+    if not matched:
+        for principle, pattern in _PRINCIPLES.items():
+            if pattern.search(line):
+                for name in PRINCIPLE_DEFAULTS[principle]:
+                    want(name, line)

@@ -1,0 +1,136 @@
+"""The LLM coder's prompts, in our own words, carrying the paper's requirements.
+
+`PROMPT_VERSION` is part of every stage's cache key: change it whenever the text below changes,
+so cached generations made with older wording are not reused.
+"""
+
+from __future__ import annotations
+
+from apps_prompts import AppSpec
+
+from ._models import ContractResult, Feedback, RevisionMode, UnsupportedTask
+
+PROMPT_VERSION = "coder-v1"
+
+SYSTEM = """You are a front-end engineer who builds complete, working single-page web apps.
+Every answer is one self-contained HTML file, in one ```html code block, and nothing is left out."""
+
+REQUIREMENTS = """Requirements for the file:
+- One self-contained HTML file: all CSS in <style>, all JavaScript in <script>, no build step.
+- No external libraries, fonts, images, CDNs or network requests of any kind; draw icons with inline SVG or text.
+- Every interactive element (buttons, inputs, selects, toggles, links that act, canvas controls) has a unique, descriptive id.
+- The app works in a 1280x720 browser viewport; its main controls are visible without scrolling where possible.
+- State changes show in the page at once (text, classes, attributes), not only in colours or animations.
+- The app starts in a neutral, predictable state on every load (no randomness unless the app is a game that needs it; then seed it).
+- The file must be complete: it starts with <!DOCTYPE html> and ends with </html>."""
+
+STYLE_BLOCK = """Agent-friendly style (follow it even where the app's theme says otherwise):
+- Plain, solid colours with strong text contrast; no gradients, shadows, blur or decorative images.
+- No animations or transitions; state changes apply at once.
+- Click targets at least 44x44 px, with visible text labels; icon-only buttons get a text label too.
+- Every range slider has a number input and -/+ step buttons beside it that set the same value.
+- Menus, tooltips and tools are visible without hovering; nothing important appears only on hover.
+- All critical controls fit inside a 1280x720 viewport without scrolling; keep spacing compact.
+- Status and error messages stay on screen (a persistent status line), not in toasts that vanish."""
+
+_MODE_INTRO = {
+    RevisionMode.unsupported: "Some user tasks cannot be done with the current version. Add what they need.",
+    RevisionMode.cua: "A computer-use agent tried tasks on the current version and failed. "
+    "Reviewers studied its attempts; apply their feedback.",
+    RevisionMode.integrated: "Some user tasks cannot be done with the current version, and a computer-use agent "
+    "failed other tasks. Add what the unsupported tasks need and apply the reviewers' feedback.",
+}
+
+
+def generation_messages(app: AppSpec) -> list[tuple[str, str]]:
+    """(role, text) pairs for generating the first version of `app`."""
+    user = (
+        f"Build this {app.domain.value} web app.\n\n"
+        f"{app.prompt_text().strip()}\n\n"
+        f"{REQUIREMENTS}\n\n"
+        "Answer with the complete HTML file in one ```html code block."
+    )
+    return [("system", SYSTEM), ("user", user)]
+
+
+def revision_messages(
+    mode: RevisionMode,
+    app: AppSpec,
+    html: str,
+    unsupported: list[UnsupportedTask],
+    feedback: list[str],
+    contract: ContractResult,
+    style_block: bool,
+) -> list[tuple[str, str]]:
+    """(role, text) pairs for one revision; `feedback` is already merged and de-duplicated."""
+    parts = [
+        f"You wrote this {app.domain.value} web app earlier. {_MODE_INTRO[mode]}",
+        f"The app's brief:\n{app.prompt_text().strip()}",
+    ]
+    if unsupported:
+        lines = [f"- [{t.task_id}] {t.description}" + (f"\n  Why it is not supported: {t.reason}" if t.reason else "")
+                 for t in unsupported]
+        parts.append("Tasks the current version does not support:\n" + "\n".join(lines))
+    if feedback:
+        parts.append("Reviewer feedback from the failed attempts:\n" + "\n".join(f"- {line}" for line in feedback))
+    parts.append(REQUIREMENTS)
+    if style_block:
+        parts.append(STYLE_BLOCK)
+    parts.append(_contract_text(contract))
+    parts.append(f"The current version:\n```html\n{html.strip()}\n```")
+    parts.append("Answer with the complete revised HTML file in one ```html code block.")
+    return [("system", SYSTEM), ("user", "\n\n".join(p for p in parts if p))]
+
+
+def truncation_retry_text(attempt: int) -> str:
+    """Follow-up after a reply that stopped before </html>; the attempt number keeps cache keys apart."""
+    return (
+        f"(Attempt {attempt}.) Your previous answer was cut off before </html>. Send the whole file again, "
+        "complete this time: keep it compact (short CSS, no comments, no repeated markup) so it fits."
+    )
+
+
+def contract_retry_text(missing_ids: list[str], missing_functions: list[str]) -> str:
+    """Follow-up listing what the revision dropped."""
+    lines = ["Your revision dropped things the existing tests rely on. Put them back and keep them working:"]
+    if missing_ids:
+        lines.append("Element ids that must exist again: " + ", ".join(f"#{i}" for i in missing_ids))
+    if missing_functions:
+        lines.append("Named functions that must exist again: " + ", ".join(f"{f}()" for f in missing_functions))
+    lines.append("Keep every other change. Answer with the complete HTML file in one ```html code block.")
+    return "\n".join(lines)
+
+
+def _contract_text(contract: ContractResult) -> str:
+    if not contract.protected_ids and not contract.protected_functions:
+        return ""
+    lines = ["Do not break what already works:"]
+    if contract.protected_ids:
+        lines.append("- Keep these element ids, on elements with the same role: "
+                     + ", ".join(f"#{i}" for i in contract.protected_ids))
+    if contract.protected_functions:
+        lines.append("- Keep these named functions (you may change their bodies): "
+                     + ", ".join(contract.protected_functions))
+    return "\n".join(lines)
+
+
+def merge_feedback(feedback: list[Feedback]) -> list[str]:
+    """One de-duplicated list of feedback lines from many failed rollouts, most actionable first."""
+    lines: list[str] = []
+    for item in feedback:
+        lines += [change.strip() for change in item.actionable_changes]
+    for item in feedback:
+        lines += [f"Issue: {issue.strip()}" for issue in item.issues]
+    for item in feedback:
+        lines += [f"Measured: {fact.kind}" + (f" at {fact.selector}" if fact.selector else "")
+                  + (f" ({fact.detail})" if fact.detail else "") for fact in item.facts]
+    if any(not item.fit_within_screen for item in feedback):
+        lines.append("Critical controls do not fit within the 1280x720 viewport; make them fit.")
+    seen: set[str] = set()
+    merged = []
+    for line in lines:
+        key = " ".join(line.lower().split())
+        if line and key not in seen:
+            seen.add(key)
+            merged.append(line)
+    return merged

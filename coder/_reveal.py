@@ -1,0 +1,149 @@
+"""Revealing what only shows on hover (state visibility).
+
+Rules like `.row:hover .tools {opacity: 1}` hide controls from any agent that does not hover
+first. Two cases:
+
+- the revealed element sits in the normal flow (row tools, captions): the rule becomes an
+  always-on rule (`.row .tools {opacity: 1}`);
+- it is positioned (a dropdown or tooltip over other content): always showing it would cover
+  the controls below. A small script puts it into the flow when that fits (the host stays on
+  screen and nothing is covered), and otherwise leaves it as an overlay that a click on its host
+  opens and closes, as well as hover and keyboard focus.
+
+Only rules whose `:hover` is on an ancestor or sibling and whose declarations show something are
+touched; `button:hover {background: ...}` styling is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ._css import format_declarations, parse_declarations, parse_rules, split_selectors, walk_style_rules
+from ._document import AppDocument, TransformOutcome
+
+_REVEAL_PROPERTIES = {"display", "visibility", "opacity", "max-height", "height", "transform", "pointer-events",
+                      "clip-path", "clip"}
+_COMBINATOR = re.compile(r"\s*[>+~]\s*|\s+")
+
+REVEAL_JS = r"""(() => {
+  // aui: positioned hover-only panels: into the flow when that fits, else open on click.
+  const PANELS = %s;
+  const onScreen = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0; };
+  const covers = panel => [...document.querySelectorAll('button, a, input, select, textarea, [role], [onclick]')]
+    .some(control => {
+      if (panel.contains(control)) return false;
+      const r = control.getBoundingClientRect();
+      if (!r.width || !r.height) return false;
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return !!hit && panel.contains(hit);
+    });
+  for (const {host, target} of PANELS) {
+    document.querySelectorAll(target).forEach(panel => {
+      const owner = panel.closest(host) || panel.parentElement;
+      panel.classList.add('aui-inflow');
+      if (!owner || !onScreen(owner) || !onScreen(panel) || covers(panel)) panel.classList.remove('aui-inflow');
+    });
+  }
+  document.addEventListener('click', event => {
+    for (const {host, target} of PANELS) {
+      const owner = event.target.closest && event.target.closest(host);
+      if (!owner) continue;
+      const panel = [...owner.querySelectorAll('*')].find(e => e.matches(target));
+      if (panel && panel.classList.contains('aui-inflow')) continue;
+      if (panel && panel.contains(event.target)) {
+        // A choice was made: close, even though the pointer still hovers the menu.
+        owner.classList.remove('aui-open');
+        owner.classList.add('aui-closed');
+        owner.addEventListener('mouseleave', () => owner.classList.remove('aui-closed'), {once: true});
+      } else {
+        owner.classList.remove('aui-closed');
+        owner.classList.toggle('aui-open');
+      }
+    }
+  });
+})();
+"""
+
+
+def reveal_hover(doc: AppDocument) -> TransformOutcome:
+    """Make hover-only content visible (in-flow) or click-openable (overlays); see the module doc."""
+    outcome = TransformOutcome()
+    css = doc.app_css()
+    rules = walk_style_rules(parse_rules(css))
+    positioned = _positioned_compounds(css, rules)
+    new_rules: list[str] = []
+    panels: list[dict[str, str]] = []
+    for rule in rules:
+        reveal = [(n, v, True) for n, v, _ in parse_declarations(css[rule.body_start:rule.body_end])
+                  if n in _REVEAL_PROPERTIES and _reveals(n, v)]
+        if not reveal:
+            continue
+        for selector in split_selectors(rule.prelude):
+            split = _split_at_hover(selector)
+            if split is None:
+                continue
+            host, rest = split
+            always = f"{host}{rest}"
+            if _last_compound(always) not in positioned:
+                new_rules.append(f"{always} {{{format_declarations(reveal)}}}")
+                outcome.note(f"{selector} -> always {always}")
+                continue
+            inflow = f"{always}.aui-inflow"
+            new_rules.append(f"{host}.aui-open{rest}, {host}:focus-within{rest}, {inflow} {{{format_declarations(reveal)}}}")
+            new_rules.append(f"{inflow} {{{format_declarations([('position', 'static', True), ('box-shadow', 'none', True)])}}}")
+            new_rules.append(f"{host}.aui-closed{rest}:not(.aui-inflow) {{ display: none !important; }}")
+            panels.append({"host": host, "target": always})
+            outcome.note(f"{selector} -> in the flow when it fits, else opens on click of {host}")
+    if new_rules:
+        doc.inject_style("reveal_hover", "/* aui: shown without hovering */\n" + "\n".join(new_rules) + "\n")
+    if panels:
+        doc.inject_script("reveal_hover", REVEAL_JS % json.dumps(panels))
+    return outcome
+
+
+def _reveals(name: str, value: str) -> bool:
+    value = value.strip().lower()
+    if name == "display":
+        return value != "none"
+    if name == "visibility":
+        return value == "visible"
+    if name == "opacity":
+        try:
+            return float(value) >= 0.5
+        except ValueError:
+            return False
+    if name in ("max-height", "height"):
+        return value not in ("0", "0px")
+    if name == "pointer-events":
+        return value != "none"
+    return True  # transform / clip: the hover state is the shown state
+
+
+def _split_at_hover(selector: str) -> tuple[str, str] | None:
+    """`nav .menu:hover > .drop` -> (`nav .menu`, ` > .drop`); None when the hover is on the last
+    compound (self-styling) or inside :not()/:is()."""
+    if selector.count(":hover") != 1 or re.search(r"\([^)]*:hover", selector):
+        return None
+    index = selector.index(":hover")
+    head, tail = selector[:index], selector[index + len(":hover"):]
+    # The rest of the hovered compound (`:hover.open`) stays with the host.
+    compound_rest = re.match(r"[^\s>+~]*", tail).group(0)
+    rest = tail[len(compound_rest):]
+    if not rest.strip():
+        return None
+    return (head + compound_rest).strip(), rest.rstrip()
+
+
+def _last_compound(selector: str) -> str:
+    compounds = [c for c in _COMBINATOR.split(selector.strip()) if c]
+    return re.sub(r":[\w-]+(\([^)]*\))?", "", compounds[-1]) if compounds else ""
+
+
+def _positioned_compounds(css: str, rules) -> set[str]:
+    found = set()
+    for rule in rules:
+        for name, value, _ in parse_declarations(css[rule.body_start:rule.body_end]):
+            if name == "position" and value.strip() in ("absolute", "fixed"):
+                found |= {_last_compound(s) for s in split_selectors(rule.prelude)}
+    return found

@@ -1,0 +1,270 @@
+"""UI-TARS reply text → thought and actions, with a small hand-written scanner (never `eval`).
+
+A reply looks like::
+
+    Thought: The Add button is at the top right.
+    Action: click(start_box='<|box_start|>(1204,88)<|box_end|>')
+
+Points come as ``point='<point>x y</point>'``, ``start_box='(x,y)'``,
+``'<|box_start|>(x,y)<|box_end|>'`` or a four-number box (its centre is used). Several actions
+may follow one ``Action:``. Coordinates stay in the model's own space; `cua._coordinates`
+converts them. `format_uitars` writes the same grammar back (for history and scripted tests).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ._actions import Action, Point
+
+_CALL_START = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_ACTION_MARKER = re.compile(r"^\s*Action\s*:", re.IGNORECASE | re.MULTILINE)
+_THOUGHT_LABELS = re.compile(r"^\s*(Thought|Reflection|Action_Summary)\s*:\s*", re.IGNORECASE | re.MULTILINE)
+
+_KIND_BY_NAME = {
+    "click": "click",
+    "left_single": "click",
+    "left_click": "click",
+    "left_double": "left_double",
+    "double_click": "left_double",
+    "right_single": "right_single",
+    "right_click": "right_single",
+    "drag": "drag",
+    "select": "drag",
+    "hotkey": "hotkey",
+    "press": "hotkey",
+    "keypress": "hotkey",
+    "type": "type",
+    "scroll": "scroll",
+    "wait": "wait",
+    "finished": "finished",
+    "finish": "finished",
+    "call_user": "finished",
+    "mouse_move": "move",
+    "hover": "move",
+    "move": "move",
+}
+_POINT_ARGS = ("point", "start_box", "start_point", "box", "position", "coordinate")
+_END_ARGS = ("end_box", "end_point")
+_DIRECTIONS = {"up", "down", "left", "right"}
+
+
+class ParseError(ValueError):
+    """The reply is not in the action grammar; the message says what was expected where."""
+
+
+@dataclass
+class ParsedReply:
+    thought: str
+    actions: list[Action]
+    calls: list[str] = field(default_factory=list)  # the call texts as written, for the record
+
+
+def parse_uitars(text: str) -> ParsedReply:
+    """Parse a UI-TARS reply into its thought and actions (in the model's coordinate space).
+
+    Raises:
+        ParseError: no action, an unknown action name, a malformed call or argument.
+    """
+    if not text or not text.strip():
+        raise ParseError("empty reply: expected 'Thought: …' and 'Action: name(arg=…)'")
+    marker = None
+    for marker in _ACTION_MARKER.finditer(text):
+        pass  # the last "Action:" line starts the actions (earlier ones may be quoted in the thought)
+    if marker is not None:
+        thought_text, action_text, strict = text[: marker.start()], text[marker.end() :], True
+    else:
+        thought_text, action_text, strict = "", text, False
+    thought = _THOUGHT_LABELS.sub("", thought_text).strip()
+
+    actions: list[Action] = []
+    calls: list[str] = []
+    position = 0
+    while True:
+        match = _CALL_START.search(action_text, position)
+        if match is None:
+            break
+        name = match.group(1).lower()
+        if name not in _KIND_BY_NAME:
+            if strict:
+                known = ", ".join(sorted(set(_KIND_BY_NAME) - {"left_click", "keypress", "finish", "select"}))
+                raise ParseError(f"unknown action '{match.group(1)}' (known: {known})")
+            position = match.end()
+            continue
+        arguments, end = _scan_arguments(action_text, match.end())
+        calls.append(action_text[match.start() : end].strip())
+        actions.append(_to_action(name, arguments))
+        position = end
+    if not actions:
+        where = "after 'Action:'" if strict else "in the reply (and no 'Action:' line)"
+        raise ParseError(f"no action call found {where}; expected e.g. click(start_box='(x,y)')")
+    return ParsedReply(thought=thought, actions=actions, calls=calls)
+
+
+def _scan_arguments(text: str, index: int) -> tuple[dict[str, str], int]:
+    """Arguments of a call whose '(' ends just before `index`; returns them and the index after ')'."""
+    arguments: dict[str, str] = {}
+    positional = 0
+    while True:
+        index = _skip_space(text, index)
+        if index >= len(text):
+            raise ParseError("unterminated call: missing ')'")
+        if text[index] == ")":
+            return arguments, index + 1
+        key_match = _IDENTIFIER.match(text, index)
+        after_key = _skip_space(text, key_match.end()) if key_match else index
+        if key_match and after_key < len(text) and text[after_key] == "=":
+            key = key_match.group(0).lower()
+            index = _skip_space(text, after_key + 1)
+        else:
+            key = f"_{positional}"
+            positional += 1
+        value, index = _scan_value(text, index)
+        arguments[key] = value
+        index = _skip_space(text, index)
+        if index < len(text) and text[index] == ",":
+            index += 1
+        elif index < len(text) and text[index] != ")":
+            raise ParseError(f"expected ',' or ')' after argument '{key}', found {text[index:index + 12]!r}")
+
+
+def _scan_value(text: str, index: int) -> tuple[str, int]:
+    if index >= len(text):
+        raise ParseError("missing argument value at end of reply")
+    opener = text[index]
+    if opener in "'\"":
+        return _scan_string(text, index)
+    if opener in "([":
+        closer = ")" if opener == "(" else "]"
+        end = text.find(closer, index + 1)
+        if end < 0:
+            raise ParseError(f"unterminated {opener}…{closer} in argument")
+        return text[index : end + 1], end + 1
+    end = index
+    while end < len(text) and text[end] not in ",)":
+        end += 1
+    return text[index:end].strip(), end
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"'}
+
+
+def _scan_string(text: str, index: int) -> tuple[str, int]:
+    """A quoted string with Python-style escapes. An unescaped quote only closes the string when
+    what follows is ')' or ', name=' — models often leave apostrophes in content unescaped."""
+    quote = text[index]
+    out: list[str] = []
+    i = index + 1
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text):
+            following = text[i + 1]
+            if following in _ESCAPES:
+                out.append(_ESCAPES[following])
+            else:
+                out.append(char + following)
+            i += 2
+            continue
+        if char == quote and _closes_string(text, i + 1):
+            return "".join(out), i + 1
+        out.append(char)
+        i += 1
+    raise ParseError(f"unterminated string starting {text[index:index + 20]!r}")
+
+
+def _closes_string(text: str, index: int) -> bool:
+    rest = text[index:].lstrip(" \t")
+    if not rest or rest[0] == ")":
+        return True
+    return rest[0] == "," and re.match(r",\s*([A-Za-z_][A-Za-z0-9_]*\s*=|['\"]|\))", rest) is not None
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index].isspace():
+        index += 1
+    return index
+
+
+def _to_action(name: str, arguments: dict[str, str]) -> Action:
+    kind = _KIND_BY_NAME[name]
+    try:
+        match kind:
+            case "click" | "left_double" | "right_single" | "move":
+                return Action(kind=kind, point=_point(arguments, _POINT_ARGS, name))
+            case "drag":
+                return Action(kind=kind, point=_point(arguments, _POINT_ARGS, name), end=_point(arguments, _END_ARGS, name))
+            case "scroll":
+                direction = (arguments.get("direction") or arguments.get("_1") or "down").strip().lower()
+                if direction not in _DIRECTIONS:
+                    raise ParseError(f"scroll direction must be up/down/left/right, got {direction!r}")
+                return Action(kind=kind, point=_point(arguments, _POINT_ARGS, name), direction=direction)
+            case "hotkey":
+                raw = arguments.get("key") or arguments.get("keys") or arguments.get("hotkey") or arguments.get("_0")
+                keys = [k for k in re.split(r"[\s+]+", (raw or "").strip()) if k]
+                if not keys:
+                    raise ParseError(f"{name}() needs key='…', e.g. hotkey(key='ctrl c')")
+                return Action(kind=kind, keys=[k.lower() for k in keys])
+            case "type":
+                content = arguments.get("content", arguments.get("text", arguments.get("_0")))
+                if content is None:
+                    raise ParseError("type() needs content='…'")
+                return Action(kind=kind, text=content)
+            case "finished":
+                text = arguments.get("content", arguments.get("_0"))
+                return Action(kind=kind, text=text if name != "call_user" else (text or "call_user"))
+            case _:
+                return Action(kind="wait")
+    except ValueError as exc:  # pydantic's validation of the action
+        if isinstance(exc, ParseError):
+            raise
+        raise ParseError(f"{name}(): {str(exc).splitlines()[-1]}") from None
+
+
+def _point(arguments: dict[str, str], names: tuple[str, ...], call: str) -> Point:
+    raw = next((arguments[n] for n in names if n in arguments), None)
+    if raw is None and names is _POINT_ARGS:
+        raw = arguments.get("_0")
+    if raw is None:
+        raise ParseError(f"{call}() needs {names[0]}='<point>x y</point>' (or {names[1]}='(x,y)')")
+    numbers = [float(n) for n in _NUMBER.findall(raw)]
+    if len(numbers) == 2:
+        return Point(x=numbers[0], y=numbers[1])
+    if len(numbers) == 4:  # a box: act at its centre
+        return Point(x=(numbers[0] + numbers[2]) / 2, y=(numbers[1] + numbers[3]) / 2)
+    raise ParseError(f"{call}(): expected 2 or 4 numbers in {raw!r}, found {len(numbers)}")
+
+
+def format_uitars(action: Action, thought: str | None = None) -> str:
+    """The action in UI-TARS-1.5 grammar (points as `<point>x y</point>`), optionally with a Thought."""
+
+    def point(p: Point | None) -> str:
+        return f"<point>{_number(p.x)} {_number(p.y)}</point>" if p else ""
+
+    def quoted(value: str) -> str:
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
+
+    match action.kind:
+        case "drag":
+            call = f"drag(start_point='{point(action.point)}', end_point='{point(action.end)}')"
+        case "scroll":
+            call = f"scroll(point='{point(action.point)}', direction='{action.direction}')"
+        case "hotkey":
+            call = f"hotkey(key={quoted(' '.join(action.keys))})"
+        case "type":
+            call = f"type(content={quoted(action.text or '')})"
+        case "finished":
+            call = f"finished(content={quoted(action.text or '')})"
+        case "wait":
+            call = "wait()"
+        case "move":
+            call = f"mouse_move(point='{point(action.point)}')"
+        case _:
+            call = f"{action.kind}(point='{point(action.point)}')"
+    return f"Thought: {thought}\nAction: {call}" if thought is not None else f"Action: {call}"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"

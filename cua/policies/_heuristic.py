@@ -1,0 +1,231 @@
+"""`heuristic`: an honest offline computer-use agent with no model.
+
+It reads what a user could see — the page's controls, their labels, values and boxes, through
+the DOM in the harness's isolated world — parses the task text into clauses, matches each
+clause to controls (`_heuristic_goals`), and acts only through screen coordinates and keys,
+like any other policy. It never reads the task's checker or expected outcome, nor the app's
+JavaScript state. Deterministic: the same page and task give the same actions.
+
+It is a baseline, not an oracle. By construction it cannot use what only hovering reveals, it
+cannot name an icon-only button, and it sets sliders by pointing (so an exact value on a
+fine-grained slider is out of reach) — the agent-hostile patterns a redesign should remove.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .._actions import Action, Point
+from .._isolated import JavaScriptError, JavaScriptTimeout
+from .._policy import Observation, Policy, PolicyDecision
+from ._heuristic_goals import Goal, plan_clause
+from ._heuristic_page import Element, PageView, read_page
+from ._heuristic_task import Clause, ParsedTask, expand_lists, parse_task
+from ._heuristic_text import concept_set, content_words, normalize
+
+ASSUMED_THUMB_PX = 16  # Chromium's default range thumb; styled thumbs differ, hence one corrective click
+MAX_ATTEMPTS = {"fill": 4, "choose": 3, "slide": 3, "toggle": 2, "click": 1}
+MAX_SCROLLS_PER_GOAL = 5
+MAX_UNREADABLE_STEPS = 2
+_CONFIRM_WORDS = concept_set(content_words("confirm yes ok sure again proceed continue"))
+
+
+class HeuristicPolicy(Policy):
+    """Reads the DOM, matches the task's words and values to controls, acts by coordinates."""
+
+    name = "heuristic"
+    offline = True
+    model = None
+
+    def __init__(self) -> None:
+        self._task: str | None = None
+        self._parsed = ParsedTask(text="")
+        self._clause_index = 0
+        self._done: set[str] = set()
+        self._attempts: Counter[str] = Counter()
+        self._scrolls: Counter[str] = Counter()
+        self._selected_all: set[str] = set()
+        self._opened: set[str] = set()
+        self._slider_clicks: dict[str, list[float]] = {}
+        self._last_click: tuple[str, str, frozenset[str]] | None = None  # (key, name, keys on page) for confirmations
+        self._unreadable = 0
+
+    @property
+    def coordinate_space(self) -> str:
+        return "screen"
+
+    @property
+    def plan(self) -> ParsedTask:
+        """The task as parsed (for tests and the record)."""
+        return self._parsed
+
+    async def act(self, observation: Observation) -> PolicyDecision:
+        if observation.page is None:
+            raise RuntimeError("the heuristic policy reads the DOM: run it as an offline policy so it is given the page")
+        if observation.task != self._task:
+            self._start(observation.task)
+        try:
+            view = await read_page(observation.page)
+        except (JavaScriptError, JavaScriptTimeout) as exc:
+            self._unreadable += 1
+            if self._unreadable > MAX_UNREADABLE_STEPS:
+                return _decide(Action(kind="finished"), f"The page cannot be read ({exc}); stopping.")
+            return _decide(Action(kind="wait"), f"The page cannot be read right now ({exc}); waiting.")
+        self._unreadable = 0
+        confirmation = self._confirmation(view)
+        if confirmation is not None:
+            return confirmation
+        self._last_click = None
+        return self._next(view)
+
+    # ---- planning ---------------------------------------------------------------------------
+
+    def _start(self, task: str) -> None:
+        self.__init__()
+        self._task = task
+        self._parsed = expand_lists(parse_task(task))
+
+    def _next(self, view: PageView) -> PolicyDecision:
+        clauses = self._parsed.clauses
+        while self._clause_index < len(clauses):
+            clause = clauses[self._clause_index]
+            inherited = self._inherited(self._clause_index)
+            for goal in plan_clause(clause, view, inherited):
+                goal_id = f"{self._clause_index}:{goal.id}"
+                if goal_id in self._done:
+                    continue
+                decision = self._pursue(goal_id, goal, clause, view)
+                if decision is not None:
+                    return decision
+                self._done.add(goal_id)
+            self._clause_index += 1
+        summary = "; ".join(c.text for c in clauses) or self._parsed.text
+        return _decide(Action(kind="finished"), f"Nothing left to do for: {summary[:200]}")
+
+    def _inherited(self, index: int) -> list[str]:
+        """The quoted things of the clauses before, for "it"/"them" ("add 'X' and tick it")."""
+        for clause in reversed(self._parsed.clauses[:index]):
+            quoted = [v.text for v in clause.values if v.quoted]
+            if quoted:
+                return quoted
+        return []
+
+    # ---- one goal, one action ---------------------------------------------------------------
+
+    def _pursue(self, goal_id: str, goal: Goal, clause: Clause, view: PageView) -> PolicyDecision | None:
+        """The next action toward `goal`, or None when it is done (or given up)."""
+        element = goal.element
+        if element.point is None:
+            if element.scroll is None or self._scrolls[goal_id] >= MAX_SCROLLS_PER_GOAL:
+                return None  # hidden behind something or unreachable: give up on this goal
+            self._scrolls[goal_id] += 1
+            hint = element.scroll
+            distance = abs(element.box.center_y - view.height * 0.45) if hint.direction in ("up", "down") else 400
+            action = Action(kind="scroll", point=Point(x=hint.x, y=hint.y), direction=hint.direction,
+                            amount=round(min(max(distance, 120), 3000)))
+            return _decide(action, f"Scrolling {hint.direction} to reach the {element.describe()} ({goal.reason}).")
+        limit = MAX_ATTEMPTS.get(goal.kind, 1) * max(clause.repeat if goal.id == "commit" else 1, 1)
+        if self._attempts[goal_id] >= limit:
+            return None
+        self._attempts[goal_id] += 1
+        match goal.kind:
+            case "fill":
+                return self._fill(goal_id, goal, element, view)
+            case "choose":
+                return self._choose(goal_id, goal, element)
+            case "slide":
+                return self._slide(goal_id, goal, element)
+            case "toggle":
+                if goal.desired is not None and element.state is goal.desired:
+                    return None
+                if self._attempts[goal_id] > 1 and element.state is None:
+                    return None  # no visible state to check: one click is all we can justify
+                return self._click(element, view, f"Clicking the {element.describe()} to turn it {'on' if goal.desired is not False else 'off'} ({goal.reason}).")
+            case _:
+                return self._click(element, view, f"Clicking the {element.describe()} ({goal.reason}).")
+
+    def _fill(self, goal_id: str, goal: Goal, element: Element, view: PageView) -> PolicyDecision | None:
+        suffix = "\n" if goal.submit else ""
+        if not (element.focused or view.focused_key == element.key):
+            return self._click(element, view, f"Clicking the {element.describe()} to type {goal.text!r} into it ({goal.reason}).")
+        if normalize(element.value) == normalize(goal.text):
+            if not goal.submit:
+                return None
+            self._done.add(goal_id)
+            return _decide(Action(kind="type", text="\n"), f"{goal.text!r} is in the {element.describe()}; pressing Enter to submit.")
+        if element.value and goal_id not in self._selected_all:
+            self._selected_all.add(goal_id)
+            return _decide(Action(kind="hotkey", keys=["ctrl", "a"]), f"Selecting the old text {element.value[:30]!r} in the {element.describe()} to replace it.")
+        self._done.add(goal_id)
+        enter = " and pressing Enter" if goal.submit else ""
+        return _decide(Action(kind="type", text=goal.text + suffix), f"Typing {goal.text!r} into the {element.describe()}{enter} ({goal.reason}).")
+
+    def _choose(self, goal_id: str, goal: Goal, element: Element) -> PolicyDecision:
+        if goal_id not in self._opened:
+            self._opened.add(goal_id)
+            x, y = element.point
+            return _decide(Action(kind="click", point=Point(x=x, y=y)), f"Opening the {element.describe()} to pick '{goal.text}' ({goal.reason}).")
+        self._done.add(goal_id)
+        return _decide(Action(kind="type", text=goal.text + "\n"), f"Typing '{goal.text}' to pick it in the {element.describe()} and confirming with Enter.")
+
+    def _slide(self, goal_id: str, goal: Goal, element: Element) -> PolicyDecision | None:
+        low = element.min if element.min is not None else 0.0
+        high = element.max if element.max is not None else 100.0
+        if high <= low:
+            return None
+        box = element.box
+        y = round(box.center_y)
+        if goal.extreme:
+            x = box.x + box.width - 2 if goal.extreme == "max" else box.x + 2
+            target_text = f"its {goal.extreme}imum"
+            if self._attempts[goal_id] > 1:
+                return None
+        else:
+            target = min(max(goal.number, low), high)
+            target_text = f"{target:g}"
+            travel = max(box.width - ASSUMED_THUMB_PX, 1.0)
+            clicks = self._slider_clicks.setdefault(goal_id, [])
+            try:
+                current = float(element.value)
+            except ValueError:
+                current = None
+            if clicks and current is not None and abs(current - target) < 1e-9:
+                return None
+            if not clicks:
+                x = box.x + ASSUMED_THUMB_PX / 2 + (target - low) / (high - low) * travel
+            elif current is not None and len(clicks) < 2:
+                x = clicks[-1] + (target - current) / (high - low) * travel  # correct by what the first click did
+            else:
+                return None  # pointing cannot land on this exact value
+            x = round(x)
+            if clicks and x == clicks[-1]:
+                return None
+            clicks.append(x)
+        x = min(max(x, box.x + 1), box.x + box.width - 1)
+        return _decide(Action(kind="click", point=Point(x=round(x), y=y)), f"Clicking along the {element.describe()} where {target_text} should be ({goal.reason}).")
+
+    def _click(self, element: Element, view: PageView, thought: str) -> PolicyDecision:
+        x, y = element.point
+        if element.kind in ("button", "link", "tab", "clickable"):
+            self._last_click = (element.key, element.name, frozenset(e.key for e in view.elements))
+        return _decide(Action(kind="click", point=Point(x=x, y=y)), thought)
+
+    def _confirmation(self, view: PageView) -> PolicyDecision | None:
+        """After a click, a "Click again to confirm" / new "Yes, delete" button is part of the same act."""
+        if self._last_click is None:
+            return None
+        key, name, keys_before = self._last_click
+        self._last_click = None
+        for element in view.elements:
+            if element.point is None or element.disabled:
+                continue
+            changed_in_place = element.key == key and normalize(element.name) != normalize(name)
+            appeared = element.key not in keys_before
+            if (changed_in_place or appeared) and concept_set(content_words(element.name)) & _CONFIRM_WORDS:
+                x, y = element.point
+                return _decide(Action(kind="click", point=Point(x=x, y=y)), f"The app asks to confirm with the {element.describe()}; confirming.")
+        return None
+
+
+def _decide(action: Action, thought: str) -> PolicyDecision:
+    return PolicyDecision(actions=[action], raw_text=action.describe(), thought=thought)

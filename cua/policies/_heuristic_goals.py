@@ -1,0 +1,272 @@
+"""From one clause and the page as it is now to an ordered list of goals.
+
+A goal is one thing to make true with the mouse and keyboard: a field holding a value, a
+drop-down on an option, a slider at a number, a toggle in a state, a button pressed. Goals are
+recomputed from the live page at every step (a form that appears after "New task" is seen at
+once); their ids are stable so the policy remembers which ones it has already done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ._heuristic_match import (
+    CLICK_KINDS,
+    FIELD_KINDS,
+    click_score,
+    column_label,
+    column_matches,
+    exact_name_match,
+    field_score,
+    is_numeric,
+    option_score,
+    own_words,
+    row_matches,
+)
+from ._heuristic_page import Element, PageView
+from ._heuristic_task import BUTTON_VERBS, SUBMIT_INTENTS, Clause, Value
+from ._heuristic_text import WEEKDAYS, mentions_phrase, normalize
+
+# Intents that put new text into the app: a quoted value is what to type, even if it exists.
+ENTERING = frozenset({"add", "type", "search", "signup", "login", "register", "submit", "send", "subscribe", "donate", "join", "save", "convert", "calculate", "generate", "guess", "answer", "solve", "test", "run", "compute", "apply"})
+TOGGLING = frozenset({"on", "off", "toggle", "check", "uncheck", "mute", "unmute", "open", "select", "hide", "click"})
+ROW_VERBS = frozenset({"add", "check", "uncheck", "delete", "toggle", "click", "select", "on", "off", "open", "edit", "set"})
+MIN_CLICK_SCORE = 2.5
+MIN_FIELD_SCORE = 0.5
+
+
+@dataclass(frozen=True)
+class Goal:
+    id: str  # stable across steps, e.g. "fill:Buy milk" or "click:commit"
+    kind: str  # fill | choose | slide | toggle | click
+    element: Element
+    text: str = ""  # text to type (fill) or option to pick (choose)
+    number: float | None = None  # slider target
+    extreme: str | None = None  # "max" / "min" for sliders
+    desired: bool | None = None  # toggle: the state to end in (None: flip once)
+    submit: bool = False  # press Enter after typing
+    reason: str = ""  # why this element, for the thought
+
+
+def _appears(text: str, view: PageView) -> bool:
+    target = normalize(text)
+    if not target:
+        return False
+    for element in view.elements:
+        if target in (normalize(element.name), normalize(element.before)) or mentions_phrase(element.row, text):
+            return True
+    return any(normalize(label.text) == target for label in view.labels)
+
+
+def split_values(clause: Clause, view: PageView, inherited: list[str]) -> tuple[list[Value], list[str]]:
+    """(values to enter, names of existing things the clause refers to)."""
+    to_enter: list[Value] = []
+    references = list(inherited) if clause.pronoun else []
+    has_number = any(v.number is not None for v in clause.values)
+    for value in clause.values:
+        if value.quoted and value.reference:
+            references.append(value.text)
+        elif value.quoted and clause.verb not in ENTERING and _appears(value.text, view) and (clause.verb != "set" or has_number):
+            references.append(value.text)
+        else:
+            to_enter.append(value)
+    return to_enter, references
+
+
+def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Goal]:
+    """The goals for `clause` on the page as it is now, in the order to pursue them."""
+    values, references = split_values(clause, view, inherited)
+    usable = [e for e in view.elements if not e.disabled]
+    used: set[str] = set()
+    goals: list[Goal] = []
+
+    chips = _mentioned_choices(clause, usable, used)
+    value_goals, missing_field = _value_goals(clause, values, usable, references, used)
+    toggles = _toggle_goals(clause, usable, references, used)
+    cells = _row_goals(clause, usable, view, references, used) if not toggles else []
+    goals += chips + value_goals + toggles + cells
+
+    if _needs_button(clause, goals, value_goals):
+        button = _best_button(clause, usable, references, used)
+        if button is not None:
+            if missing_field:
+                # The fields to fill are not on screen yet: this button probably opens the form.
+                return [Goal(id="open", kind="click", element=button, reason="it should open the form to fill")] + goals
+            goals.append(Goal(id="commit", kind="click", element=button, reason="it matches the action"))
+        elif value_goals and clause.submits:
+            last_fill = max((i for i, g in enumerate(goals) if g.kind == "fill"), default=None)
+            if last_fill is not None:
+                goal = goals[last_fill]
+                goals[last_fill] = replace(goal, submit=True, reason=goal.reason + "; no button, so Enter submits")
+    return goals
+
+
+def _needs_button(clause: Clause, goals: list[Goal], value_goals: list[Goal]) -> bool:
+    verb = clause.verb or "click"
+    if verb in ("set", "type", "uncheck", "on", "off", "toggle"):
+        return not goals
+    if verb in ("check", "select", "open", "click", "delete") and goals:
+        return False
+    return verb in SUBMIT_INTENTS or verb in BUTTON_VERBS or verb in ("click", "open", "select", "delete", "check") or not goals
+
+
+def _best_button(clause: Clause, elements: list[Element], references: list[str], used: set[str]) -> Element | None:
+    best, best_score = None, MIN_CLICK_SCORE
+    for element in elements:
+        if element.key in used or element.kind not in CLICK_KINDS:
+            continue
+        score = click_score(clause, element)
+        if references and element.row and any(mentions_phrase(element.row, r) for r in references):
+            score += 1.0
+        if score > best_score:
+            best, best_score = element, score
+    return best
+
+
+def _mentioned_choices(clause: Clause, elements: list[Element], used: set[str]) -> list[Goal]:
+    """Tabs, chips, segmented buttons and drop-down options the clause names ("a short break")."""
+    goals = []
+    for element in elements:
+        if element.kind == "select":
+            options = [o for o in element.options if len(normalize(o.text)) >= 2 and not normalize(o.text).isdigit()
+                       and normalize(o.text) not in ("all", "none", "other") and mentions_phrase(clause.text, o.text)]
+            if options:
+                option = max(options, key=lambda o: len(o.text))
+                used.add(element.key)
+                if not option.selected:
+                    goals.append(Goal(id=f"choose:{option.text}", kind="choose", element=element, text=option.text,
+                                      reason=f"the task names the option '{option.text}'"))
+            continue
+        chip = element.kind in ("tab", "radio") or element.role in ("tab", "radio", "option") or element.state is not None
+        if not chip or element.kind == "checkbox" or len(normalize(element.name)) < 3:
+            continue
+        if mentions_phrase(clause.text, element.name) and normalize(element.name) not in (clause.verb or ""):
+            used.add(element.key)
+            if element.state is not True:
+                goals.append(Goal(id=f"chip:{element.key}", kind="click", element=element, reason=f"the task names '{element.name}'"))
+    return goals
+
+
+def _value_goals(clause: Clause, values: list[Value], elements: list[Element], references: list[str], used: set[str]) -> tuple[list[Goal], bool]:
+    """Goals putting each value somewhere; and whether some text had no field to go into."""
+    options: list[tuple[float, int, Element, str]] = []
+    for index, value in enumerate(values):
+        for element in elements:
+            if element.key in used:
+                continue
+            if element.kind in FIELD_KINDS or element.kind == "range":
+                score = field_score(value, element, clause, references)
+                if score >= MIN_FIELD_SCORE or (score > 0 and value.quoted):
+                    options.append((score, index, element, "field"))
+            elif element.kind == "select":
+                number = value.number if not value.quoted else None
+                best = max((option_score(value.text, o.text, number) for o in element.options), default=0.0)
+                if best > 0:
+                    options.append((best + 0.5 * len(set(value.context) & set(own_words(element) + [*element.before.lower().split()])), index, element, "select"))
+            elif element.kind in CLICK_KINDS and clause.verb not in ("add", "type"):
+                number = value.number if not value.quoted else None
+                score = option_score(value.text, element.name, number)
+                if score >= 3.0:
+                    options.append((score - 0.5, index, element, "chip"))
+    options.sort(key=lambda item: (-item[0], item[1]))
+    chosen: dict[int, tuple[Element, str]] = {}
+    for score, index, element, how in options:
+        if index in chosen or element.key in used:
+            continue
+        chosen[index] = (element, how)
+        used.add(element.key)
+    goals, missing = [], False
+    for index, value in enumerate(values):
+        if index not in chosen:
+            missing = missing or (value.quoted and clause.verb in ENTERING | {"set"})
+            continue
+        element, how = chosen[index]
+        label = element.describe()
+        if how == "field" and element.kind == "range":
+            if value.extreme or (value.number is not None and not _slider_at(element, value)):
+                goals.append(Goal(id=f"slide:{value.text}", kind="slide", element=element, number=value.number,
+                                  extreme=value.extreme, reason=f"{label} takes {value.text}"))
+        elif how == "field":
+            goals.append(Goal(id=f"fill:{value.text}", kind="fill", element=element, text=value.text,
+                              reason=f"the {label} fits {value.text!r}"))
+        elif how == "select":
+            number = value.number if not value.quoted else None
+            option = max(element.options, key=lambda o: option_score(value.text, o.text, number))
+            if not option.selected:
+                goals.append(Goal(id=f"choose:{option.text}", kind="choose", element=element, text=option.text,
+                                  reason=f"{label} has the option '{option.text}'"))
+        elif element.state is not True:
+            goals.append(Goal(id=f"chip:{element.key}", kind="click", element=element, reason=f"it is labelled {value.text!r}"))
+    return goals, missing
+
+
+def _slider_at(element: Element, value: Value) -> bool:
+    try:
+        return abs(float(element.value) - float(value.number)) < 1e-9
+    except (TypeError, ValueError):
+        return False
+
+
+def _toggle_goals(clause: Clause, elements: list[Element], references: list[str], used: set[str]) -> list[Goal]:
+    if clause.verb not in TOGGLING:
+        return []
+    desired = clause.desired
+    if clause.verb in ("open", "select") or (clause.verb == "click" and desired is None):
+        desired = True
+    scored = []
+    for element in elements:
+        switch = element.kind in ("checkbox", "radio") or element.role == "switch"
+        if element.key in used or not switch:
+            continue
+        score = click_score(clause, element)
+        if references:
+            if not any(mentions_phrase(element.row or element.name, r) for r in references):
+                continue
+            score += 3.0
+        if score >= MIN_CLICK_SCORE:
+            scored.append((score, element))
+    scored.sort(key=lambda item: -item[0])
+    chosen = [e for s, e in scored] if clause.every else [e for s, e in scored[:1]]
+    goals = []
+    for element in chosen:
+        used.add(element.key)
+        if desired is None or element.state is not desired:
+            goals.append(Goal(id=f"toggle:{element.key}", kind="toggle", element=element, desired=desired,
+                              reason=f"the {element.describe()} matches the task"))
+    return goals
+
+
+def _row_goals(clause: Clause, elements: list[Element], view: PageView, references: list[str], used: set[str]) -> list[Goal]:
+    """Controls inside the list item / grid row the task names: "step 7 of the kick", "× on 'Floss'"."""
+    if (clause.verb or "click") not in ROW_VERBS:
+        return []
+    rows: dict[str, float] = {}
+    for element in elements:
+        if element.row_key and element.row_key not in rows:
+            rows[element.row_key] = row_matches(element.row, clause, references)
+    if not rows or max(rows.values()) < 1.0:
+        return []
+    top = max(rows.values())
+    in_rows = [e for e in elements if rows.get(e.row_key, 0) == top and e.key not in used and e.kind in CLICK_KINDS]
+    specifiers = [v.text for v in clause.values if v.number is not None and not v.quoted] + [w for w in clause.words if w in WEEKDAYS]
+    desired = clause.desired
+    goals = []
+    if specifiers:
+        for element in in_rows:
+            hit = column_matches(column_label(element, view), clause)
+            if hit and not own_words(element) and not (desired is not None and element.state is desired):
+                goals.append(Goal(id=f"cell:{element.key}", kind="click", element=element,
+                                  reason=f"it is the '{hit[0]}' cell of the row '{element.row[:40]}'"))
+        return goals
+    blank = [e for e in in_rows if not own_words(e)]
+    if clause.every and desired is not None:
+        return [Goal(id=f"cell:{e.key}", kind="click", element=e, reason=f"it is lit in the row '{e.row[:40]}'")
+                for e in blank if e.state is (not desired)]
+    named = [(click_score(clause, e), e) for e in in_rows if own_words(e)]
+    named = [(s, e) for s, e in named if s >= MIN_CLICK_SCORE - 1.0]
+    if named:
+        element = max(named, key=lambda item: item[0])[1]
+        return [Goal(id=f"row:{element.key}", kind="click", element=element, reason=f"it is the {element.describe()} of the row '{element.row[:40]}'")]
+    if clause.verb in ("check", "uncheck") and len(blank) == 1 and blank[0].state is not desired:
+        return [Goal(id=f"row:{blank[0].key}", kind="click", element=blank[0], reason=f"it is the tick box of the row '{blank[0].row[:40]}'")]
+    return []

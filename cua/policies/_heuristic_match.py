@@ -1,0 +1,183 @@
+"""Matching the task's words and values to the page's elements: scores, not rules.
+
+Every function here is pure (task pieces + elements in, numbers out), so it is unit-tested
+without a browser. Higher is better; 0 or less means "not this one".
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._heuristic_page import Element, PageView
+from ._heuristic_task import Clause, Value
+from ._heuristic_text import (
+    WEEKDAYS,
+    abbreviation_match,
+    concept_set,
+    content_words,
+    coverage,
+    mentions_phrase,
+    normalize,
+    split_identifier,
+    stem,
+    tokens,
+)
+
+FIELD_KINDS = frozenset({"text", "number"})
+CLICK_KINDS = frozenset({"button", "link", "tab", "clickable", "checkbox", "radio", "slider-role"})
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]*$")
+_URL = re.compile(r"^(https?://|www\.)", re.IGNORECASE)
+_HEX = re.compile(r"^#[0-9a-f]{3,8}$", re.IGNORECASE)
+
+
+def own_words(element: Element) -> list[str]:
+    """What the element itself says: label, text, title, placeholder."""
+    return content_words(" ".join((element.aria_label, element.label, element.text, element.title, element.placeholder)))
+
+
+def side_words(element: Element) -> list[str]:
+    """Text beside an input (its visual label or unit); buttons are named by their own text."""
+    return content_words(f"{element.before} {element.after}") if element.is_input else []
+
+
+def _hits(query: tuple[str, ...] | list[str], words: list[str]) -> int:
+    target = concept_set(words)
+    return sum(1 for word in query if concept_set([word]) & target)
+
+
+def is_numeric(value: Value) -> bool:
+    return value.number is not None or value.extreme is not None or re.fullmatch(r"-?\d+([.,]\d+)?", value.text.strip()) is not None
+
+
+def field_score(value: Value, element: Element, clause: Clause, references: list[str] = ()) -> float:
+    """How well `element` fits as the place to enter `value` (a text/number field, a slider).
+
+    `references` are names of existing things the task points at ("the target for 'Morning run'"):
+    a field labelled by one of them is the one meant.
+    """
+    if element.disabled or element.kind not in FIELD_KINDS | {"range"}:
+        return 0.0
+    numeric = is_numeric(value)
+    if element.kind in ("number", "range") and not numeric:
+        return 0.0
+    if element.kind == "range" and value.extreme is None and value.number is None:
+        return 0.0
+    words = own_words(element) + side_words(element)
+    ids = content_words(split_identifier(element.id_words))
+    score = 2.0 * _hits(value.before, words) + 1.2 * _hits(value.after, words)
+    score += 0.6 * _hits(value.before + value.after, ids)
+    score += 0.4 * min(_hits(clause.words, words), 3) + 0.3 * min(_hits(clause.words, content_words(element.heading)), 2)
+    for reference in references:
+        if any(mentions_phrase(text, reference) for text in (element.before, element.label, element.aria_label, element.row)):
+            score += 4.0
+    if value.unit and concept_set([value.unit]) & concept_set(content_words(f"{element.after} {element.label} {element.before}") + tokens(element.after)):
+        score += 1.5
+    for word in value.before[-1:]:  # "set Red to 255" with a slider labelled "R"
+        if any(abbreviation_match(word, text) for text in (element.before, element.label, element.aria_label)):
+            score += 2.0
+    text = value.text.strip()
+    if _EMAIL.match(text):
+        score += 3.0 if element.type == "email" or "email" in words or "mail" in words else -1.0
+    elif _URL.match(text):
+        score += 2.0 if element.type == "url" else 0.0
+    elif _HEX.match(text) and element.placeholder.startswith("#"):
+        score += 3.0
+    if element.type == "search" or "search" in words:
+        score += 3.0 if clause.verb == "search" else -2.0
+    elif clause.verb == "search":
+        score -= 0.5
+    if numeric:
+        score += {"number": 1.5, "range": 1.0, "text": 0.3}[element.kind]
+    elif element.kind == "text":
+        score += 0.5
+    if not element.value and element.kind != "range":
+        score += 0.3
+    return score + 0.01  # any compatible field beats nothing
+
+
+def option_score(value_text: str, option_text: str, number: float | None = None) -> float:
+    """How well a drop-down option / chip text matches a value the task names."""
+    a, b = normalize(value_text), normalize(option_text)
+    if not a or not b:
+        return 0.0
+    if a == b:
+        return 6.0
+    if number is not None:
+        numbers = re.findall(r"-?\d+(?:\.\d+)?", b)
+        if any(float(n) == number for n in numbers) and len(numbers) == 1:
+            return 3.5
+        return 0.0
+    if len(a) >= 3 and (mentions_phrase(b, a) or mentions_phrase(a, b)) and len(b) >= 2:
+        return 3.0
+    return 0.0
+
+
+def click_score(clause: Clause, element: Element, *, verb_weight: float = 3.0) -> float:
+    """How well a button/link/tab/clickable matches the clause's verb and object words."""
+    if element.disabled or element.kind in FIELD_KINDS or element.kind == "range":
+        return 0.0
+    own = own_words(element) + side_words(element)
+    if element.kind in ("checkbox", "radio"):
+        own += content_words(f"{element.before} {element.after}")
+    if not own:
+        return 0.0
+    score = 0.0
+    verb = clause.verb or ""
+    verb_concepts = concept_set([stem(verb)] + ([clause.verb_word] if clause.verb_word else []))
+    if verb and verb_concepts & concept_set(own) and verb not in ("click", "open", "select", "set", "type"):
+        score += verb_weight
+    score += 1.5 * min(_hits(clause.words, own), 4)
+    score += 2.0 * coverage(list(clause.words) + [stem(verb), clause.verb_word], " ".join(own))
+    name = element.name
+    for value in clause.values:
+        if value.quoted or value.number is not None:
+            score += option_score(value.text, name, value.number if not value.quoted else None)
+    ids = content_words(split_identifier(element.id_words))
+    score += 0.3 * _hits(clause.words, ids)
+    if element.kind in ("button", "link", "tab"):
+        score += 0.2
+    return score
+
+
+def row_matches(row_text: str, clause: Clause, references: list[str]) -> float:
+    """How strongly a repeated container (list item, table row) is the one the task talks about."""
+    if not row_text:
+        return 0.0
+    score = 0.0
+    for reference in references:
+        if mentions_phrase(row_text, reference):
+            score += 5.0
+    words = content_words(row_text)
+    score += 1.0 * _hits(tuple(w for w in clause.words if not w.isdigit() and w not in WEEKDAYS), words)
+    return score
+
+
+def column_label(element: Element, view: PageView) -> str:
+    """The header text above a grid cell (the nearest short label over its column)."""
+    best, best_gap = "", 10_000.0
+    for label in view.labels:
+        box = label.box
+        if box.y + box.height > element.box.y + 1 or abs(box.center_x - element.box.center_x) > max(element.box.width / 2, 4):
+            continue
+        gap = element.box.y - (box.y + box.height)
+        if gap < best_gap and gap < 400:
+            best, best_gap = label.text, gap
+    return best
+
+
+def column_matches(label: str, clause: Clause) -> list[str]:
+    """Which of the clause's column words/numbers the header names: '7' for "step 7", 'wed' for Wednesday."""
+    if not label:
+        return []
+    found = []
+    for value in clause.values:
+        if value.number is not None and not value.quoted and normalize(label) == value.text:
+            found.append(value.text)
+    for word in clause.words:
+        if word in WEEKDAYS and (abbreviation_match(word, label) or normalize(label) == word):
+            found.append(word)
+    return found
+
+
+def exact_name_match(text: str, element: Element) -> bool:
+    return normalize(text) in {normalize(element.name), normalize(element.text), normalize(element.aria_label), normalize(element.title)} - {""}

@@ -1,0 +1,279 @@
+"""OpenAI computer-use through the Responses API (`computer_use_preview` tool).
+
+The model answers with `computer_call` items (one action each, or an `actions` batch); we
+execute them and answer each call with a `computer_call_output` carrying the screenshot taken
+after its last action, chained by `previous_response_id`. Pending safety checks are
+acknowledged (this harness only ever touches a sandboxed local app) and logged. `screenshot`
+requests are answered at once with the current screenshot, within a bounded number of calls.
+A reply with no computer call ends the episode as `finished` with the model's message.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .._actions import Action, Point
+from .._policy import Observation, Policy, PolicyDecision
+from .._trajectory import TokenUsage
+from ._clients import resolve_client
+
+INSTRUCTIONS = (
+    "You are testing a web app that is already open in the browser. Carry out the user's task in "
+    "the app itself; do not navigate away or ask for confirmation. When the task is done, say so "
+    "in one sentence."
+)
+
+
+class UnusableReply(ValueError):
+    """A computer call we cannot execute (unknown action type, missing coordinates)."""
+
+
+@dataclass
+class _PendingCall:
+    call_id: str
+    executed: int  # how many of the decision's executed actions precede and include this call's
+    safety_checks: list[dict[str, Any]] = field(default_factory=list)
+
+
+class OpenAIComputerUsePolicy(Policy):
+    """`model` is a registry model name or role (default the `openai-cua` entry)."""
+
+    name: ClassVar[str] = "openai-cua"
+
+    def __init__(
+        self,
+        model: str = "openai-cua",
+        *,
+        client: Any = None,
+        models_path: str | None = None,
+        environment: str = "browser",
+        max_screenshot_rounds: int = 3,
+        timeout_s: float | None = None,
+        cache: bool | None = False,
+        reasoning_summary: str | None = None,
+        **params: Any,
+    ):
+        self.client = resolve_client(client, models_path)
+        self.model_ref = model
+        self.model = self.client.registry.model_name(model)
+        self.environment = environment
+        self.max_screenshot_rounds = max(1, max_screenshot_rounds)
+        self.timeout_s = timeout_s
+        # Responses are chained server-side by id: replaying a cached one would point at nothing.
+        self.cache = cache
+        self.reasoning_summary = reasoning_summary
+        self.params = params
+        self.previous_response_id: str | None = None
+        self.pending: list[_PendingCall] = []
+
+    @property
+    def coordinate_space(self) -> str:
+        return "openai-cua"
+
+    def tool(self, observation: Observation) -> dict[str, Any]:
+        return {
+            "type": "computer_use_preview",
+            "display_width": observation.viewport_width,
+            "display_height": observation.viewport_height,
+            "environment": self.environment,
+        }
+
+    async def act(self, observation: Observation) -> PolicyDecision:
+        from llm import image_data_url
+
+        started = time.perf_counter()
+        tokens = TokenUsage()
+        notes: list[str] = []
+        raw_items: list[dict[str, Any]] = []
+        inputs = self._first_input(observation) if self.previous_response_id is None else self._outputs(observation)
+        for _ in range(self.max_screenshot_rounds):
+            result = await self._call(observation, inputs)
+            tokens = TokenUsage(
+                prompt=tokens.prompt + result.usage.prompt_tokens,
+                completion=tokens.completion + result.usage.completion_tokens,
+            )
+            self.previous_response_id = result.id
+            raw_items.extend(result.output)
+            calls = result.items("computer_call")
+            thought = _reasoning_text(result.output)
+            model_ms = round((time.perf_counter() - started) * 1000, 2)
+            if not calls:
+                message = result.output_text.strip()
+                if not message:
+                    return self._invalid("the reply had neither a computer_call nor a message", raw_items, tokens, model_ms)
+                finished = Action(kind="finished", text=message[:2000])
+                return PolicyDecision([finished], raw_text=_raw(raw_items), thought=thought or message, tokens=tokens,
+                                      model_ms=model_ms, notes=notes)
+            try:
+                actions = self._accept_calls(calls, notes)
+            except UnusableReply as exc:
+                return self._invalid(str(exc), raw_items, tokens, model_ms, notes)
+            if actions:
+                return PolicyDecision(actions, raw_text=_raw(raw_items), thought=thought, tokens=tokens,
+                                      model_ms=model_ms, notes=notes)
+            # Only screenshot requests: answer them now with what the screen shows.
+            inputs = self._call_outputs([image_data_url(observation.screenshot)] * len(self.pending))
+        return self._invalid(
+            f"the model asked for {self.max_screenshot_rounds} screenshots in a row without acting",
+            raw_items, tokens, round((time.perf_counter() - started) * 1000, 2), notes,
+        )
+
+    async def _call(self, observation: Observation, inputs: list[dict[str, Any]]) -> Any:
+        request: dict[str, Any] = {
+            "input": inputs,
+            "tools": [self.tool(observation)],
+            "truncation": "auto",
+            "instructions": INSTRUCTIONS,
+            **self.params,
+        }
+        if self.previous_response_id:
+            request["previous_response_id"] = self.previous_response_id
+        if self.reasoning_summary:
+            request["reasoning"] = {"summary": self.reasoning_summary}
+        return await self.client.responses(model=self.model_ref, timeout_s=self.timeout_s, cache=self.cache, **request)
+
+    def _first_input(self, observation: Observation) -> list[dict[str, Any]]:
+        from llm import image_data_url
+
+        content = [
+            {"type": "input_text", "text": f"Task: {observation.task}"},
+            {"type": "input_image", "image_url": image_data_url(observation.screenshot)},
+        ]
+        return [{"role": "user", "content": content}]
+
+    def _outputs(self, observation: Observation) -> list[dict[str, Any]]:
+        """Answers to the previous reply's calls, each with the screenshot after its last action."""
+        from llm import image_data_url
+
+        shots = observation.action_screenshots
+        urls = []
+        for call in self.pending:
+            index = min(call.executed, len(shots)) - 1
+            urls.append(image_data_url(shots[index] if index >= 0 else observation.screenshot))
+        inputs = self._call_outputs(urls)
+        if observation.feedback:
+            inputs.append({"role": "user", "content": [{"type": "input_text", "text": observation.feedback}]})
+        elif observation.history and observation.history[-1].error:
+            note = f"The last action did not work: {observation.history[-1].error}"
+            inputs.append({"role": "user", "content": [{"type": "input_text", "text": note}]})
+        return inputs
+
+    def _call_outputs(self, urls: list[str]) -> list[dict[str, Any]]:
+        outputs = []
+        for call, url in zip(self.pending, urls):
+            output: dict[str, Any] = {
+                "type": "computer_call_output",
+                "call_id": call.call_id,
+                "output": {"type": "computer_screenshot", "image_url": url},
+            }
+            if call.safety_checks:
+                output["acknowledged_safety_checks"] = call.safety_checks
+            outputs.append(output)
+        self.pending = []
+        return outputs
+
+    def _accept_calls(self, calls: list[dict[str, Any]], notes: list[str]) -> list[Action]:
+        """Actions of all calls, in order; remembers each call so the next turn can answer it."""
+        actions: list[Action] = []
+        pending: list[_PendingCall] = []
+        problem: str | None = None
+        for call in calls:
+            checks = [c for c in call.get("pending_safety_checks") or [] if isinstance(c, dict)]
+            for check in checks:
+                notes.append(f"acknowledged safety check {check.get('code', '?')}: {str(check.get('message', ''))[:200]}")
+            batch = call.get("actions") if isinstance(call.get("actions"), list) else [call.get("action")]
+            for raw in batch:
+                try:
+                    action = to_action(raw)
+                except UnusableReply as exc:
+                    problem = problem or str(exc)
+                    continue
+                if action is not None:
+                    actions.append(action)
+            pending.append(_PendingCall(str(call.get("call_id") or call.get("id") or ""), len(actions), checks))
+        # Every call must be answered next turn, even those we could not execute.
+        self.pending = pending
+        if problem and not actions:
+            raise UnusableReply(problem)
+        if problem:
+            notes.append(f"skipped an unusable action: {problem}")
+        return actions
+
+    def _invalid(self, why: str, items: list[dict[str, Any]], tokens: TokenUsage, model_ms: float,
+                 notes: list[str] | None = None) -> PolicyDecision:
+        return PolicyDecision([], raw_text=_raw(items), tokens=tokens, model_ms=model_ms, invalid=why, notes=notes or [])
+
+
+def to_action(raw: Any) -> Action | None:
+    """One computer-use action as ours (display pixels); None for `screenshot`.
+
+    Raises:
+        UnusableReply: unknown type or missing fields.
+    """
+    if not isinstance(raw, dict):
+        raise UnusableReply(f"computer_call action is not an object: {raw!r:.80}")
+    kind = raw.get("type")
+    try:
+        match kind:
+            case "screenshot":
+                return None
+            case "click":
+                button = raw.get("button", "left")
+                if button not in ("left", "right", "wheel", "middle"):
+                    raise UnusableReply(f"click with button {button!r} is not supported")
+                return Action(kind="right_single" if button == "right" else "click", point=_point(raw))
+            case "double_click":
+                return Action(kind="left_double", point=_point(raw))
+            case "move":
+                return Action(kind="move", point=_point(raw))
+            case "drag":
+                path = [p for p in raw.get("path") or [] if isinstance(p, dict)]
+                if len(path) < 2:
+                    raise UnusableReply("drag needs a path of at least two points")
+                return Action(kind="drag", point=_point(path[0]), end=_point(path[-1]))
+            case "scroll":
+                dx, dy = float(raw.get("scroll_x") or 0), float(raw.get("scroll_y") or 0)
+                if abs(dy) >= abs(dx):
+                    direction, amount = ("down" if dy >= 0 else "up"), abs(dy)
+                else:
+                    direction, amount = ("right" if dx > 0 else "left"), abs(dx)
+                return Action(kind="scroll", point=_point(raw), direction=direction, amount=amount or None)
+            case "keypress":
+                keys = [str(k) for k in raw.get("keys") or []]
+                if not keys:
+                    raise UnusableReply("keypress without keys")
+                return Action(kind="hotkey", keys=[k.lower() for k in keys])
+            case "type":
+                return Action(kind="type", text=str(raw.get("text", "")))
+            case "wait":
+                return Action(kind="wait")
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, UnusableReply):
+            raise
+        raise UnusableReply(f"{kind}: {str(exc).splitlines()[-1]}") from None
+    raise UnusableReply(f"unknown computer action type {kind!r}")
+
+
+def _point(raw: dict[str, Any]) -> Point:
+    if "x" not in raw or "y" not in raw:
+        raise UnusableReply(f"{raw.get('type', 'point')} needs x and y")
+    return Point(x=float(raw["x"]), y=float(raw["y"]))
+
+
+def _reasoning_text(items: list[dict[str, Any]]) -> str:
+    texts = []
+    for item in items:
+        if item.get("type") == "reasoning":
+            for part in item.get("summary") or []:
+                if isinstance(part, dict) and part.get("text"):
+                    texts.append(str(part["text"]))
+    return " ".join(texts)
+
+
+def _raw(items: list[dict[str, Any]]) -> str:
+    """The reply items as compact JSON for the trajectory (screenshots are never in replies)."""
+    import json
+
+    return json.dumps(items, ensure_ascii=False, separators=(",", ":"))[:20_000]

@@ -1,0 +1,282 @@
+"""Measured facts of an app page and a trajectory: what the offline commenter (and coder) act on.
+
+- The page, freshly loaded at 1280×720: controls outside the viewport, obscured controls,
+  targets under 24×24 px, controls without ids, sliders with no way to type the value, CSS
+  animations and transitions, live regions and toast-like elements.
+- axe-core (the copy shipped inside `axe-playwright-python`, so offline): insufficient contrast
+  and controls without an accessible name.
+- The trajectory: steps whose action changed nothing in the DOM.
+- A replay of the trajectory's actions on a fresh page under Playwright's fake clock: text that
+  appeared after an action and vanished within the next 10 s of (fast-forwarded) time is state
+  shown only transiently (toasts, self-emptying status regions).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.async_api import Page
+from pydantic import BaseModel, Field
+
+from cua import Step, Trajectory, isolated_world, open_app
+
+from ._facts_js import MEASURE, SNAPSHOT
+
+AXE_RULES = {
+    "color-contrast": "contrast",
+    "button-name": "name",
+    "link-name": "name",
+    "label": "name",
+    "input-button-name": "name",
+    "aria-input-field-name": "name",
+    "aria-command-name": "name",
+    "aria-toggle-field-name": "name",
+    "select-name": "name",
+    "image-alt": "name",
+}
+TRANSIENT_WINDOW_MS = 10_000
+REPLAY_MAX_STEPS = 30
+_STOPWORDS = set(
+    "the a an and or to of in on for with by at from into your you it its is are be then than this that these those "
+    "set make click press tap enter type select choose use change add open show find go get put all any one two".split()
+)
+
+
+class ElementFact(BaseModel):
+    """One element, named the way a coder can find it."""
+
+    selector: str
+    id: str | None = None
+    tag: str = ""
+    type: str | None = Field(default=None, description="The type attribute, or the ARIA role.")
+    text: str = Field(default="", description="Visible text or accessible label, truncated.")
+    box: dict[str, float] | None = Field(default=None, description="Page coordinates (x, y include scrolling).")
+    detail: str | None = Field(default=None, description="What was measured, e.g. '16×16 px' or 'contrast 2.1:1'.")
+
+
+class AnimationFact(BaseModel):
+    selector: str
+    name: str = ""
+    infinite: bool = False
+
+
+class NoEffectStep(BaseModel):
+    step: int
+    action: str
+    selector: str | None = None
+    text: str = ""
+
+
+class OfflineFacts(BaseModel):
+    """What was measured, in a structured form the offline coder can act on."""
+
+    viewport_width: int = 1280
+    viewport_height: int = 720
+    page_width: int = 0
+    page_height: int = 0
+    measured_page: bool = Field(default=False, description="False when no app HTML was given (trajectory facts only).")
+    controls: int = Field(default=0, description="Visible interactive elements measured.")
+    off_viewport_controls: list[ElementFact] = Field(default_factory=list)
+    task_controls_off_viewport: list[ElementFact] = Field(
+        default_factory=list, description="Off-viewport controls the task needed (named by the task, a checker or a step)."
+    )
+    obscured_controls: list[ElementFact] = Field(default_factory=list, description="In the viewport but covered or clipped.")
+    small_targets: list[ElementFact] = Field(default_factory=list)
+    missing_ids: list[ElementFact] = Field(default_factory=list)
+    slider_only_inputs: list[ElementFact] = Field(default_factory=list)
+    animations: list[AnimationFact] = Field(default_factory=list)
+    transitions: list[AnimationFact] = Field(default_factory=list)
+    low_contrast: list[ElementFact] = Field(default_factory=list)
+    unnamed_controls: list[ElementFact] = Field(default_factory=list)
+    live_regions: list[ElementFact] = Field(default_factory=list)
+    toast_like: list[ElementFact] = Field(default_factory=list)
+    transient_status: list[ElementFact] = Field(default_factory=list, description="Text that appeared and vanished on its own.")
+    no_effect_steps: list[NoEffectStep] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="What could not be measured, and why.")
+
+    @property
+    def animations_present(self) -> bool:
+        return bool(self.animations or self.transitions)
+
+    @property
+    def overflows_viewport(self) -> bool:
+        return self.page_width > self.viewport_width or self.page_height > self.viewport_height
+
+
+def task_words(text: str) -> set[str]:
+    """Content words of a task ('Set the volume to 40' → {'volume', '40'})."""
+    words = {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) >= 3 or w.isdigit()}
+    return words - _STOPWORDS
+
+
+def _element_words(element: ElementFact) -> set[str]:
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", f"{element.id or ''} {element.text}")
+    return {w for w in re.findall(r"[a-z0-9]+", spaced.lower()) if len(w) >= 3} - _STOPWORDS
+
+
+def needed_by_task(element: ElementFact, words: set[str], selectors: set[str]) -> bool:
+    if element.selector in selectors or (element.id and f"#{element.id}" in selectors):
+        return True
+    return bool(words & _element_words(element))
+
+
+async def measure_page(page: Page, viewport: tuple[int, int]) -> dict:
+    """The raw measurement of the loaded page (see `_facts_js.MEASURE`)."""
+    return await isolated_world(page).evaluate(f"{MEASURE}({viewport[0]}, {viewport[1]})", timeout_ms=10_000)
+
+
+async def run_axe(page: Page) -> tuple[list[ElementFact], list[ElementFact]]:
+    """(low-contrast elements, controls without accessible names) from axe-core, run offline."""
+    from axe_playwright_python.async_playwright import Axe
+
+    options = {"runOnly": {"type": "rule", "values": list(AXE_RULES)}, "resultTypes": ["violations"]}
+    results = await Axe().run(page, options=options)
+    contrast: list[ElementFact] = []
+    names: list[ElementFact] = []
+    for violation in results.response.get("violations", []):
+        kind = AXE_RULES.get(violation.get("id"))
+        for node in violation.get("nodes", []):
+            target = node.get("target") or ["?"]
+            selector = target[0] if isinstance(target[0], str) else " ".join(map(str, target[0]))
+            html = node.get("html", "")
+            detail = violation["id"]
+            if kind == "contrast":
+                data = (node.get("any") or [{}])[0].get("data") or {}
+                if data.get("contrastRatio"):
+                    detail = f"contrast {data['contrastRatio']}:1, needs {data.get('expectedContrastRatio', '4.5:1')}"
+            fact = ElementFact(selector=selector, id=_id_of(selector), tag=_tag_of(html), text=_text_of(html), detail=detail)
+            (contrast if kind == "contrast" else names).append(fact)
+    return contrast, names
+
+
+def _id_of(selector: str) -> str | None:
+    match = re.fullmatch(r"#([\w-]+)", selector)
+    return match.group(1) if match else None
+
+
+def _tag_of(html: str) -> str:
+    match = re.match(r"<\s*([a-zA-Z0-9-]+)", html)
+    return match.group(1).lower() if match else ""
+
+
+def _text_of(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())[:80]
+
+
+def no_effect_steps(trajectory: Trajectory) -> list[NoEffectStep]:
+    """Steps whose action the rollout saw change nothing in the DOM (`Step.dom_changed is False`)."""
+    found = []
+    for step in trajectory.steps:
+        if step.dom_changed is False and step.screen_action is not None and step.screen_action.kind not in ("wait", "finished"):
+            target = step.target
+            selector = None
+            if target is not None:
+                selector = target.selector or (f"#{target.id}" if target.id else target.tag)
+            found.append(
+                NoEffectStep(step=step.index, action=step.screen_action.describe(), selector=selector, text=(target.text if target else "")[:60])
+            )
+    return found
+
+
+async def replay_for_transients(page: Page, steps: list[Step]) -> list[ElementFact]:
+    """Replay `steps` on `page` under a fake clock; return text that appeared and then vanished by itself."""
+    from cua import execute
+
+    world = isolated_world(page)
+    await page.clock.install()  # timers the app sets from here on run on our fast-forwarded time
+    transient: dict[str, ElementFact] = {}
+    for step in steps[:REPLAY_MAX_STEPS]:
+        action = step.screen_action
+        if action is None or action.kind in ("finished",):
+            continue
+        before = await world.evaluate(SNAPSHOT, timeout_ms=5_000)
+        await execute(page, action)
+        await page.clock.run_for(300)  # let handlers and short transitions run
+        shown = await world.evaluate(SNAPSHOT, timeout_ms=5_000)
+        await page.clock.run_for(TRANSIENT_WINDOW_MS)
+        later = await world.evaluate(SNAPSHOT, timeout_ms=5_000)
+        for key, item in shown.items():
+            appeared = key not in before or before[key]["text"] != item["text"]
+            if appeared and key not in later and item["selector"] not in transient:
+                transient[item["selector"]] = ElementFact(
+                    selector=item["selector"], id=_id_of(item["selector"]), text=item["text"], detail=f"shown after step {step.index}, gone within {TRANSIENT_WINDOW_MS // 1000} s"
+                )
+    return list(transient.values())
+
+
+async def collect_facts(
+    html: str | bytes | None,
+    trajectory: Trajectory | None = None,
+    *,
+    task: str | None = None,
+    task_selectors: tuple[str, ...] = (),
+    viewport: tuple[int, int] = (1280, 720),
+    use_axe: bool = True,
+    replay: bool = True,
+) -> OfflineFacts:
+    """Measure the app (when `html` is given) and the trajectory (when given).
+
+    `task_selectors` (e.g. the selectors a checker reads) mark controls the task needs, beside
+    those the task's words name. Never raises for what the app does: failures become `notes`.
+    """
+    if trajectory is not None:
+        viewport = (trajectory.viewport_width, trajectory.viewport_height)
+    facts = OfflineFacts(viewport_width=viewport[0], viewport_height=viewport[1])
+    if trajectory is not None:
+        facts.no_effect_steps = no_effect_steps(trajectory)
+    task_text = task if task is not None else (trajectory.task if trajectory else "")
+    if html is None:
+        facts.notes.append("no app HTML given: page facts not measured")
+        return facts
+    from cua import BrowserConfig
+
+    config = BrowserConfig(viewport_width=viewport[0], viewport_height=viewport[1])
+    async with open_app(html, config) as app:
+        raw = await measure_page(app.page, viewport)
+        _fill_from_measurement(facts, raw, task_text, trajectory, set(task_selectors))
+        if use_axe:
+            try:
+                facts.low_contrast, facts.unnamed_controls = await run_axe(app.page)
+            except Exception as exc:  # the app can break axe (it runs in the page's own world)
+                facts.notes.append(f"axe-core failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    if replay and trajectory is not None and trajectory.steps:
+        async with open_app(html, config) as app:
+            try:
+                facts.transient_status = await replay_for_transients(app.page, trajectory.steps)
+            except Exception as exc:
+                facts.notes.append(f"replay for transient state failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    return facts
+
+
+def _fill_from_measurement(
+    facts: OfflineFacts, raw: dict, task_text: str, trajectory: Trajectory | None, selectors: set[str]
+) -> None:
+    facts.measured_page = True
+    facts.page_width, facts.page_height = int(raw["page_width"]), int(raw["page_height"])
+    facts.controls = len(raw["controls"])
+    as_facts = lambda items: [ElementFact(**item) for item in items]  # noqa: E731 (local shorthand)
+    facts.off_viewport_controls = as_facts(raw["off_viewport"])
+    facts.obscured_controls = as_facts(raw["obscured"])
+    facts.small_targets = [
+        fact.model_copy(update={"detail": f"{fact.box['width']:.0f}×{fact.box['height']:.0f} px"}) for fact in as_facts(raw["small"])
+    ]
+    facts.missing_ids = as_facts(raw["missing_ids"])
+    facts.slider_only_inputs = as_facts(raw["slider_only"])
+    facts.animations = [AnimationFact(**item) for item in raw["animated"]]
+    facts.transitions = [AnimationFact(selector=item["selector"], name=item.get("property") or "") for item in raw["transitions"]]
+    facts.live_regions = as_facts(raw["live_regions"])
+    facts.toast_like = as_facts(raw["toast_like"])
+    words = task_words(task_text)
+    if trajectory is not None:
+        for step in trajectory.steps:
+            if step.target is not None:
+                if step.target.selector:
+                    selectors.add(step.target.selector)
+                if step.target.id:
+                    selectors.add(f"#{step.target.id}")
+    facts.task_controls_off_viewport = [f for f in facts.off_viewport_controls if needed_by_task(f, words, selectors)]
+
+
+def load_html(path: Path | str) -> str:
+    return Path(path).read_text(encoding="utf-8")

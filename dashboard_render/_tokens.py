@@ -1,0 +1,165 @@
+"""Visual-token accounting: what a trajectory's raw screenshots cost a VLM versus its dashboard.
+
+Two rules (design.md §6):
+
+- Qwen2.5-VL (UI-TARS-1.5): `smart_resize` rounds each side to a multiple of 28 and keeps the
+  pixel count within [min_pixels, max_pixels]; every 28×28 patch is one token (14-px ViT patches
+  merged 2×2), so tokens = (h/28)·(w/28). The vision start/end marker tokens are not counted.
+- OpenAI high detail: fit within 2048×2048, then scale down so the shortest side is 768 (images
+  are never scaled up), then 170 tokens per 512-px tile plus 85.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from PIL import Image
+from pydantic import BaseModel, Field
+
+QWEN_FACTOR = 28
+QWEN_MIN_PIXELS = 100 * 28 * 28  # UI-TARS-1.5's setting; stock Qwen2.5-VL uses 4·28²
+QWEN_MAX_PIXELS = 16384 * 28 * 28
+QWEN_MAX_ASPECT = 200
+
+
+def smart_resize(
+    height: int,
+    width: int,
+    factor: int = QWEN_FACTOR,
+    min_pixels: int = QWEN_MIN_PIXELS,
+    max_pixels: int = QWEN_MAX_PIXELS,
+) -> tuple[int, int]:
+    """(height, width) as Qwen2.5-VL's processor resizes them (same rounding as its reference code).
+
+    Raises ValueError for an aspect ratio over 200 or a non-positive side.
+    """
+    if height <= 0 or width <= 0:
+        raise ValueError(f"image size must be positive, got {width}×{height}")
+    if max(height, width) / min(height, width) > QWEN_MAX_ASPECT:
+        raise ValueError(f"aspect ratio of {width}×{height} exceeds {QWEN_MAX_ASPECT}")
+    # Python's round() (half to even) is what the reference implementation uses.
+    h_bar = max(factor, round(height / factor) * factor)
+    w_bar = max(factor, round(width / factor) * factor)
+    if h_bar * w_bar > max_pixels:
+        beta = math.sqrt((height * width) / max_pixels)
+        h_bar = max(factor, math.floor(height / beta / factor) * factor)
+        w_bar = max(factor, math.floor(width / beta / factor) * factor)
+    elif h_bar * w_bar < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h_bar = math.ceil(height * beta / factor) * factor
+        w_bar = math.ceil(width * beta / factor) * factor
+    return h_bar, w_bar
+
+
+def qwen_visual_tokens(
+    width: int, height: int, min_pixels: int = QWEN_MIN_PIXELS, max_pixels: int = QWEN_MAX_PIXELS
+) -> int:
+    """Visual tokens of one image under the Qwen2.5-VL rule: 1280×720 → 1288×728 → 46·26 = 1196."""
+    h_bar, w_bar = smart_resize(height, width, min_pixels=min_pixels, max_pixels=max_pixels)
+    return (h_bar // QWEN_FACTOR) * (w_bar // QWEN_FACTOR)
+
+
+def openai_resized(width: int, height: int) -> tuple[int, int]:
+    """(width, height) after OpenAI's high-detail scaling: fit in 2048², shortest side at most 768."""
+    if width <= 0 or height <= 0:
+        raise ValueError(f"image size must be positive, got {width}×{height}")
+    w, h = float(width), float(height)
+    if max(w, h) > 2048:
+        ratio = 2048 / max(w, h)
+        w, h = w * ratio, h * ratio
+    if min(w, h) > 768:
+        ratio = 768 / min(w, h)
+        w, h = w * ratio, h * ratio
+    return int(math.floor(w)), int(math.floor(h))
+
+
+def openai_visual_tokens(width: int, height: int) -> int:
+    """Tokens of one image at detail=high: 170 per 512-px tile + 85 (1280×720 → 3·2 tiles → 1105)."""
+    w, h = openai_resized(width, height)
+    tiles = math.ceil(w / 512) * math.ceil(h / 512)
+    return 170 * tiles + 85
+
+
+class TokenAccount(BaseModel):
+    """Visual tokens of one trajectory's raw screenshots and of its dashboard, under both rules."""
+
+    trajectory: str = Field(description="Folder of the trajectory (or a label).")
+    steps: int
+    raw_images: int = Field(description="Screenshots the trajectory holds: the initial state and one per step.")
+    raw_qwen: int
+    raw_openai: int
+    dashboard_qwen: int
+    dashboard_openai: int
+
+    @property
+    def reduction_qwen(self) -> float:
+        return _reduction(self.dashboard_qwen, self.raw_qwen)
+
+    @property
+    def reduction_openai(self) -> float:
+        return _reduction(self.dashboard_openai, self.raw_openai)
+
+
+class TokenSummary(BaseModel):
+    """Token accounting over many dashboards: the mean of per-dashboard reductions and pooled totals."""
+
+    n_trajectories: int
+    mean_reduction_qwen: float
+    mean_reduction_openai: float
+    pooled_reduction_qwen: float = Field(description="1 − Σ dashboard / Σ raw tokens.")
+    pooled_reduction_openai: float
+    raw_qwen: int
+    raw_openai: int
+    dashboard_qwen: int
+    dashboard_openai: int
+
+
+def _reduction(after: int, before: int) -> float:
+    return 0.0 if before <= 0 else 1.0 - after / before
+
+
+def account_images(
+    label: str, steps: int, raw_sizes: Sequence[tuple[int, int]], dashboard_size: tuple[int, int] = (1920, 1080)
+) -> TokenAccount:
+    """Token account from image sizes (width, height): the raw screenshots and the dashboard."""
+    return TokenAccount(
+        trajectory=label,
+        steps=steps,
+        raw_images=len(raw_sizes),
+        raw_qwen=sum(qwen_visual_tokens(w, h) for w, h in raw_sizes),
+        raw_openai=sum(openai_visual_tokens(w, h) for w, h in raw_sizes),
+        dashboard_qwen=qwen_visual_tokens(*dashboard_size),
+        dashboard_openai=openai_visual_tokens(*dashboard_size),
+    )
+
+
+def account_trajectory(folder: Path | str, dashboard_size: tuple[int, int] = (1920, 1080)) -> TokenAccount:
+    """Token account of a trajectory folder; image sizes are read from the PNG headers only."""
+    from cua import Trajectory
+
+    folder = Path(folder)
+    trajectory = Trajectory.load(folder)
+    names = [trajectory.initial_screenshot] + [step.screenshot for step in trajectory.steps]
+    sizes = []
+    for name in names:
+        if name and (folder / name).is_file():
+            with Image.open(folder / name) as image:  # lazy: reads the header, not the pixels
+                sizes.append(image.size)
+    return account_images(str(folder), len(trajectory.steps), sizes, dashboard_size)
+
+
+def summarize(accounts: Iterable[TokenAccount]) -> TokenSummary:
+    """Mean and pooled reductions over `accounts` (zeros when there are none)."""
+    accounts = list(accounts)
+    n = len(accounts)
+    totals = {key: sum(getattr(a, key) for a in accounts) for key in ("raw_qwen", "raw_openai", "dashboard_qwen", "dashboard_openai")}
+    return TokenSummary(
+        n_trajectories=n,
+        mean_reduction_qwen=sum(a.reduction_qwen for a in accounts) / n if n else 0.0,
+        mean_reduction_openai=sum(a.reduction_openai for a in accounts) / n if n else 0.0,
+        pooled_reduction_qwen=_reduction(totals["dashboard_qwen"], totals["raw_qwen"]),
+        pooled_reduction_openai=_reduction(totals["dashboard_openai"], totals["raw_openai"]),
+        **totals,
+    )

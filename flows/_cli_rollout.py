@@ -1,0 +1,113 @@
+"""`aui rollout`: one agent, one task, one app — prints the termination reason and step count.
+
+Registered in `flows/cli.py` with `app.command("rollout")(rollout_command)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from apps_prompts import BUNDLED_DIR
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def rollout_command(
+    app_id: str = typer.Option(..., "--app", help="App id in the spec set (see `aui apps list`)."),
+    task_id: str = typer.Option(..., "--task", help="Task id within the app."),
+    policy: str = typer.Option("heuristic", "--policy", help="heuristic | uitars | openai-cua"),
+    out: Path = typer.Option(..., "--out", help="Folder for trajectory.json and the step screenshots."),
+    model: str = typer.Option(None, "--model", help="Model name or role in the model registry (model policies)."),
+    html: Path = typer.Option(None, "--html", help="App HTML to judge (default: the spec's reference HTML)."),
+    apps: Path = typer.Option(BUNDLED_DIR, "--apps", help="A spec file or folder of specs (default: bundled)."),
+    models: Path = typer.Option(None, "--models", help="Model registry YAML (default: configs/models.yaml)."),
+    max_steps: int = typer.Option(20, "--max-steps", min=1, help="Step limit (the paper uses 20)."),
+    trace: bool = typer.Option(False, "--trace", help="Also record a Playwright trace.zip."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of text."),
+) -> None:
+    """Run one rollout of a task with its reference checker and print how it ended."""
+    from apps_prompts import load_app, reference_html_path
+    from cua import RolloutConfig
+    from cua.policies import get_policy
+
+    try:
+        spec = load_app(app_id, apps)
+        task = spec.task(task_id)
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        err_console.print(f"[red]error:[/] {str(exc).strip(chr(39))}", soft_wrap=True)
+        raise typer.Exit(2)
+    html_path = html or reference_html_path(spec)
+    if html_path is None or not Path(html_path).is_file():
+        err_console.print(f"[red]error:[/] no app HTML for '{app_id}': give --html PATH (the spec has no reference_html)")
+        raise typer.Exit(2)
+    if not task.checker:
+        err_console.print(f"[yellow]warning:[/] task '{task_id}' has no reference checker; it cannot succeed")
+
+    policy_kwargs: dict[str, Any] = {}
+    if policy != "heuristic":
+        if model:
+            policy_kwargs["model"] = model
+        if models:
+            policy_kwargs["models_path"] = str(models)
+    try:
+        agent = get_policy(policy, **policy_kwargs)
+    except Exception as exc:  # unknown name, bad model entry, missing key variable
+        err_console.print(f"[red]error:[/] policy '{policy}': {exc}", soft_wrap=True)
+        raise typer.Exit(2)
+
+    config = RolloutConfig(max_steps=max_steps, trace=trace)
+    trajectory = asyncio.run(
+        _run(Path(html_path).read_text(encoding="utf-8"), spec.id, task, agent, task.checker, out, config)
+    )
+    summary = {
+        "app": spec.id,
+        "task": task.id,
+        "policy": policy,
+        "termination": trajectory.termination.value if trajectory.termination else None,
+        "success": trajectory.success,
+        "steps": len(trajectory.steps),
+        "error": trajectory.error,
+        "trajectory": str(out / "trajectory.json"),
+    }
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        colour = "green" if trajectory.success else "yellow"
+        console.print(
+            f"[{colour}]{summary['termination']}[/] after {summary['steps']} step(s) — {spec.id}/{task.id} "
+            f"with {policy}; trajectory: {summary['trajectory']}",
+            soft_wrap=True,
+        )
+        if trajectory.error:
+            console.print(f"  reason: {trajectory.error}", soft_wrap=True)
+    raise typer.Exit(1 if summary["termination"] == "error" else 0)
+
+
+async def _run(html, app_id, task, agent, checker_source, out, config):
+    from cua import close_browser, rollout
+    from verifier import run_checker
+
+    async def checker(page):
+        return await run_checker(page, checker_source)
+
+    try:
+        return await rollout(
+            html,
+            task.description,
+            agent,
+            checker if checker_source else None,
+            out,
+            config,
+            app_id=app_id,
+            task_id=task.id,
+            expected_outcome=task.expected_outcome,
+        )
+    finally:
+        await close_browser()

@@ -1,0 +1,147 @@
+"""`aui run | sweep | report | serve | ui | deploy`: thin commands over the flows."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markdown import Markdown
+
+from ._config import ConfigError, ExperimentConfig, load_config, make_config
+
+console = Console()
+err_console = Console(stderr=True)
+
+OFFLINE_ROLES = {"coders": ["offline"], "verifier": "offline", "proposer": "offline", "commenter": "offline",
+                 "cua_policies": ["heuristic"]}
+
+
+def _fail(message: str) -> typer.Exit:
+    err_console.print(f"[red]error:[/] {message}", soft_wrap=True)
+    return typer.Exit(2)
+
+
+def _execute(config: ExperimentConfig) -> None:
+    from ._loop import sweep
+    from ._results import AppRoundResult, markdown_table, table_rows
+
+    mode = "OFFLINE providers (no model endpoint)" if config.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
+    console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
+    if not os.environ.get("PREFECT_API_URL"):
+        console.print("Prefect: ephemeral local server (SQLite). For the UI run [bold]aui ui[/] first and set PREFECT_API_URL.")
+    try:
+        results: list[AppRoundResult] = asyncio.run(sweep(config))
+    except (ConfigError, ValueError, FileNotFoundError, KeyError) as exc:
+        raise _fail(str(exc)) from None
+    console.print(Markdown(markdown_table(table_rows(results))))
+    if config.offline:
+        console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
+    console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")
+    console.print(f"Browse dashboards: aui serve {config.run_dir}  ·  Prefect UI: aui ui (http://127.0.0.1:4200)")
+
+
+def run(
+    config_file: Path = typer.Option(None, "--config", "-c", help="Experiment YAML (flags below override it)."),
+    offline: bool = typer.Option(False, "--offline", help="Offline providers for every role (heuristic agent)."),
+    apps: Path = typer.Option(None, "--apps", help="Folder of app specs (ours or AUI-Gym YAML)."),
+    app_ids: list[str] = typer.Option(None, "--app", help="Only these app ids (repeatable)."),
+    rounds: int = typer.Option(None, "--rounds", help="Revision rounds after v0."),
+    modes: list[str] = typer.Option(None, "--mode", help="unsupported | cua | integrated (repeatable)."),
+    coders: list[str] = typer.Option(None, "--coder", help="Coder model name(s) or offline."),
+    policies: list[str] = typer.Option(None, "--cua", help="CUA policy: heuristic | uitars | openai-cua."),
+    cua_model: str = typer.Option(None, "--cua-model", help="Model for uitars / openai-cua."),
+    v0_dir: Path = typer.Option(None, "--v0-dir", help="Existing apps as ID/index.html (initial versions)."),
+    tasks_file: Path = typer.Option(None, "--tasks-file", help="Tasks per app (YAML/JSON)."),
+    name: str = typer.Option(None, "--name", help="Run name (folder under --out)."),
+    out_dir: Path = typer.Option(None, "--out", help="Runs folder (default runs/)."),
+    models_config: Path = typer.Option(None, "--models", help="Model registry YAML."),
+    concurrency: int = typer.Option(None, "--concurrency", help="Rollouts in flight."),
+    max_steps: int = typer.Option(None, "--max-steps"),
+) -> None:
+    """Run one experiment (the design loop over the selected apps) and print its results table."""
+    overrides = {"apps": apps, "app_ids": app_ids or None, "rounds": rounds, "revision_modes": modes or None,
+                 "coders": coders or None, "cua_policies": policies or None, "cua_model": cua_model, "v0_dir": v0_dir,
+                 "tasks_file": tasks_file, "name": name, "out_dir": out_dir, "models_config": models_config,
+                 "concurrency": concurrency, "max_steps": max_steps}
+    if offline:
+        overrides.update(OFFLINE_ROLES)
+    try:
+        if config_file is not None:
+            config = load_config(config_file, **overrides)
+        else:
+            config = make_config({k: v for k, v in overrides.items() if v is not None})
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    _execute(config)
+
+
+def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML listing apps × coders × CUAs × modes × rounds.")) -> None:
+    """Run a sweep from a config file (re-running it resumes: finished stages come from the cache)."""
+    try:
+        config = load_config(config_file)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    _execute(config)
+
+
+def report(run_dir: Path = typer.Argument(..., help="A run folder with results.json.")) -> None:
+    """Rebuild results.md/.csv, the plot and report.html from a run's results.json."""
+    from ._finish import offline_roles  # noqa: F401  (kept for symmetry with finish_run)
+    from ._report import write_report
+    from ._results import AppRoundResult, write_results
+
+    path = run_dir / "results.json"
+    if not path.is_file():
+        raise _fail(f"no results.json in {run_dir}")
+    data = json.loads(path.read_text())
+    results = [AppRoundResult.model_validate(r) for r in data["apps"]]
+    rows = write_results(run_dir, results, usage=data.get("usage"), offline_roles=data.get("offline_roles"))
+    out = write_report(run_dir, rows, results, data.get("offline_roles", []), data.get("usage"))
+    console.print(f"report: {out}")
+
+
+def serve(run_dir: Path = typer.Argument(..., help="Folder to serve (a run folder or runs/)."),
+          port: int = typer.Option(8765, "--port"), host: str = typer.Option("127.0.0.1", "--host")) -> None:
+    """Serve a run folder over HTTP so Prefect artifacts can link to dashboards and screenshots."""
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    if not run_dir.is_dir():
+        raise _fail(f"not a folder: {run_dir}")
+    handler = partial(SimpleHTTPRequestHandler, directory=str(run_dir))
+    server = ThreadingHTTPServer((host, port), handler)
+    console.print(f"Serving {run_dir} at http://{host}:{port}/ (Ctrl-C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def ui(port: int = typer.Option(4200, "--port"), host: str = typer.Option("127.0.0.1", "--host")) -> None:
+    """Start the Prefect server (UI + API) on this machine and print where it is."""
+    url = f"http://{host}:{port}"
+    console.print(f"Prefect UI: {url}  ·  to send runs there: export PREFECT_API_URL={url}/api")
+    command = [sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port)]
+    raise typer.Exit(subprocess.call(command))
+
+
+def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
+           cron: str = typer.Option(..., "--cron", help='Schedule, e.g. "0 3 * * *".'),
+           name: str = typer.Option(None, "--name", help="Deployment name (default: the config's name).")) -> None:
+    """Serve a scheduled sweep (flow.serve with a cron schedule); runs until interrupted."""
+    from ._loop import sweep
+
+    try:
+        config = load_config(config_file)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    console.print(f"Scheduling sweep '{config.name}' with cron '{cron}'. Needs a Prefect server (aui ui).")
+    sweep.serve(name=name or config.name, cron=cron, parameters={"config": json.loads(config.model_dump_json())})

@@ -1,0 +1,88 @@
+"""`aui verify`: judge one app's tasks, print FC and the per-task verdicts, write verdicts.json."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from apps_prompts import BUNDLED_DIR
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def verify_command(
+    app_id: str = typer.Option(..., "--app", help="The app id."),
+    apps: Path = typer.Option(BUNDLED_DIR, "--apps", help="A spec file or a folder of them."),
+    html: Path = typer.Option(None, "--html", help="The app version to judge (default: the spec's reference HTML)."),
+    model: str = typer.Option("offline", "--model", help="'offline' (reference checkers) or a model name / role."),
+    out: Path = typer.Option(..., "--out", help="Folder for verdicts.json."),
+    models_config: Path = typer.Option(None, "--models", help="Model registry YAML (default configs/models.yaml)."),
+    batch_size: int = typer.Option(10, "--batch-size", min=1, help="Tasks per model conversation."),
+    screenshot: bool = typer.Option(False, "--screenshot", help="Show the model a screenshot of the loaded app."),
+) -> None:
+    """Decide per task whether the app supports it, gate each checker, and report Function Completeness."""
+    from apps_prompts import load_app
+    from cua import close_browser
+    from verifier import LLMVerifierConfig, function_completeness, verify_app
+
+    try:
+        spec = load_app(app_id, apps)
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
+        raise typer.Exit(2)
+    if html is not None and not html.is_file():
+        err_console.print(f"[red]error:[/] --html: no file at {html}")
+        raise typer.Exit(2)
+    client = None
+    if model != "offline":
+        from llm import ModelConfigError, get_client
+
+        try:
+            client = get_client(models_config)
+            client.registry.model_name(model)
+        except ModelConfigError as exc:
+            err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
+            raise typer.Exit(2)
+    config = LLMVerifierConfig(batch_size=batch_size, screenshot=screenshot)
+
+    async def run():
+        try:
+            return await verify_app(
+                spec,
+                html.read_text(encoding="utf-8") if html is not None else None,
+                verifier=model,
+                client=client,
+                config=config,
+                out_dir=out,
+            )
+        finally:
+            await close_browser()
+
+    try:
+        verdicts = asyncio.run(run())
+    except ValueError as exc:
+        err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
+        raise typer.Exit(2)
+
+    table = Table("task", "solvable", "kind", "gate", "reasons / warnings", title=f"{spec.id} — verifier: {verdicts.verifier}")
+    for verdict in verdicts.verdicts:
+        gate = "—" if verdict.gate is None else ("[green]pass[/]" if verdict.gate.accepted else "[red]fail[/]")
+        notes = "; ".join(verdict.reasons + [f"[yellow]{w}[/]" for w in verdict.warnings])
+        table.add_row(
+            verdict.task_id,
+            "[green]yes[/]" if verdict.valid else "[red]no[/]",
+            verdict.checker_kind or "—",
+            gate,
+            notes,
+        )
+    console.print(table)
+    rate = function_completeness(verdicts)
+    tokens = verdicts.tokens
+    spent = f", {tokens.total_tokens} tokens in {tokens.calls} call(s)" if tokens.calls else ""
+    console.print(f"Function Completeness: [bold]{rate}[/]{spent}")
+    console.print(f"wrote {out / 'verdicts.json'}")

@@ -1,0 +1,91 @@
+"""The experiment config: what to sweep over and how (one YAML file or CLI flags)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from apps_prompts import BUNDLED_DIR
+
+RevisionMode = Literal["unsupported", "cua", "integrated"]
+
+
+class ConfigError(ValueError):
+    """A config file or flag is wrong; the message names the file and field."""
+
+
+class ExperimentConfig(BaseModel):
+    """One experiment: apps × coders × CUA policies × revision modes, for some rounds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(default="offline-bundled", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", description="Run name; the run folder is out_dir/name.")
+    apps: Path = Field(default=BUNDLED_DIR, description="A folder (or file) of app specs: ours or AUI-Gym YAML.")
+    app_ids: list[str] = Field(default_factory=list, description="Only these apps (default: all).")
+    v0_dir: Path | None = Field(default=None, description="Existing apps as ID/index.html, used as the initial version by the offline coder.")
+    tasks_file: Path | None = Field(default=None, description="Tasks for every app (YAML/JSON: {app_id: [Task, ...]}) instead of the specs' own.")
+    coders: list[str] = Field(default_factory=lambda: ["offline"], min_length=1, description="Coder model names (or 'offline').")
+    cua_policies: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1, description="CUA policy names: heuristic, uitars, openai-cua.")
+    cua_model: str | None = Field(default=None, description="Model for model-backed CUA policies (default: the 'cua' role).")
+    verifier: str = Field(default="offline", description="Verifier model name or 'offline' (reference checkers).")
+    proposer: str = Field(default="offline", description="Task proposer model name or 'offline' (the specs' tasks).")
+    commenter: str = Field(default="offline", description="Commenter model name or 'offline' (measured DOM facts).")
+    commenter_mode: Literal["dashboard", "text-only", "screenshots-only"] = "dashboard"
+    revision_modes: list[RevisionMode] = Field(default_factory=lambda: ["integrated"], min_length=1)
+    rounds: int = Field(default=2, ge=0, le=20, description="Revisions after the initial version (round 0).")
+    tasks_per_app: int = Field(default=30, ge=1, le=200, description="Tasks the LLM proposer writes per app.")
+    max_steps: int = Field(default=20, ge=1, le=100)
+    style_block: bool = Field(default=False, description="Add the agent-centric style block to revision prompts.")
+    concurrency: int = Field(default=2, ge=1, le=32, description="Rollouts in flight at once (browser contexts).")
+    models_config: Path | None = Field(default=None, description="Model registry YAML (default configs/models.yaml).")
+    out_dir: Path = Field(default=Path("runs"))
+    serve_url: str = Field(default="http://127.0.0.1:8765", description="Where `aui serve` serves the run folder (links in Prefect artifacts).")
+    seed: int = 0
+
+    @field_validator("apps", "v0_dir", "tasks_file", "models_config")
+    @classmethod
+    def _exists(cls, path: Path | None) -> Path | None:
+        if path is not None and not Path(path).exists():
+            raise ValueError(f"path does not exist: {path}")
+        return path
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.out_dir) / self.name
+
+    @property
+    def offline(self) -> bool:
+        roles = [*self.coders, self.verifier, self.proposer, self.commenter]
+        return all(r == "offline" for r in roles) and all(p == "heuristic" for p in self.cua_policies)
+
+
+def load_config(path: Path, **overrides) -> ExperimentConfig:
+    """Read a YAML config; `overrides` (non-None values) win over the file."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of settings")
+    base = path.parent
+    for key in ("apps", "v0_dir", "tasks_file", "models_config", "out_dir"):
+        if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
+            data[key] = str((base / data[key]).resolve())
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return make_config(data, source=str(path))
+
+
+def make_config(data: dict, source: str = "flags") -> ExperimentConfig:
+    try:
+        return ExperimentConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"{source}: {problems}") from None

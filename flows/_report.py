@@ -1,0 +1,151 @@
+"""The static report: `report.html` beside the results, readable straight from disk.
+
+Everything is linked by relative paths inside the run folder (screenshots, dashboards, the plot),
+so the report opens with a browser and no server; `aui serve` serves the same folder over HTTP
+for Prefect artifacts, whose links need a URL.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from cua import write_atomic
+
+from ._results import DOMAINS, AppRoundResult, TableRow, best_rounds, markdown_table
+
+PLOT_FILE = "fc_sr_by_round.png"
+
+
+def write_plot(run_dir: Path, rows: list[TableRow]) -> Path | None:
+    """FC and SR (overall) across rounds, one line per coder × CUA × mode. Deterministic PNG."""
+    if not rows:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["svg.hashsalt"] = "aui"
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=100)
+    series: dict[tuple, list[TableRow]] = {}
+    for row in rows:
+        series.setdefault((row.coder, row.cua, row.mode), []).append(row)
+    for key, points in sorted(series.items()):
+        points.sort(key=lambda r: r.round)
+        rounds = [p.round for p in points]
+        label = " / ".join(key)
+        for axis, metric in zip(axes, ("fc", "sr")):
+            values = [100 * (getattr(p, metric)["overall"] or 0) for p in points]
+            axis.plot(rounds, values, marker="o", label=label)
+    for axis, title in zip(axes, ("Function completeness (FC, %)", "CUA success rate (SR, %)")):
+        axis.set_title(title)
+        axis.set_xlabel("round")
+        axis.set_ylim(0, 100)
+        axis.grid(alpha=0.3)
+        axis.xaxis.get_major_locator().set_params(integer=True)
+    axes[1].legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    path = run_dir / PLOT_FILE
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp, format="png", metadata={"Software": None})
+    plt.close(fig)
+    tmp.replace(path)
+    return path
+
+
+def _table_html(rows: list[TableRow]) -> str:
+    best = best_rounds(rows)
+    head = "".join(f"<th>{d}</th>" for d in [*DOMAINS, "overall"])
+    body = []
+    for row in rows:
+        star = " ★" if best.get((row.coder, row.cua, row.mode)) == row.round else ""
+        cells = "".join(
+            f"<td>{_pct(row.fc[d])}<br><b>{_pct(row.sr[d])}</b></td>" for d in [*DOMAINS, "overall"]
+        )
+        body.append(
+            f"<tr><td>{_e(row.coder)}</td><td>{_e(row.cua)}</td><td>{_e(row.mode)}</td>"
+            f"<td>{row.round}{star}</td>{cells}<td>{row.tasks['overall']}</td></tr>"
+        )
+    return (
+        '<table class="results"><thead><tr><th>coder</th><th>CUA</th><th>mode</th><th>round</th>'
+        f"{head}<th>tasks</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
+        "<p class=note>Each cell: FC (top) and <b>SR</b> (bottom), in %. ★ marks the best round.</p>"
+    )
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text))
+
+
+def _app_sections(results: list[AppRoundResult]) -> str:
+    by_track: dict[tuple, list[AppRoundResult]] = {}
+    for result in results:
+        by_track.setdefault((result.app_id, result.coder, result.cua, result.mode), []).append(result)
+    sections = []
+    for (app_id, coder, cua, mode), rounds in sorted(by_track.items()):
+        rounds.sort(key=lambda r: r.round)
+        first, last = rounds[0], rounds[-1]
+        best = max(rounds, key=lambda r: (r.sr, -r.round))
+        shown = list({id(r): r for r in (first, best, last)}.values())
+        shots = "".join(
+            f'<figure><img src="{_e(r.screenshot)}" alt="{_e(app_id)} round {r.round}" loading="lazy">'
+            f"<figcaption>round {r.round}{' (best)' if r is best else ''}: FC {100 * r.fc:.0f}% · SR {100 * r.sr:.0f}%</figcaption></figure>"
+            for r in sorted(shown, key=lambda r: r.round) if r.screenshot
+        )
+        failed = [t for t in last.tasks if not t.success]
+        dashboards = "".join(
+            f'<figure class="dash"><a href="{_e(t.dashboard)}"><img src="{_e(t.dashboard)}" alt="dashboard {_e(t.task_id)}" loading="lazy"></a>'
+            f"<figcaption>{_e(t.task_id)}: {_e(t.termination or t.reason or 'no checker')}</figcaption></figure>"
+            for t in failed if t.dashboard
+        )
+        unsolvable = "".join(f"<li>{_e(t.task_id)}: {_e(t.reason or 'unsolvable')}</li>" for t in last.tasks if not t.checker_valid)
+        contract = ""
+        if last.contract:
+            contract = f"<p class=note>Non-regression contract of the last revision: {_e(json.dumps(last.contract)[:400])}</p>"
+        sections.append(
+            f'<section><h3>{_e(app_id)} <small>{_e(first.domain)} · {_e(coder)} · {_e(cua)} · {_e(mode)}</small></h3>'
+            f'<div class="shots">{shots}</div>{contract}'
+            + (f"<h4>Failed tasks in the last round ({len(failed)})</h4><div class=dashes>{dashboards}</div>" if failed else "")
+            + (f"<h4>Tasks without a valid checker</h4><ul>{unsolvable}</ul>" if unsolvable else "")
+            + "</section>"
+        )
+    return "".join(sections)
+
+
+_STYLE = """
+body{font:15px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1280px;color:#111;padding:0 16px}
+table.results{border-collapse:collapse;font-size:13px}table.results td,table.results th{border:1px solid #ccc;padding:4px 8px;text-align:center}
+.note{color:#555;font-size:13px}.shots,.dashes{display:flex;flex-wrap:wrap;gap:12px}
+figure{margin:0}figure img{width:400px;border:1px solid #ccc}.dash img{width:600px}
+section{border-top:1px solid #ddd;margin-top:24px}small{color:#666;font-weight:normal}
+.offline{background:#fff4d6;border:1px solid #e0b84c;padding:8px 12px}
+"""
+
+
+def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResult], offline_roles: list[str], usage: dict | None = None) -> Path:
+    """Write `report.html` (tables, plot, per-app before/after screenshots, failed dashboards)."""
+    plot = write_plot(run_dir, rows)
+    offline = ""
+    if offline_roles:
+        offline = (
+            f'<p class="offline">Offline providers (no model endpoint) were used for: <b>{_e(", ".join(offline_roles))}</b>. '
+            "They are honest baselines — the heuristic agent reads the page and clicks by coordinates; the offline "
+            "commenter measures the DOM; the offline coder applies deterministic agent-centric rewrites.</p>"
+        )
+    usage_html = f"<h2>Token use and cost per role</h2><pre>{_e(json.dumps(usage, indent=1))}</pre>" if usage else ""
+    document = (
+        f"<!doctype html><html><head><meta charset=utf-8><title>AUI loop — {_e(run_dir.name)}</title>"
+        f"<style>{_STYLE}</style></head><body><h1>AUI loop report: {_e(run_dir.name)}</h1>{offline}"
+        f"<h2>Results (paper Table 3 shape)</h2>{_table_html(rows)}"
+        + (f'<h2>FC and SR across rounds</h2><img id="plot" src="{PLOT_FILE}" alt="FC and SR across rounds" width="1000">' if plot else "")
+        + f"{usage_html}<h2>Apps</h2>{_app_sections(results)}"
+        f"<details><summary>Markdown table</summary><pre>{_e(markdown_table(rows))}</pre></details>"
+        "</body></html>"
+    )
+    return write_atomic(run_dir / "report.html", document.encode("utf-8"))

@@ -1,0 +1,193 @@
+"""The loop's stages as Prefect tasks: small, pure in their inputs, persisted and cached.
+
+Every stage takes ids, paths and hashes — never a browser or an HTTP client, which would break
+Prefect's caching — and returns a small record. With `INPUTS + TASK_SOURCE` caching and
+persisted results, re-running a finished or interrupted sweep skips every finished stage and
+repeats no model call. `run_key` is a random id stored in the run folder: deleting the folder
+also retires its cache entries, so a fresh run never trusts files that are gone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from prefect import task
+from prefect.cache_policies import INPUTS, TASK_SOURCE
+from pydantic import BaseModel, Field
+
+from apps_prompts import AppSpec, Task, load_app
+from cua import write_atomic
+
+CACHE = INPUTS + TASK_SOURCE
+MODEL_RETRIES = dict(retries=2, retry_delay_seconds=[2, 10], retry_jitter_factor=0.5)
+
+
+class VersionRef(BaseModel):
+    """One version of one app, on disk under the run folder."""
+
+    app_id: str
+    round: int
+    path: str = Field(description="index.html, relative to the run folder.")
+    sha: str
+    coder: str
+    offline: bool
+    contract: dict | None = None
+    transforms: list[str] = Field(default_factory=list)
+    usage: dict = Field(default_factory=dict)
+
+
+class TasksRef(BaseModel):
+    app_id: str
+    path: str
+    sha: str
+    count: int
+    offline: bool
+
+
+class VerifyRef(BaseModel):
+    app_id: str
+    path: str
+    sha: str
+    valid: dict[str, bool]
+    reasons: dict[str, str]
+    offline: bool
+
+
+class RolloutRef(BaseModel):
+    app_id: str
+    task_id: str
+    trajectory: str
+    dashboard: str | None
+    termination: str | None
+    success: bool
+    steps: int
+    error: str | None = None
+
+
+class FeedbackRef(BaseModel):
+    app_id: str
+    path: str
+    sha: str
+    items: int
+    offline: bool
+
+
+def sha256_text(text: str | bytes) -> str:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+def _client(models_config: str | None, roles: dict[str, str] | None = None):
+    from llm import get_client
+
+    return get_client(models_config or None, roles or None)
+
+
+def _spec_with_tasks(apps_path: str, app_id: str, tasks_path: Path | None) -> AppSpec:
+    spec = load_app(app_id, apps_path)
+    if tasks_path is not None:
+        tasks = [Task.model_validate(t) for t in json.loads(tasks_path.read_text(encoding="utf-8"))]
+        spec = spec.model_copy(update={"tasks": tasks})
+    return spec
+
+
+@task(cache_policy=CACHE, persist_result=True, task_run_name="generate {app_id} v0 ({coder})", **MODEL_RETRIES)
+async def generate_initial(run_key: str, run_dir: str, apps_path: str, app_id: str, coder: str,
+                           models_config: str | None, v0_dir: str | None) -> VersionRef:
+    """The app's first version, written to `apps/<app>/<coder>/round-0/index.html`."""
+    from coder import get_coder
+
+    spec = load_app(app_id, apps_path)
+    client = None if coder == "offline" else _client(models_config)
+    result = await get_coder(coder, client, v0_dir=v0_dir).generate(spec)
+    relative = Path("apps", app_id, _slug(coder), "round-0", "index.html")
+    write_atomic(Path(run_dir) / relative, result.html.encode("utf-8"))
+    return VersionRef(app_id=app_id, round=0, path=str(relative), sha=sha256_text(result.html), coder=coder,
+                      offline=result.offline, usage=result.usage.model_dump())
+
+
+@task(cache_policy=CACHE, persist_result=True, task_run_name="propose tasks {app_id} ({proposer})", **MODEL_RETRIES)
+async def propose_tasks(run_key: str, run_dir: str, apps_path: str, app_id: str, proposer: str,
+                        tasks_file: str | None, tasks_per_app: int, models_config: str | None) -> TasksRef:
+    """The app's tasks: the spec's own / a tasks file (offline) or N proposed by a model."""
+    from apps_prompts import propose_tasks as propose
+
+    spec = load_app(app_id, apps_path)
+    client = None if proposer == "offline" else _client(models_config)
+    tasks = await propose(spec, proposer=proposer, client=client, n=tasks_per_app,
+                          tasks_file=Path(tasks_file) if tasks_file else None)
+    data = json.dumps([t.model_dump(mode="json") for t in tasks], indent=1).encode()
+    relative = Path("apps", app_id, f"tasks-{_slug(proposer)}.json")
+    write_atomic(Path(run_dir) / relative, data)
+    return TasksRef(app_id=app_id, path=str(relative), sha=sha256_text(data), count=len(tasks),
+                    offline=proposer == "offline")
+
+
+@task(cache_policy=CACHE, persist_result=True, task_run_name="verify {app_id} r{round}", **MODEL_RETRIES)
+async def verify_version(run_key: str, run_dir: str, apps_path: str, app_id: str, round: int, html_path: str,
+                         html_sha: str, tasks_path: str, tasks_sha: str, verifier: str,
+                         models_config: str | None) -> VerifyRef:
+    """Per task: solvable? and a checker that passed the gate (writes verdicts.json beside the HTML)."""
+    from verifier import verify_app
+
+    root = Path(run_dir)
+    spec = _spec_with_tasks(apps_path, app_id, root / tasks_path)
+    html = (root / html_path).read_text(encoding="utf-8")
+    client = None if verifier == "offline" else _client(models_config)
+    out_dir = (root / html_path).parent
+    verdicts = await verify_app(spec, html, verifier, client=client, out_dir=out_dir)
+    data = (out_dir / "verdicts.json").read_bytes()
+    return VerifyRef(
+        app_id=app_id,
+        path=str(Path(html_path).parent / "verdicts.json"),
+        sha=sha256_text(data),
+        valid={v.task_id: bool(v.solvable and v.checker) for v in verdicts.verdicts},
+        reasons={v.task_id: "; ".join(v.reasons) for v in verdicts.verdicts},
+        offline=verdicts.offline,
+    )
+
+
+@task(cache_policy=CACHE, persist_result=True, task_run_name="rollout {app_id}/{task_id} r{round} ({policy})")
+async def rollout_task(run_key: str, run_dir: str, app_id: str, round: int, task_id: str, task_text: str,
+                       expected_outcome: str, checker: str, html_path: str, html_sha: str, policy: str,
+                       cua_model: str | None, max_steps: int, models_config: str | None,
+                       out_path: str) -> RolloutRef:
+    """One CUA rollout judged by the task's checker, then its 1920×1080 dashboard."""
+    from cua import RolloutConfig, rollout
+    from cua.policies import get_policy
+    from dashboard_render import render_dashboard
+    from verifier import run_checker
+
+    root = Path(run_dir)
+    html = (root / html_path).read_text(encoding="utf-8")
+    kwargs = {}
+    if policy != "heuristic":
+        kwargs = {"client": _client(models_config), "model": cua_model or "cua"}
+    agent = get_policy(policy, **kwargs)
+
+    async def check(page):
+        return await run_checker(page, checker)
+
+    folder = root / out_path
+    try:
+        trajectory = await rollout(html, task_text, agent, check, folder, RolloutConfig(max_steps=max_steps),
+                                   app_id=app_id, task_id=task_id, expected_outcome=expected_outcome)
+    finally:
+        await agent.close()
+    dashboard = None
+    try:
+        rendered = render_dashboard(folder, folder / "dashboard.png")
+        dashboard = str(Path(out_path) / Path(rendered.path).name)
+    except Exception as exc:  # a dashboard is a view; the rollout's result stands without it
+        trajectory.error = trajectory.error or f"dashboard: {exc}"
+    return RolloutRef(
+        app_id=app_id, task_id=task_id, trajectory=out_path, dashboard=dashboard,
+        termination=trajectory.termination.value if trajectory.termination else None,
+        success=trajectory.success, steps=len(trajectory.steps), error=trajectory.error,
+    )
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)

@@ -1,0 +1,47 @@
+"""The process-wide clients that Prefect tasks reach from inside (never passed as arguments)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from ._client import ModelClient
+from ._registry import load_model_registry
+
+_lock = threading.Lock()
+_clients: dict[tuple[str, tuple[tuple[str, str], ...], str], ModelClient] = {}
+
+
+def get_client(
+    models_path: str | Path | None = None,
+    roles: Mapping[str, str] | None = None,
+    *,
+    cache_dir: str | Path | None = None,
+) -> ModelClient:
+    """The process-wide client for a registry file and role overrides, made once and reused.
+
+    Prefect tasks take the (hashable) path and role overrides as arguments and reach the client
+    through this, instead of receiving a live client that would break task caching. Each such
+    client keeps its own `ledger`, so a flow can dump usage for the configuration it ran.
+
+    Raises:
+        ModelConfigError: the registry could not be loaded or an override names an unknown model.
+    """
+    path = str(Path(models_path).resolve()) if models_path is not None else ""
+    memo_key = (path, tuple(sorted((roles or {}).items())), str(cache_dir or ""))
+    with _lock:
+        client = _clients.get(memo_key)
+        if client is None:
+            registry = load_model_registry(models_path)
+            if roles:
+                registry = registry.with_roles(roles)
+            client = ModelClient(registry, cache=cache_dir if cache_dir is not None else True)
+            _clients[memo_key] = client
+        return client
+
+
+def shared_clients() -> list[ModelClient]:
+    """Every client `get_client` has made in this process (e.g. to sum their ledgers at the end of a run)."""
+    with _lock:
+        return list(_clients.values())

@@ -1,0 +1,70 @@
+"""`aui rollout` end to end: spec → reference HTML → policy through the model registry → checker."""
+
+import json
+import textwrap
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from flows._cli_rollout import rollout_command
+from llm.testing import ScriptedOpenAIServer, reply_text
+from tests.cua.cua_lab import INC_BUTTON, LAB
+
+cli = typer.Typer()
+cli.callback()(lambda: None)  # keep `rollout` a subcommand, as in `aui rollout`
+cli.command("rollout")(rollout_command)
+
+
+@pytest.fixture
+def apps_dir(tmp_path):
+    folder = tmp_path / "apps" / "lab"
+    folder.mkdir(parents=True)
+    (folder / "index.html").write_text(LAB, encoding="utf-8")
+    (folder / "app.yaml").write_text(textwrap.dedent("""\
+        id: lab
+        title: Lab
+        domain: tool
+        prompt: A counter and a form.
+        reference_html: index.html
+        tasks:
+          - id: add-one
+            description: Add one to the counter.
+            expected_outcome: The counter reads 1.
+            checker: "return Number(document.querySelector('#count').textContent) >= 1;"
+        """), encoding="utf-8")
+    return tmp_path / "apps"
+
+
+def test_cli_runs_a_uitars_rollout_and_prints_reason_and_steps(apps_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUI_LLM_CACHE", "off")
+    x, y = INC_BUTTON[0] * 1288 / 1280, INC_BUTTON[1] * 728 / 720
+    with ScriptedOpenAIServer([reply_text(f"Thought: add\nAction: click(point='<point>{x:.0f} {y:.0f}</point>')")]) as server:
+        models = tmp_path / "models.yaml"
+        models.write_text(textwrap.dedent(f"""\
+            models:
+              - name: local-uitars
+                provider: openai-compatible
+                model: ui-tars-1.5-7b
+                base_url: {server.base_url}
+                timeout_s: 10
+                max_retries: 0
+            roles:
+              cua: local-uitars
+            """), encoding="utf-8")
+        out = tmp_path / "run"
+        result = CliRunner().invoke(cli, ["rollout", "--app", "lab", "--task", "add-one", "--policy", "uitars",
+                                          "--models", str(models), "--apps", str(apps_dir), "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output.strip().splitlines()[-1])
+    assert summary["termination"] == "success" and summary["steps"] == 1
+    saved = json.loads((out / "trajectory.json").read_text())
+    assert saved["app_id"] == "lab" and saved["task_id"] == "add-one" and saved["model"] == "local-uitars"
+    assert saved["expected_outcome"] == "The counter reads 1."
+
+
+def test_cli_names_the_known_tasks_when_the_task_is_unknown(apps_dir, tmp_path):
+    result = CliRunner().invoke(cli, ["rollout", "--app", "lab", "--task", "nope", "--apps", str(apps_dir),
+                                      "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2
+    assert "add-one" in result.output

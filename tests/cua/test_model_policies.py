@@ -1,0 +1,188 @@
+"""UI-TARS and OpenAI computer-use policies through the real `openai` client and a local
+OpenAI-protocol server with scripted replies. Each scripted click is given in the model's own
+coordinate space; the app's state changing proves it landed on the intended element."""
+
+import json
+
+import pytest
+
+from cua import RolloutConfig, TerminationReason, isolated_world, rollout
+from cua.policies import get_policy
+from llm import CallCache, ModelClient
+from llm.testing import ScriptedOpenAIServer, reply_responses, reply_text, scripted_registry
+from tests.cua.cua_lab import INC_BUTTON, LAB
+
+CONFIG = RolloutConfig(max_steps=6, step_timeout_s=30, model_timeout_s=15, episode_timeout_s=90)
+
+# A 14×14 target in the bottom-right corner, centred on screen (1260, 700). Read as screen
+# pixels, the UI-TARS-1.5 point for it, (1268, 708), would miss: the conversion must happen.
+CORNER = """<!doctype html><body style="margin:0">
+<button id="corner" style="position:absolute;left:1253px;top:693px;width:14px;height:14px;padding:0"></button>
+<span id="hits">0</span>
+<script>document.getElementById('corner').onclick = () => {
+  const h = document.getElementById('hits'); h.textContent = String(Number(h.textContent) + 1); };</script></body>"""
+
+
+def hits_at_least(n: int, selector: str = "#hits"):
+    async def checker(page) -> bool:
+        return bool(await isolated_world(page).evaluate(f"Number(document.querySelector({selector!r}).textContent) >= {n}"))
+
+    return checker
+
+
+@pytest.fixture
+def client_for(tmp_path):
+    def make(server: ScriptedOpenAIServer) -> ModelClient:
+        return ModelClient(scripted_registry(server), cache=CallCache(tmp_path / "llm-cache", enabled=False))
+
+    return make
+
+
+def chat_messages(server, index):
+    return server.requests_for("chat")[index].json["messages"]
+
+
+# ---- UI-TARS -------------------------------------------------------------------------------
+
+
+async def test_uitars_15_click_in_smart_resized_pixels_hits_the_corner_target(tmp_path, client_for):
+    reply = "Thought: The small button sits in the bottom-right corner.\nAction: click(start_box='(1268,708)')"
+    with ScriptedOpenAIServer([reply_text(reply, prompt_tokens=900, completion_tokens=30)]) as server:
+        policy = get_policy("uitars", model="scripted", client=client_for(server))
+        trajectory = await rollout(CORNER, "Press the corner button", policy, hits_at_least(1), tmp_path / "r", CONFIG)
+    assert trajectory.termination == TerminationReason.success
+    step = trajectory.steps[0]
+    assert step.target.id == "corner"
+    assert step.screen_action.point.x == pytest.approx(1268 * 1280 / 1288, abs=0.01)
+    assert step.thought == "The small button sits in the bottom-right corner." and step.raw_text == reply
+    assert (step.tokens.prompt, step.tokens.completion) == (900, 30)
+    assert trajectory.model == "scripted" and trajectory.coordinate_space == "uitars-1.5"
+    messages = chat_messages(server, 0)
+    assert messages[0]["role"] == "system" and "Press the corner button" in messages[0]["content"]
+    assert "drag(start_point=" in messages[0]["content"] and "Thought:" in messages[0]["content"]
+    user = messages[1]["content"]
+    assert any(p["type"] == "text" and "Step 1 of at most 6" in p["text"] for p in user)
+    assert any(p["type"] == "image_url" and p["image_url"]["url"].startswith("data:image/png;base64,") for p in user)
+
+
+async def test_uitars_10_click_in_relative_coordinates_hits_the_corner_target(tmp_path, client_for):
+    reply = "Thought: corner.\nAction: click(point='<point>984 972</point>')"  # 984/1000·1280, 972/1000·720
+    with ScriptedOpenAIServer([reply_text(reply)]) as server:
+        policy = get_policy("uitars", model="scripted", client=client_for(server), coordinate_space="uitars-1.0")
+        trajectory = await rollout(CORNER, "Press the corner button", policy, hits_at_least(1), tmp_path / "r", CONFIG)
+    assert trajectory.termination == TerminationReason.success
+    assert trajectory.steps[0].target.id == "corner"
+    assert "0 to 1000" in chat_messages(server, 0)[0]["content"]
+
+
+async def test_uitars_keeps_all_replies_as_text_but_only_the_last_n_screenshots(tmp_path, client_for):
+    x, y = INC_BUTTON[0] * 1288 / 1280, INC_BUTTON[1] * 728 / 720
+    replies = [reply_text(f"Thought: add {i}\nAction: click(point='<point>{x:.1f} {y:.1f}</point>')") for i in range(4)]
+    with ScriptedOpenAIServer(replies) as server:
+        policy = get_policy("uitars", model="scripted", client=client_for(server), history_images=2)
+        trajectory = await rollout(LAB, "Add four", policy, hits_at_least(4, "#count"), tmp_path / "r", CONFIG)
+    assert trajectory.termination == TerminationReason.success and len(trajectory.steps) == 4
+    last = server.requests_for("chat")[3]
+    assert last.count_images() == 2
+    messages = last.json["messages"]
+    assert [m["content"] for m in messages if m["role"] == "assistant"] == [
+        f"Thought: add {i}\nAction: click(point='<point>{x:.1f} {y:.1f}</point>')" for i in range(3)
+    ]
+    roles = [m["role"] for m in messages[1:]]
+    assert roles == ["user", "assistant"] * 3 + ["user"]  # turns still alternate with images dropped
+    assert "screenshot no longer shown" in messages[1]["content"]
+
+
+async def test_uitars_unparseable_replies_are_re_asked_with_feedback_and_bounded(tmp_path, client_for):
+    garbage = [reply_text("I am not sure what to do."), reply_text("Action: levitate()"), reply_text("Thought: hmm")]
+    with ScriptedOpenAIServer(garbage, default=reply_text("Action: click(start_box='(1268,708)')")) as server:
+        policy = get_policy("uitars", model="scripted", client=client_for(server))
+        config = CONFIG.model_copy(update={"max_invalid_replies": 3})
+        trajectory = await rollout(CORNER, "Press the corner button", policy, hits_at_least(1), tmp_path / "r", config)
+        requests = len(server.requests_for("chat"))
+    assert trajectory.termination == TerminationReason.invalid
+    assert requests == 3  # bounded: the default (valid) reply was never requested
+    assert trajectory.steps[0].invalid_replies == ["I am not sure what to do.", "Action: levitate()", "Thought: hmm"]
+    second = chat_messages(server, 1)
+    assert second[-2] == {"role": "assistant", "content": "I am not sure what to do."}
+    assert any("could not be used" in p.get("text", "") for p in second[-1]["content"])
+
+
+# ---- OpenAI computer-use --------------------------------------------------------------------
+
+
+def computer_call(call_id, action=None, *, actions=None, safety=()):
+    item = {"type": "computer_call", "id": f"cu_{call_id}", "call_id": call_id, "status": "completed",
+            "pending_safety_checks": list(safety)}
+    if actions is not None:
+        item["actions"] = actions
+    else:
+        item["action"] = action
+    return item
+
+
+async def test_openai_cua_click_in_display_pixels_hits_the_corner_target(tmp_path, client_for):
+    script = [reply_responses([computer_call("c1", {"type": "click", "x": 1260, "y": 700, "button": "left"})],
+                              response_id="resp_1")]
+    with ScriptedOpenAIServer(script) as server:
+        policy = get_policy("openai-cua", model="scripted", client=client_for(server))
+        trajectory = await rollout(CORNER, "Press the corner button", policy, hits_at_least(1), tmp_path / "r", CONFIG)
+    assert trajectory.termination == TerminationReason.success
+    assert trajectory.steps[0].target.id == "corner"
+    body = server.requests_for("responses")[0].json
+    assert body["tools"] == [{"type": "computer_use_preview", "display_width": 1280, "display_height": 720,
+                              "environment": "browser"}]
+    assert body["truncation"] == "auto" and "previous_response_id" not in body
+    content = body["input"][0]["content"]
+    assert content[0] == {"type": "input_text", "text": "Task: Press the corner button"}
+    assert content[1]["type"] == "input_image"
+
+
+async def test_openai_cua_chains_responses_acknowledges_safety_checks_and_runs_several_actions(tmp_path, client_for):
+    inc = {"type": "click", "x": INC_BUTTON[0], "y": INC_BUTTON[1], "button": "left"}
+    check = {"id": "sc_1", "code": "malicious_instructions", "message": "Page text asks for something odd."}
+    script = [
+        reply_responses([computer_call("c0", {"type": "screenshot"})], response_id="resp_0"),
+        reply_responses([computer_call("c1", inc, safety=[check])], response_id="resp_1"),
+        reply_responses([computer_call("c2", inc), computer_call("c3", actions=[inc, {"type": "wait"}])],
+                        response_id="resp_2"),
+    ]
+    with ScriptedOpenAIServer(script) as server:
+        policy = get_policy("openai-cua", model="scripted", client=client_for(server))
+        trajectory = await rollout(LAB, "Add three", policy, hits_at_least(3, "#count"), tmp_path / "r", CONFIG)
+    assert trajectory.termination == TerminationReason.success
+    assert [s.model_action.kind for s in trajectory.steps] == ["click", "click", "click"]
+    assert any("malicious_instructions" in note for note in trajectory.steps[0].notes)
+    requests = [r.json for r in server.requests_for("responses")]
+    assert len(requests) == 3
+    # The screenshot request was answered at once, inside the same decision.
+    assert requests[1]["previous_response_id"] == "resp_0"
+    assert requests[1]["input"][0]["call_id"] == "c0" and requests[1]["input"][0]["output"]["type"] == "computer_screenshot"
+    third = requests[2]
+    assert third["previous_response_id"] == "resp_1"
+    assert third["input"][0]["call_id"] == "c1"
+    assert third["input"][0]["acknowledged_safety_checks"] == [check]
+
+
+async def test_openai_cua_message_without_a_call_finishes_the_episode(tmp_path, client_for):
+    message = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "All done."}]}
+    with ScriptedOpenAIServer([reply_responses([message])]) as server:
+        policy = get_policy("openai-cua", model="scripted", client=client_for(server))
+        trajectory = await rollout(CORNER, "Press the corner button", policy, hits_at_least(1), tmp_path / "r", CONFIG)
+    assert trajectory.termination == TerminationReason.finished
+    assert trajectory.steps[0].model_action.text == "All done."
+
+
+async def test_openai_cua_unusable_actions_are_invalid_and_bounded_and_every_call_is_answered(tmp_path, client_for):
+    script = [reply_responses([computer_call(f"bad{i}", {"type": "teleport", "x": 1, "y": 2})], response_id=f"resp_{i}")
+              for i in range(2)]
+    with ScriptedOpenAIServer(script, default=reply_responses([computer_call("ok", {"type": "click", "x": 1260, "y": 700})])) as server:
+        policy = get_policy("openai-cua", model="scripted", client=client_for(server))
+        config = CONFIG.model_copy(update={"max_invalid_replies": 2})
+        trajectory = await rollout(CORNER, "Press the corner button", policy, hits_at_least(1), tmp_path / "r", config)
+        requests = [r.json for r in server.requests_for("responses")]
+    assert trajectory.termination == TerminationReason.invalid
+    assert len(requests) == 2
+    assert "teleport" in trajectory.steps[0].error
+    assert requests[1]["input"][0]["call_id"] == "bad0"  # the unusable call still got its output
+    assert any("could not be used" in json.dumps(item) for item in requests[1]["input"])

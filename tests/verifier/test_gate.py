@@ -1,0 +1,140 @@
+"""The validation gate in real Chromium: what it rejects, why, and what it accepts."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps_prompts import load_apps, reference_html_path
+from cua import open_app, settle
+from verifier import gate_checker, gate_checkers, gate_on_fresh_app, prove_task, run_checker, verify_app
+from verifier._reference import _replay
+
+BUNDLED = load_apps().apps
+
+
+async def test_checker_true_at_load_is_rejected_as_measuring_nothing(counter_html):
+    result = await gate_on_fresh_app(counter_html, "return document.querySelector('#count').textContent === '0';")
+    assert not result.accepted
+    assert "already true on the freshly loaded app" in result.reason
+
+
+async def test_checker_that_throws_is_rejected_with_the_exception(counter_html):
+    result = await gate_on_fresh_app(counter_html, "throw new RangeError('no such thing');")
+    assert not result.accepted
+    assert "throws on the loaded app: RangeError: no such thing" in result.reason
+
+
+async def test_checker_that_loops_forever_is_cut_off_and_rejected(counter_html):
+    async with open_app(counter_html) as app:
+        await settle(app.page)
+        result = await gate_checker(app.page, "while (true) {} return false;", timeout_ms=300)
+        assert not result.accepted
+        assert result.initial is not None and result.initial.timed_out
+        assert "did not finish within 300 ms" in result.reason
+        # The page survives the terminated script: a later checker still runs.
+        after = await run_checker(app.page, "return document.querySelector('#count').textContent === '0';")
+        assert after.passed
+
+
+async def test_checker_reading_app_globals_is_rejected_with_the_isolation_explained(counter_html):
+    result = await gate_on_fresh_app(counter_html, "return window.appState.score > 0")
+    assert not result.accepted
+    assert "TypeError" in result.reason
+    assert "window.appState" in result.reason
+    assert "isolated world" in result.reason
+
+
+async def test_checker_reading_a_bare_app_variable_is_rejected_as_an_app_variable(counter_html):
+    result = await gate_on_fresh_app(counter_html, "return appState.score > 0")
+    assert not result.accepted
+    assert "ReferenceError: appState is not defined" in result.reason
+    assert "looks like an app variable" in result.reason
+
+
+async def test_guarded_app_global_read_is_rejected_though_it_does_not_throw(counter_html):
+    # It would be false forever: the isolated world has no appState.
+    result = await gate_on_fresh_app(counter_html, "return !!(window.appState && window.appState.score > 0);")
+    assert not result.accepted
+    assert result.initial is not None and result.initial.error is None
+    assert "reads window.appState, which the checker cannot see" in result.reason
+
+
+async def test_checker_that_changes_the_dom_is_rejected(counter_html):
+    result = await gate_on_fresh_app(
+        counter_html, "document.querySelector('#count').textContent = '3'; return false;"
+    )
+    assert not result.accepted
+    assert "changes the DOM" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("checker", "expected"),
+    [
+        ("return (", "does not compile"),
+        ("document.querySelector('#count').textContent === '3'", "no `return` statement"),
+        ("return Promise.resolve(false);", "returned a Promise"),
+        ("#count >", "the rule does not parse"),
+        ("", "the checker is empty"),
+    ],
+    ids=["syntax-error", "no-return", "async", "bad-rule", "empty"],
+)
+async def test_other_broken_checkers_are_rejected_with_their_reason(counter_html, checker, expected):
+    result = await gate_on_fresh_app(counter_html, checker)
+    assert not result.accepted
+    assert expected in result.reason
+
+
+async def test_missing_element_is_a_warning_but_a_state_class_on_an_existing_element_is_not(counter_html):
+    checkers = {
+        "absent": "return document.querySelector('#banner')?.textContent === 'Saved';",
+        "state": "return document.querySelector('#count.done') !== null;",
+    }
+    results = await gate_checkers(counter_html, checkers)
+    assert results["absent"].accepted and results["state"].accepted
+    assert results["absent"].missing_selectors == ["#banner"]
+    assert any("#banner" in warning for warning in results["absent"].warnings)
+    assert results["state"].missing_selectors == []
+
+
+async def test_gating_several_checkers_reloads_after_one_that_mutated_the_page(counter_html):
+    checkers = {
+        "vandal": "document.querySelector('#count').textContent = '3'; return false;",
+        "honest": "return document.querySelector('#count').textContent === '3';",
+    }
+    results = await gate_checkers(counter_html, checkers)
+    assert not results["vandal"].accepted
+    # Had the page not been reloaded, this checker would be true "at load" and rejected.
+    assert results["honest"].accepted, results["honest"].reason
+
+
+async def test_correct_checker_is_accepted_and_turns_true_after_the_reference_solution(counter_html, counter_spec):
+    for task in counter_spec.tasks[:2]:
+        async with open_app(counter_html) as app:
+            await settle(app.page)
+            gate = await gate_checker(app.page, task.checker)
+            assert gate.accepted, gate.reason
+            for step in task.solution:
+                await _replay(app.page, step)
+            await settle(app.page)
+            final = await run_checker(app.page, gate.javascript)
+            assert final.passed, (task.id, final)
+
+
+@pytest.mark.skipif(not BUNDLED, reason="no bundled apps yet")
+async def test_a_bundled_reference_checker_passes_the_gate_and_turns_true_after_its_solution():
+    spec = next(s for s in BUNDLED if any(t.checker and t.solution for t in s.tasks))
+    task = next(t for t in spec.tasks if t.checker and t.solution)
+    html = reference_html_path(spec).read_text(encoding="utf-8")
+    proof = await prove_task(html, spec.id, task)
+    assert proof.false_at_load and proof.true_after_solution, proof.problems
+
+
+@pytest.mark.parametrize("spec", BUNDLED or [None], ids=[s.id for s in BUNDLED] or ["none"])
+async def test_every_bundled_reference_checker_passes_the_gate(spec):
+    if spec is None:
+        pytest.skip("no bundled apps yet")
+    verdicts = await verify_app(spec)  # offline: the reference checkers through the gate
+    with_checker = [t.id for t in spec.tasks if t.checker]
+    assert with_checker, f"{spec.id} has no reference checkers"
+    failing = {v.task_id: v.reason for v in verdicts.verdicts if v.task_id in with_checker and not v.valid}
+    assert not failing

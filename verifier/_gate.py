@@ -1,0 +1,191 @@
+"""The validation gate: what a checker must show on the freshly loaded app before anyone trusts it.
+
+A checker passes when it compiles, runs without error or timeout, leaves the DOM alone, reads
+no app globals (it cannot see them: it runs in an isolated world), and is **false on the
+initial state** — a checker already true at load measures nothing. Selectors it names that
+are absent at load are a warning, not a rejection: the element may appear with the terminal
+state (a "Saved!" banner).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from playwright.async_api import Page
+from pydantic import BaseModel, Field
+
+from cua import BrowserConfig, JavaScriptError, JavaScriptTimeout, isolated_world, open_app, settle
+
+from ._checker import CheckerKind, CompiledChecker, compile_checker
+from ._rules import RuleSyntaxError
+from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker
+
+_ISOLATION_HINT = (
+    "checkers run in an isolated world that sees the page's DOM but not the app's JavaScript "
+    "variables; read the state from the DOM (text, values, attributes, classes) instead"
+)
+
+# A selector naming a state (`#plan.selected`, `#faq[open]`) is expected to match nothing at load;
+# it counts as missing only if its element does not exist either (first simple selector of each
+# compound: `#plan`, `#faq`).
+_PROBE_JS = """
+(selectors, names) => {
+  const matches = s => { try { return document.querySelector(s) !== null; } catch (e) { return null; } };
+  const element = s => s.split(/\\s*[>+~]\\s*|\\s+/)
+    .map(c => (c.match(/^(?:[#.]?[A-Za-z_][\\w-]*|\\*)/) || [''])[0]).filter(Boolean).join(' ');
+  return {
+  missing: selectors.filter(s => matches(s) === false && !(element(s) && element(s) !== s && matches(element(s)))),
+  invalid: selectors.filter(s => { try { document.querySelector(s); return false; } catch (e) { return true; } }),
+  unseen: names.filter(n => typeof window[n] === 'undefined'),
+  };
+}
+"""
+
+
+class GateResult(BaseModel):
+    """The gate's decision on one checker, with every reason recorded."""
+
+    accepted: bool
+    kind: CheckerKind | None = Field(default=None, description="How the checker was written: 'js' or 'rule'.")
+    javascript: str | None = Field(default=None, description="The JS body the runtime runs (compiled, for a rule).")
+    reasons: list[str] = Field(default_factory=list, description="Why it was rejected; empty when accepted.")
+    warnings: list[str] = Field(default_factory=list)
+    missing_selectors: list[str] = Field(default_factory=list, description="Named selectors absent at load.")
+    initial: CheckerOutcome | None = Field(default=None, description="The run on the freshly loaded page.")
+
+    @property
+    def reason(self) -> str:
+        """The reasons as one sentence, for prompts and tables."""
+        return "; ".join(self.reasons)
+
+
+def reject(reason: str, **fields) -> GateResult:
+    return GateResult(accepted=False, reasons=[reason], **fields)
+
+
+def precompile(checker: str | CompiledChecker, kind: CheckerKind | None = None) -> CompiledChecker | GateResult:
+    """Compile a checker, or the rejection saying why it cannot be."""
+    if isinstance(checker, CompiledChecker):
+        return checker
+    try:
+        return compile_checker(checker, kind)
+    except RuleSyntaxError as exc:
+        return reject(f"the rule does not parse: {exc.detail} (at position {exc.position})", kind="rule")
+    except ValueError as exc:
+        return reject(str(exc))
+
+
+async def gate_checker(
+    page: Page,
+    checker: str | CompiledChecker,
+    *,
+    kind: CheckerKind | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> GateResult:
+    """Judge one checker on `page`, which the caller has just loaded and settled.
+
+    Never raises for anything the checker does; the page is left as it was unless the checker
+    mutated it (then `initial.mutated_dom` is set and the caller should load a fresh page).
+    """
+    compiled = precompile(checker, kind)
+    if isinstance(compiled, GateResult):
+        return compiled
+    outcome = await run_checker(page, compiled.javascript, timeout_ms=timeout_ms)
+    result = GateResult(accepted=False, kind=compiled.kind, javascript=compiled.javascript, initial=outcome)
+    missing, invalid, unseen = await _probe(page, compiled)
+    result.missing_selectors = missing
+
+    if not outcome.compiled:
+        result.reasons.append(f"does not compile: {outcome.error}")
+    elif outcome.timed_out:
+        result.reasons.append(f"did not finish within {timeout_ms} ms (an endless loop?): {outcome.error}")
+    elif outcome.mutated_dom:
+        result.reasons.append("changes the DOM when run; a checker may only read the page")
+    elif outcome.error:
+        result.reasons.append(_explain_error(outcome.error, compiled, bool(unseen)))
+    elif outcome.passed:
+        result.reasons.append(
+            "is already true on the freshly loaded app, so it measures nothing; "
+            "it must encode the task's end state, which the initial page does not show"
+        )
+    elif outcome.returned_type == "undefined" and not re.search(r"\breturn\b", compiled.javascript):
+        result.reasons.append("returns nothing: the body has no `return` statement, so it can never be true")
+
+    if unseen:
+        names = ", ".join(f"window.{name}" for name in unseen)
+        result.reasons.append(f"reads {names}, which the checker cannot see: {_ISOLATION_HINT}")
+    for selector in invalid:
+        result.warnings.append(f"'{selector}' is not a valid CSS selector")
+    for selector in missing:
+        result.warnings.append(f"selector '{selector}' matches nothing on the loaded page")
+    if outcome.ok and outcome.returned_type not in ("boolean", "undefined", "null"):
+        result.warnings.append(f"returns a {outcome.returned_type}, not a boolean; its truthiness is used")
+    result.accepted = not result.reasons
+    return result
+
+
+def _explain_error(error: str, compiled: CompiledChecker, globals_reported: bool) -> str:
+    if error.startswith("returned a Promise"):
+        return error
+    message = f"throws on the loaded app: {error}"
+    undefined_name = re.match(r"ReferenceError: (\S+) is not defined", error)
+    if undefined_name:
+        return f"{message} — '{undefined_name.group(1)}' looks like an app variable; {_ISOLATION_HINT}"
+    if "TypeError" in error and compiled.window_names and not globals_reported:
+        return f"{message} — it reads window properties ({', '.join(compiled.window_names)}); {_ISOLATION_HINT}"
+    return message
+
+
+async def _probe(page: Page, compiled: CompiledChecker) -> tuple[list[str], list[str], list[str]]:
+    if not compiled.selectors and not compiled.window_names:
+        return [], [], []
+    try:
+        found = await isolated_world(page).call(_PROBE_JS, compiled.selectors, compiled.window_names)
+    except (JavaScriptError, JavaScriptTimeout):
+        return [], [], []
+    return list(found["missing"]), list(found["invalid"]), list(found["unseen"])
+
+
+async def gate_checkers(
+    html: str,
+    checkers: Mapping[str, str | CompiledChecker],
+    *,
+    config: BrowserConfig | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> dict[str, GateResult]:
+    """Gate several checkers (key → checker) against a freshly loaded `html`.
+
+    They share one loaded page while it stays pristine; after a checker that changed the DOM,
+    timed out or threw, the app is loaded afresh so the next checker sees the initial state.
+    """
+    results: dict[str, GateResult] = {}
+    pending = dict(checkers)
+    while pending:
+        async with open_app(html, config) as app:
+            await settle(app.page)
+            while pending:
+                key, checker = next(iter(pending.items()))
+                del pending[key]
+                result = await gate_checker(app.page, checker, timeout_ms=timeout_ms)
+                results[key] = result
+                if result.initial is not None and not result.initial.ok:
+                    break
+    return {key: results[key] for key in checkers}
+
+
+async def gate_on_fresh_app(
+    html: str,
+    checker: str | CompiledChecker,
+    *,
+    kind: CheckerKind | None = None,
+    config: BrowserConfig | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> GateResult:
+    """Load `html` in a fresh context and gate one checker on it."""
+    compiled = precompile(checker, kind)
+    if isinstance(compiled, GateResult):
+        return compiled  # no need for a browser to reject what does not compile
+    async with open_app(html, config) as app:
+        await settle(app.page)
+        return await gate_checker(app.page, compiled, timeout_ms=timeout_ms)

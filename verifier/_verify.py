@@ -1,0 +1,120 @@
+"""The verifier's entry point: one app version in, `AppVerdicts` (and `verdicts.json`) out.
+
+Verifiers are looked up by name: "offline" puts the spec's reference checkers through the gate;
+any other name is a model (or role) of the model registry, judged by the LLM verifier — unless
+the registry marks it offline, in which case the offline path is taken as well.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from apps_prompts import AppSpec, reference_html_path
+from cua import BrowserConfig
+
+from ._checker import CompiledChecker
+from ._gate import GateResult, gate_checkers, precompile
+from ._llm import LLMVerifierConfig, judge_app
+from ._prompts import PROMPT_VERSION
+from ._runtime import DEFAULT_TIMEOUT_MS
+from ._verdicts import OFFLINE, AppVerdicts, TokenTotals, Verdict, html_sha256, write_verdicts
+
+
+async def verify_app(
+    spec: AppSpec,
+    html: str | None = None,
+    verifier: str = OFFLINE,
+    *,
+    client=None,
+    config: LLMVerifierConfig | None = None,
+    browser: BrowserConfig | None = None,
+    out_dir: Path | str | None = None,
+) -> AppVerdicts:
+    """Judge every task of `spec` against `html` (default: the spec's reference HTML).
+
+    `verifier` is "offline" or a model name / role of `client`'s registry (`llm.ModelClient`;
+    default `llm.get_client()`). With `out_dir`, `verdicts.json` is written there atomically.
+
+    Raises:
+        ValueError: no `html` was given and the spec has no reference HTML.
+        llm.UnknownModelError: `verifier` is neither "offline" nor known to the registry.
+        llm.ModelCallError: a model call failed for good (after the client's retries).
+    """
+    html = _html_for(spec, html)
+    started = time.monotonic()
+    model_name = OFFLINE
+    if verifier != OFFLINE:
+        if client is None:
+            from llm import get_client
+
+            client = get_client()
+        if not client.registry.is_offline(verifier):
+            model_name = client.registry.model_name(verifier)
+
+    if model_name == OFFLINE:
+        verdicts, tokens = await reference_verdicts(spec, html, browser=browser)
+    else:
+        verdicts, tokens = await judge_app(client, model_name, spec, html, config=config, browser=browser)
+
+    result = AppVerdicts(
+        app_id=spec.id,
+        domain=spec.domain.value,
+        html_sha256=html_sha256(html),
+        verifier=model_name,
+        offline=model_name == OFFLINE,
+        prompt_version=None if model_name == OFFLINE else PROMPT_VERSION,
+        verdicts=verdicts,
+        tokens=tokens,
+        elapsed_s=round(time.monotonic() - started, 3),
+    )
+    if out_dir is not None:
+        write_verdicts(result, out_dir)
+    return result
+
+
+async def reference_verdicts(
+    spec: AppSpec, html: str, *, browser: BrowserConfig | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> tuple[list[Verdict], TokenTotals]:
+    """The offline verifier: each task's reference checker, through the same gate as a model's."""
+    compiled: dict[str, CompiledChecker | GateResult] = {
+        task.id: precompile(task.checker) for task in spec.tasks if task.checker
+    }
+    runnable = {tid: c for tid, c in compiled.items() if isinstance(c, CompiledChecker)}
+    gates = {tid: c for tid, c in compiled.items() if isinstance(c, GateResult)}
+    if runnable:
+        gates.update(await gate_checkers(html, runnable, config=browser, timeout_ms=timeout_ms))
+    verdicts = []
+    for task in spec.tasks:
+        if task.id not in gates:
+            verdicts.append(
+                Verdict(task_id=task.id, solvable=False, model=OFFLINE, offline=True,
+                        reasons=["the spec has no reference checker for this task (the offline verifier uses only those)"])
+            )
+            continue
+        gate = gates[task.id]
+        verdicts.append(
+            Verdict(
+                task_id=task.id,
+                solvable=gate.accepted,
+                checker=gate.javascript if gate.accepted else None,
+                checker_source=task.checker,
+                checker_kind=gate.kind,
+                gate=gate,
+                reasons=["reference checker passed the gate"] if gate.accepted
+                else [f"reference checker failed the validation gate: {gate.reason}"],
+                warnings=list(gate.warnings),
+                model=OFFLINE,
+                offline=True,
+            )
+        )
+    return verdicts, TokenTotals()
+
+
+def _html_for(spec: AppSpec, html: str | None) -> str:
+    if html is not None:
+        return html
+    path = reference_html_path(spec)
+    if path is None:
+        raise ValueError(f"app '{spec.id}' has no reference_html; pass the HTML of the app version to verify")
+    return Path(path).read_text(encoding="utf-8")
