@@ -144,7 +144,13 @@ def missing_items(plan: ContractResult, old_html: str, new_html: str) -> tuple[l
 
 
 def _id_created_by_script(html: str, element_id: str) -> bool:
-    return any(id_in_source(script, element_id) for script in _scripts(html))
+    """True when a script assigns the id (`el.id = 'x'`, `id="x"` in markup strings, setAttribute),
+    not merely reads it (`getElementById('x')`)."""
+    name = re.escape(element_id)
+    assigns = re.compile(
+        rf"""\bid\s*[=:]\s*\\?['"`]{name}\\?['"`]|setAttribute\(\s*['"]id['"]\s*,\s*['"`]{name}['"`]"""
+    )
+    return any(assigns.search(script) for script in _scripts(html))
 
 
 def _scripts(html: str) -> list[str]:

@@ -75,7 +75,7 @@ def enlarge_targets(doc: AppDocument) -> TransformOutcome:
     static = doc.soup.find_all(_TARGET_TAGS) + doc.soup.find_all("input") + [
         tag for tag in doc.soup.find_all(attrs={"role": True}) if tag["role"] in _TARGET_ROLES
     ] + doc.soup.find_all(onclick=True)
-    static = [tag for tag in dict.fromkeys(static) if tag.get("type") != "hidden"]
+    static = [tag for tag in {id(t): t for t in static}.values() if tag.get("type") != "hidden"]
     # Controls the scripts create are covered too: the rules are selectors, not element edits.
     if doc.inject_style("enlarge_targets", LARGE_TARGETS_CSS):
         outcome.note(f"44 px minimum on {len(static)} controls in the markup and on any created later", max(1, len(static)))

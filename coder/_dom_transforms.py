@@ -29,23 +29,23 @@ def add_ids(doc: AppDocument) -> TransformOutcome:
     outcome = TransformOutcome()
     taken = doc.all_ids()
     for tag in _interactive(doc):
+        icon_only = (tag.name in ("button", "a") or tag.get("role") == "button") and not tag.get_text(strip=True) \
+            and not (tag.get("aria-label") or "").strip() and not (tag.get("title") or "").strip()
+        name = _name_from(tag) if icon_only else ""
         if not tag.get("id"):
-            base = _slug(_label_text(tag)) or _slug(" ".join(tag.get("class") or [])) or "control"
+            base = _slug(name or _label_text(tag)) or _slug(" ".join(tag.get("class") or [])) or "control"
             prefix = _PREFIX.get(tag.name, "control")
-            candidate = base if base.startswith(prefix + "-") else f"{prefix}-{base}"
-            element_id, number = candidate[:48].rstrip("-"), 2
+            candidate = (base if base.startswith(prefix + "-") else f"{prefix}-{base}")[:48].rstrip("-")
+            element_id, number = candidate, 2
             while element_id in taken:
                 element_id, number = f"{candidate[:44].rstrip('-')}-{number}", number + 1
             tag["id"] = element_id
             taken.add(element_id)
             outcome.note(f"<{tag.name}> id={element_id}")
-        if tag.name in ("button", "a") or tag.get("role") == "button":
-            if not tag.get_text(strip=True) and not (tag.get("aria-label") or "").strip() and not (tag.get("title") or "").strip():
-                name = _name_from(tag)
-                if name:
-                    tag["aria-label"] = name
-                    tag["title"] = name
-                    outcome.note(f"#{tag.get('id')} named {name!r}")
+        if name:
+            tag["aria-label"] = name
+            tag["title"] = name
+            outcome.note(f"#{tag['id']} named {name!r}")
     return outcome
 
 
@@ -92,7 +92,8 @@ SLIDER_JS = r"""(() => {
         aui.typing = {id: range.id, value: number.value};
         if (number.value !== '' && !Number.isNaN(Number(number.value))) aui.push(range, number.value);
       });
-      number.addEventListener('change', () => { aui.typing = null; if (number.value !== '') aui.push(range, number.value); number.value = range.value; });
+      // Each keystroke already pushed input and change; on commit only a value the range clamped differs.
+      number.addEventListener('change', () => { if (!number.isConnected) return; aui.typing = null; if (number.value !== '' && number.value !== range.value) aui.push(range, number.value); number.value = range.value; });
       number.addEventListener('keydown', e => { if (e.key === 'Enter') { aui.typing = null; number.value = range.value; } });
       const follow = () => { if (document.activeElement !== number) number.value = range.value; };
       range.addEventListener('input', follow);
@@ -206,8 +207,12 @@ def _interactive(doc: AppDocument) -> list[Tag]:
     found = doc.soup.find_all(_INTERACTIVE_TAGS)
     found += [t for t in doc.soup.find_all(attrs={"role": True}) if t["role"] in _INTERACTIVE_ROLES]
     found += doc.soup.find_all(onclick=True) + doc.soup.find_all(contenteditable=True)
-    result = []
-    for tag in dict.fromkeys(found):
+    result, seen = [], set()
+    for tag in found:
+        # bs4 tags compare equal by content (two "<button>Add</button>"), so dedupe by identity.
+        if id(tag) in seen:
+            continue
+        seen.add(id(tag))
         if tag.name == "input" and (tag.get("type") or "").lower() == "hidden":
             continue
         if tag.has_attr("data-aui") or any(p.has_attr("data-aui") for p in tag.parents if isinstance(p, Tag)):
@@ -217,24 +222,32 @@ def _interactive(doc: AppDocument) -> list[Tag]:
 
 
 def _label_text(tag: Tag) -> str:
-    for attribute in ("aria-label", "title", "name", "placeholder", "alt", "data-preset", "data-action"):
+    for attribute in ("aria-label", "title", "name", "placeholder", "alt"):
         value = tag.get(attribute)
         if isinstance(value, str) and value.strip():
             return value
     if tag.name == "input" and (tag.get("type") or "").lower() in ("button", "submit", "reset") and tag.get("value"):
         return str(tag["value"])
-    return " ".join(tag.get_text(" ", strip=True).split()[:5])
+    text = " ".join(tag.get_text(" ", strip=True).split()[:5])
+    return text or str(tag.get("data-action") or tag.get("value") or "")
 
 
 def _name_from(tag: Tag) -> str:
+    """A name for an icon-only control: its SVG title, id, click handler, action or class."""
     svg_title = tag.find("title")
     if svg_title is not None and svg_title.get_text(strip=True):
         return svg_title.get_text(strip=True)
-    source = tag.get("id") or (tag.get("onclick") or "").split("(")[0] or " ".join(tag.get("class") or [])
-    words = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(source))
-    words = re.sub(r"^(btn|button|link|icon)[-_ ]+|[-_ ]+(btn|button|icon)$", "", words, flags=re.I)
-    words = re.sub(r"[-_]+", " ", words).strip()
-    return words[:1].upper() + words[1:] if words else ""
+    handler = re.match(r"\s*([A-Za-z_$][\w$]*)\s*\(", tag.get("onclick") or "")
+    for source in (tag.get("id"), handler.group(1) if handler else None, tag.get("data-action"),
+                   " ".join(c for c in tag.get("class") or [] if not re.fullmatch(r"(btn|button|icon)", c, re.I))):
+        if not source:
+            continue
+        words = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(source))
+        words = re.sub(r"^(btn|button|link|icon)[-_ ]+|[-_ ]+(btn|button|icon)$", "", words, flags=re.I)
+        words = re.sub(r"[-_]+", " ", words).strip().lower()
+        if words:
+            return words[:1].upper() + words[1:]
+    return ""
 
 
 def _slug(text: str) -> str:

@@ -8,9 +8,9 @@ answers with a `RevisionResult` carrying the non-regression `ContractResult`.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from apps_prompts import AppSpec
 
@@ -50,22 +50,69 @@ class MeasuredFact(BaseModel):
     detail: str = ""
 
 
-class Feedback(BaseModel):
-    """Commenter feedback as the coder reads it (a superset of the commenter's JSON).
+# The offline commenter's measured-facts object (dashboard_render.OfflineFacts): list fields
+# and the fact kind each becomes. `live_regions` is not a problem, so it is not listed.
+OFFLINE_FACT_KINDS = {
+    "off_viewport_controls": "offscreen",
+    "task_controls_off_viewport": "offscreen",
+    "obscured_controls": "obscured",
+    "small_targets": "small_target",
+    "missing_ids": "missing_id",
+    "slider_only_inputs": "slider_only",
+    "animations": "animation",
+    "transitions": "animation",
+    "low_contrast": "low_contrast",
+    "unnamed_controls": "unnamed",
+    "toast_like": "toast",
+    "transient_status": "transient_status",
+    "no_effect_steps": "no_effect",
+}
 
-    Unknown fields are ignored so the commenter's own model converts with `model_validate`.
+
+class Feedback(BaseModel):
+    """Commenter feedback as the coder reads it: the commenter's merged JSON per app.
+
+    Unknown fields are ignored, so `Feedback.model_validate(commenter_feedback.model_dump())`
+    works; `facts` also accepts the offline commenter's measured-facts objects and flattens them.
     """
 
     model_config = ConfigDict(extra="ignore")
 
     issues: list[str] = Field(default_factory=list)
     actionable_changes: list[str] = Field(default_factory=list)
-    fit_within_screen: bool = True
-    """False when the commenter says critical controls do not fit in the 1280×720 viewport."""
-    avoid_regressions: bool = True
+    fit_within_screen: bool = Field(
+        default=False, description="True when the revision must bring the task controls inside 1280×720."
+    )
+    avoid_regressions: bool = Field(default=False, description="True when working parts must be kept.")
     facts: list[MeasuredFact] = Field(default_factory=list)
     task_id: str | None = None
     """The failed task this feedback came from, when known."""
+
+    @field_validator("facts", mode="before")
+    @classmethod
+    def _flatten_offline_facts(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        flat: list[Any] = []
+        for item in value:
+            if hasattr(item, "model_dump"):
+                item = item.model_dump()
+            if isinstance(item, dict) and "kind" not in item:
+                flat += _facts_from_measurements(item)
+            else:
+                flat.append(item)
+        return flat
+
+
+def _facts_from_measurements(measured: dict[str, Any]) -> list[MeasuredFact]:
+    facts = []
+    for key, kind in OFFLINE_FACT_KINDS.items():
+        for element in measured.get(key) or []:
+            if not isinstance(element, dict):
+                continue
+            detail = element.get("detail") or element.get("text") or element.get("name") or element.get("action") or ""
+            facts.append(MeasuredFact(kind=kind, selector=element.get("selector"), detail=str(detail)[:120]))
+    return facts
 
 
 class RevisionRequest(BaseModel):

@@ -55,11 +55,11 @@ TRANSFORMS: tuple[Transform, ...] = (
               _words(r"\bsmall", r"\btiny", r"\b44\b", r"target size", r"enlarg", r"\blarger\b", r"\bbigger\b",
                      r"hit area", r"click target")),
     Transform("reveal_hover", STATE_VISIBILITY, reveal_hover,
-              frozenset({"hover_only", "hidden", "hidden_control", "no_effect"}),
+              frozenset({"hover_only", "hidden", "hidden_control", "no_effect", "obscured"}),
               _words(r"hover", r"drop-?down", r"\bmenu", r"tooltip", r"hidden until", r"only (?:appears|shows)",
                      r"reveal", r"invisible")),
     Transform("fit_viewport", INTERACTION_ROBUSTNESS, fit_viewport,
-              frozenset({"offscreen", "outside_viewport", "below_fold", "overflow"}),
+              frozenset({"offscreen", "outside_viewport", "below_fold", "overflow", "obscured"}),
               _words(r"off-?screen", r"below the fold", r"outside (?:the )?viewport", r"\bviewport", r"1280",
                      r"scroll", r"fit (?:with)?in", r"without scrolling", r"out of view")),
     Transform("slider_companions", INPUT_PERMISSIVENESS, slider_companions,
@@ -93,7 +93,7 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
 
     def want(name: str, why: str) -> None:
         reasons.setdefault(name, [])
-        if why not in reasons[name]:
+        if why not in reasons[name] and len(reasons[name]) < 12:
             reasons[name].append(why)
 
     if request.style_block:
@@ -107,8 +107,8 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
                     want(transform.name, label)
         for line in [*item.actionable_changes, *item.issues]:
             _match_line(line, want)
-        if not item.fit_within_screen:
-            want("fit_viewport", "fit_within_screen is false")
+        if item.fit_within_screen:
+            want("fit_viewport", "fit_within_screen")
     for task in request.active_unsupported():
         text = f"{task.reason} {task.description}"
         for transform in TRANSFORMS:

@@ -121,11 +121,20 @@ def merge_feedback(feedback: list[Feedback]) -> list[str]:
         lines += [change.strip() for change in item.actionable_changes]
     for item in feedback:
         lines += [f"Issue: {issue.strip()}" for issue in item.issues]
+    by_kind: dict[str, list[str]] = {}
     for item in feedback:
-        lines += [f"Measured: {fact.kind}" + (f" at {fact.selector}" if fact.selector else "")
-                  + (f" ({fact.detail})" if fact.detail else "") for fact in item.facts]
-    if any(not item.fit_within_screen for item in feedback):
-        lines.append("Critical controls do not fit within the 1280x720 viewport; make them fit.")
+        for fact in item.facts:
+            by_kind.setdefault(fact.kind, [])
+            where = fact.selector or fact.detail
+            if where and where not in by_kind[fact.kind]:
+                by_kind[fact.kind].append(where)
+    for kind, places in by_kind.items():
+        shown = ", ".join(places[:4]) + (f" (+{len(places) - 4} more)" if len(places) > 4 else "")
+        lines.append(f"Measured {kind.replace('_', ' ')}" + (f": {shown}" if shown else ""))
+    if any(item.fit_within_screen for item in feedback):
+        lines.append("Bring every control the tasks need inside the 1280x720 viewport without scrolling.")
+    if any(item.avoid_regressions for item in feedback):
+        lines.append("Parts of the app already work for the agent: keep them, with their ids and functions.")
     seen: set[str] = set()
     merged = []
     for line in lines:

@@ -23,6 +23,16 @@ from pydantic import BaseModel, Field
 APP_ORIGIN = "http://aui-app.localhost"
 APP_URL = f"{APP_ORIGIN}/index.html"
 
+# Adopted (not a <style> element), so checkers that count or read the app's elements see no change.
+_IN_PAGE_SELECT_PICKER = """(() => {
+  try {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync('select:not([multiple]):not([size]), select:not([multiple]):not([size])::picker(select) '
+      + '{ appearance: base-select; }');
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  } catch (e) { /* older engines: keep the native pop-up */ }
+})();"""
+
 # From environment.md: stop Chromium's own background traffic; local origins still load.
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -47,6 +57,12 @@ class BrowserConfig(BaseModel):
     viewport_width: int = Field(default=1280, ge=200, le=4096)
     viewport_height: int = Field(default=720, ge=200, le=4096)
     load_timeout_ms: int = Field(default=15_000, ge=100, description="Cap on loading the app.")
+    in_page_select_picker: bool = Field(
+        default=True,
+        description="Render <select> drop-downs inside the page (CSS `appearance: base-select`). Headless "
+        "Chromium draws the native pop-up into screenshots but sends clicks on it to the page underneath, "
+        "so an agent could never pick an option it sees; with this on it can, with real mouse input.",
+    )
 
 
 class BlockedRequest(BaseModel):
@@ -157,6 +173,8 @@ async def open_app(
     )
     events = PageEvents()
     try:
+        if config.in_page_select_picker:
+            await context.add_init_script(script=_IN_PAGE_SELECT_PICKER)
         await _contain(context, files, events)
         page = await context.new_page()
         _watch_page(page, events)

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from cua import Step, Trajectory, isolated_world, open_app
 
-from ._facts_js import MEASURE, SNAPSHOT
+from ._facts_js import HELPERS, MEASURE, SNAPSHOT
 
 AXE_RULES = {
     "color-contrast": "contrast",
@@ -37,6 +38,7 @@ AXE_RULES = {
 }
 TRANSIENT_WINDOW_MS = 10_000
 REPLAY_MAX_STEPS = 30
+REPLAY_BUDGET_S = 30.0
 _STOPWORDS = set(
     "the a an and or to of in on for with by at from into your you it its is are be then than this that these those "
     "set make click press tap enter type select choose use change add open show find go get put all any one two".split()
@@ -192,9 +194,11 @@ async def replay_for_transients(page: Page, steps: list[Step]) -> list[ElementFa
             continue
         before = await world.evaluate(SNAPSHOT, timeout_ms=5_000)
         await execute(page, action)
-        await page.clock.run_for(300)  # let handlers and short transitions run
+        # fast_forward jumps time, firing each due timer at most once: a 2 s toast timeout fires,
+        # while an app's animation loop does not run hundreds of frames (run_for would).
+        await page.clock.fast_forward(300)
         shown = await world.evaluate(SNAPSHOT, timeout_ms=5_000)
-        await page.clock.run_for(TRANSIENT_WINDOW_MS)
+        await page.clock.fast_forward(TRANSIENT_WINDOW_MS)
         later = await world.evaluate(SNAPSHOT, timeout_ms=5_000)
         for key, item in shown.items():
             appeared = key not in before or before[key]["text"] != item["text"]
@@ -235,6 +239,7 @@ async def collect_facts(
     async with open_app(html, config) as app:
         raw = await measure_page(app.page, viewport)
         _fill_from_measurement(facts, raw, task_text, trajectory, set(task_selectors))
+        await _name_no_effect_targets(app.page, facts, trajectory)
         if use_axe:
             try:
                 facts.low_contrast, facts.unnamed_controls = await run_axe(app.page)
@@ -243,10 +248,30 @@ async def collect_facts(
     if replay and trajectory is not None and trajectory.steps:
         async with open_app(html, config) as app:
             try:
-                facts.transient_status = await replay_for_transients(app.page, trajectory.steps)
+                facts.transient_status = await asyncio.wait_for(
+                    replay_for_transients(app.page, trajectory.steps), REPLAY_BUDGET_S
+                )
+            except asyncio.TimeoutError:
+                facts.notes.append(f"replay for transient state stopped after {REPLAY_BUDGET_S:.0f} s")
             except Exception as exc:
                 facts.notes.append(f"replay for transient state failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
     return facts
+
+
+async def _name_no_effect_targets(page: Page, facts: OfflineFacts, trajectory: Trajectory | None) -> None:
+    """Name the element under a no-effect step's point on the fresh page, when the rollout did not."""
+    if trajectory is None:
+        return
+    for item in facts.no_effect_steps:
+        action = trajectory.steps[item.step - 1].screen_action if 0 < item.step <= len(trajectory.steps) else None
+        if item.selector or action is None or action.point is None:
+            continue
+        found = await isolated_world(page).evaluate(
+            f"(function() {{ {HELPERS} const el = document.elementFromPoint({action.point.x}, {action.point.y});"
+            " return el && el !== document.body && el !== document.documentElement ? {selector: cssPath(el), text: labelText(el)} : null; })()"
+        )
+        if found:
+            item.selector, item.text = found["selector"], found["text"][:60]
 
 
 def _fill_from_measurement(

@@ -21,8 +21,12 @@ function cssPath(el) {
     if (cls.length) part += '.' + cls.join('.');
     const parent = node.parentElement;
     if (parent) {
-      const same = Array.from(parent.children).filter(c => c.tagName === node.tagName);
-      if (same.length > 1) part += `:nth-of-type(${same.indexOf(node) + 1})`;
+      // nth-of-type only when tag and classes do not already single it out among its siblings.
+      const alike = Array.from(parent.children).filter(c => c.matches(part));
+      if (alike.length > 1) {
+        const same = Array.from(parent.children).filter(c => c.tagName === node.tagName);
+        part += `:nth-of-type(${same.indexOf(node) + 1})`;
+      }
     }
     parts.unshift(part);
     if (document.querySelectorAll(parts.join(' > ')).length === 1) break;

@@ -16,6 +16,8 @@ from typing import Any
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._facts import OfflineFacts
+
 PRINCIPLES = ("state visibility", "interaction robustness", "input permissiveness", "predictable behaviour")
 """The four agent-centric principles (design.md §7)."""
 
@@ -139,7 +141,7 @@ class TaskComment(BaseModel):
     attempts: int = 1
     error: str | None = None
     raw_replies: list[str] = Field(default_factory=list)
-    facts: Any | None = Field(default=None, description="OfflineFacts, for the offline commenter.")
+    facts: OfflineFacts | None = Field(default=None, description="What the offline commenter measured.")
 
     def source(self) -> CommentSource:
         return CommentSource(
@@ -164,7 +166,7 @@ class Feedback(BaseModel):
     sources: list[CommentSource] = Field(default_factory=list)
     dropped: int = Field(default=0, description="Statements removed as duplicates or over the cap.")
     offline: bool = Field(default=False, description="True when every source was the offline commenter.")
-    facts: list[Any] = Field(default_factory=list, description="OfflineFacts per task, for the offline coder.")
+    facts: list[OfflineFacts] = Field(default_factory=list, description="Measured facts per task, for the offline coder.")
 
     def render(self) -> str:
         """The feedback as the text block a coder prompt embeds."""
@@ -196,10 +198,13 @@ def _rank_unique(statements: Iterable[tuple[str, str]], cap: int, by_target: boo
     for task_id, statement in statements:
         total += 1
         norm = _normalise(statement)
-        key = (tuple(sorted(set(selectors_in(statement)))), principle_of(statement)) if by_target else None
+        targets = tuple(sorted(set(selectors_in(statement))))
+        key = (targets, principle_of(statement))
         for group in groups:
-            same_target = by_target and key[0] and key == group["key"]
-            similar = difflib.SequenceMatcher(None, norm, group["norm"]).ratio() >= 0.85
+            # The same element with the same principle is one change however it is worded;
+            # similar wording about different elements ("give #a an id", "give #b an id") is not.
+            same_target = by_target and targets and key == group["key"]
+            similar = targets == group["key"][0] and difflib.SequenceMatcher(None, norm, group["norm"]).ratio() >= 0.85
             if norm == group["norm"] or same_target or similar:
                 group["tasks"].add(task_id)
                 break

@@ -23,6 +23,7 @@ _LOOKUP = re.compile(
     r"""\b(querySelector|querySelectorAll|getElementById|getElementsByClassName|closest)\s*\(\s*(['"`])((?:\\.|(?!\2).)*?)\2\s*\)""",
     re.DOTALL,
 )
+_FUNCTION_EXPRESSION = re.compile(r"^\(?\s*(?:function\s*[\w$]*\s*\(\s*\)|\(\s*\)\s*=>)")
 _WINDOW_NAME = re.compile(r"\bwindow\s*\.\s*([A-Za-z_$][\w$]*)|\bwindow\s*\[\s*(['\"])([^'\"]+)\2\s*\]")
 
 
@@ -53,8 +54,11 @@ def compile_checker(source: str, kind: CheckerKind | None = None) -> CompiledChe
     if kind == "rule":
         rule = compile_rule(text)
         return CompiledChecker(source=text, kind="rule", javascript=rule.javascript, selectors=rule.selectors)
+    # Models often send a whole function (`() => ...`, `function () {...}`) where a body belongs;
+    # calling it is what they meant, and saves a repair round-trip.
+    javascript = f"return ({text.rstrip(';')})();" if _FUNCTION_EXPRESSION.match(text) else text
     return CompiledChecker(
-        source=text, kind="js", javascript=text, selectors=selectors_named(text), window_names=window_names(text)
+        source=text, kind="js", javascript=javascript, selectors=selectors_named(text), window_names=window_names(text)
     )
 
 

@@ -140,8 +140,6 @@ async def judge_batch(
         model,
         [system_message(SYSTEM_PROMPT), user_message(request, images=[screenshot] if screenshot else ())],
     )
-    share = lambda: conversation.tokens.total_tokens // max(len(tasks), 1)  # noqa: E731
-
     def unsolvable(task: Task, *reasons: str) -> Verdict:
         return Verdict(task_id=task.id, model=model, solvable=False, reasons=list(reasons))
 
@@ -149,10 +147,7 @@ async def judge_batch(
         entries = await conversation.ask_json(config.format_repairs)
     except VerifierReplyError as exc:
         reason = f"the verifier's reply was unusable after {config.format_repairs} repair(s): {exc}"
-        verdicts = [unsolvable(t, reason) for t in tasks]
-        for item in verdicts:
-            item.tokens = share()
-        return verdicts, conversation.tokens
+        return _with_token_shares([unsolvable(t, reason) for t in tasks], conversation.tokens), conversation.tokens
 
     decided: dict[str, Verdict] = {}
     candidates: dict[str, CompiledChecker | GateResult] = {}
@@ -185,11 +180,14 @@ async def judge_batch(
                 task, model, entries[task.id], gates[task.id], failing.get(task.id), repaired.get(task.id), repair_error
             )
 
-    tokens = share()
-    ordered = [decided[t.id] for t in tasks]
-    for item in ordered:
-        item.tokens = tokens
-    return ordered, conversation.tokens
+    return _with_token_shares([decided[t.id] for t in tasks], conversation.tokens), conversation.tokens
+
+
+def _with_token_shares(verdicts: list[Verdict], tokens: TokenTotals) -> list[Verdict]:
+    share = tokens.total_tokens // max(len(verdicts), 1)
+    for verdict in verdicts:
+        verdict.tokens = share
+    return verdicts
 
 
 def _final_verdict(
@@ -279,7 +277,10 @@ async def judge_app(
                 client, model, spec, html, batch, config=config, screenshot=screenshot, browser=browser
             )
 
-    results = await asyncio.gather(*(run(batch) for batch in batches))
+    # A TaskGroup, not gather: when one batch fails for good the others are cancelled, not orphaned.
+    async with asyncio.TaskGroup() as group:
+        running = [group.create_task(run(batch)) for batch in batches]
+    results = [task.result() for task in running]
     totals = TokenTotals()
     verdicts: list[Verdict] = []
     for batch_verdicts, tokens in results:

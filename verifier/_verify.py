@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from apps_prompts import AppSpec, reference_html_path
 from cua import BrowserConfig
@@ -20,13 +21,16 @@ from ._prompts import PROMPT_VERSION
 from ._runtime import DEFAULT_TIMEOUT_MS
 from ._verdicts import OFFLINE, AppVerdicts, TokenTotals, Verdict, html_sha256, write_verdicts
 
+if TYPE_CHECKING:
+    from llm import ModelClient
+
 
 async def verify_app(
     spec: AppSpec,
     html: str | None = None,
     verifier: str = OFFLINE,
     *,
-    client=None,
+    client: ModelClient | None = None,
     config: LLMVerifierConfig | None = None,
     browser: BrowserConfig | None = None,
     out_dir: Path | str | None = None,

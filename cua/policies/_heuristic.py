@@ -27,6 +27,7 @@ ASSUMED_THUMB_PX = 16  # Chromium's default range thumb; styled thumbs differ, h
 MAX_ATTEMPTS = {"fill": 4, "choose": 3, "slide": 3, "toggle": 2, "click": 1}
 MAX_SCROLLS_PER_GOAL = 5
 MAX_UNREADABLE_STEPS = 2
+MAX_ACTIONS_PER_CLAUSE = 12  # a clause that needs more is not going well: move on
 _CONFIRM_WORDS = concept_set(content_words("confirm yes ok sure again proceed continue"))
 
 
@@ -49,6 +50,7 @@ class HeuristicPolicy(Policy):
         self._slider_clicks: dict[str, list[float]] = {}
         self._last_click: tuple[str, str, frozenset[str]] | None = None  # (key, name, keys on page) for confirmations
         self._unreadable = 0
+        self._clause_actions: Counter[int] = Counter()
 
     @property
     def coordinate_space(self) -> str:
@@ -88,19 +90,38 @@ class HeuristicPolicy(Policy):
     def _next(self, view: PageView) -> PolicyDecision:
         clauses = self._parsed.clauses
         while self._clause_index < len(clauses):
-            clause = clauses[self._clause_index]
-            inherited = self._inherited(self._clause_index)
-            for goal in plan_clause(clause, view, inherited):
-                goal_id = f"{self._clause_index}:{goal.id}"
-                if goal_id in self._done:
-                    continue
-                decision = self._pursue(goal_id, goal, clause, view)
-                if decision is not None:
-                    return decision
-                self._done.add(goal_id)
+            index = self._clause_index
+            clause = clauses[index]
+            if self._clause_actions[index] < MAX_ACTIONS_PER_CLAUSE:
+                for goal_id, goal, owner in self._agenda(index, view):
+                    if goal_id in self._done:
+                        continue
+                    decision = self._pursue(goal_id, goal, owner, view)
+                    if decision is not None:
+                        self._clause_actions[index] += 1
+                        return decision
+                    self._done.add(goal_id)
             self._clause_index += 1
         summary = "; ".join(c.text for c in clauses) or self._parsed.text
         return _decide(Action(kind="finished"), f"Nothing left to do for: {summary[:200]}")
+
+    def _agenda(self, index: int, view: PageView) -> list[tuple[str, Goal, Clause]]:
+        """The clause's goals in order; a form is completed before it is submitted.
+
+        "Add 'Museum tickets' for 45, split only between Chloe and Dev": the second clause only
+        sets choices in the same form, so it goes before the first clause's "Add" button.
+        """
+        clauses = self._parsed.clauses
+        own = [(f"{index}:{g.id}", g, clauses[index]) for g in plan_clause(clauses[index], view, self._inherited(index))]
+        following = index + 1
+        if following >= len(clauses) or not clauses[following].joined:
+            return own
+        ahead = plan_clause(clauses[following], view, self._inherited(following))
+        if not ahead or any(g.id == "open" or g.id.startswith("commit") for g in ahead):
+            return own
+        ahead_items = [(f"{following}:{g.id}", g, clauses[following]) for g in ahead]
+        cut = next((i for i, (_, g, _) in enumerate(own) if g.id.startswith("commit")), len(own))
+        return own[:cut] + ahead_items + own[cut:]
 
     def _inherited(self, index: int) -> list[str]:
         """The quoted things of the clauses before, for "it"/"them" ("add 'X' and tick it")."""

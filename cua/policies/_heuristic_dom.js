@@ -62,7 +62,7 @@
     let node = el;
     for (let level = 0; level < 3 && node && node !== document.body; level++, node = node.parentElement) {
       for (let sib = node.previousSibling; sib; sib = sib.previousSibling) {
-        const text = siblingText(sib, 80, rect);
+        const text = siblingText(sib, 50, rect);
         if (text === null) return '';
         if (text) return text;
       }
@@ -205,11 +205,24 @@
     return null;
   };
 
+  const ownText = (container, skip) => {
+    let text = '';
+    const walk = (node) => {
+      for (const child of node.childNodes) {
+        if (child === skip || (child.nodeType === 1 && child.matches('input,select,textarea,button'))) continue;
+        if (child.nodeType === 3) text += ' ' + child.textContent;
+        else if (child.nodeType === 1 && seen(child)) walk(child);
+      }
+    };
+    walk(container);
+    return text;
+  };
   const labelTexts = (el) => {
     const parts = [];
     const by = el.getAttribute('aria-labelledby');
     if (by) for (const id of by.split(/\s+/)) { const ref = document.getElementById(id); if (ref) parts.push(clean(ref.innerText || ref.textContent, 80)); }
-    if (el.labels) for (const label of el.labels) parts.push(clean(label.innerText, 80));
+    // A label wrapping its control also "contains" the control's text (a select's options): skip it.
+    if (el.labels) for (const label of el.labels) parts.push(clean(ownText(label, el), 80));
     return clean(parts.join(' '), 120);
   };
 

@@ -19,6 +19,7 @@ from ._heuristic_match import (
     exact_name_match,
     field_score,
     is_numeric,
+    names_action,
     option_score,
     own_words,
     row_matches,
@@ -61,9 +62,15 @@ def _appears(text: str, view: PageView) -> bool:
 def split_values(clause: Clause, view: PageView, inherited: list[str]) -> tuple[list[Value], list[str]]:
     """(values to enter, names of existing things the clause refers to)."""
     to_enter: list[Value] = []
+    if clause.verb in ENTERING and not any(v.quoted for v in clause.values):
+        # "Eve is joining us — add her": a capitalised name the page does not show yet is the text.
+        new_names = [n for n in clause.names if not _appears(n, view)]
+        clause_values = tuple(Value(text=n, quoted=True) for n in new_names[:1]) + clause.values
+    else:
+        clause_values = clause.values
     references = list(inherited) if clause.pronoun else []
     has_number = any(v.number is not None for v in clause.values)
-    for value in clause.values:
+    for value in clause_values:
         if value.quoted and value.reference:
             references.append(value.text)
         elif value.quoted and clause.verb not in ENTERING and _appears(value.text, view) and (clause.verb != "set" or has_number):
@@ -92,7 +99,13 @@ def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Go
             if missing_field:
                 # The fields to fill are not on screen yet: this button probably opens the form.
                 return [Goal(id="open", kind="click", element=button, reason="it should open the form to fill")] + goals
-            goals.append(Goal(id="commit", kind="click", element=button, reason="it matches the action"))
+            reason = f"its name '{button.name[:40]}' matches the action"
+            if clause.every:
+                # "Settle all the debts": every button of that name, one per row.
+                twins = [e for e in usable if normalize(e.name) == normalize(button.name) and e.kind in CLICK_KINDS]
+                goals += [Goal(id=f"commit:{normalize(e.row) or e.key}", kind="click", element=e, reason=reason) for e in twins]
+            else:
+                goals.append(Goal(id="commit", kind="click", element=button, reason=reason))
         elif value_goals and clause.submits:
             last_fill = max((i for i, g in enumerate(goals) if g.kind == "fill"), default=None)
             if last_fill is not None:
@@ -113,9 +126,11 @@ def _needs_button(clause: Clause, goals: list[Goal], value_goals: list[Goal]) ->
 def _best_button(clause: Clause, elements: list[Element], references: list[str], used: set[str]) -> Element | None:
     best, best_score = None, MIN_CLICK_SCORE
     for element in elements:
-        if element.key in used or element.kind not in CLICK_KINDS:
+        if element.key in used or element.kind not in CLICK_KINDS or not names_action(clause, element):
             continue
         score = click_score(clause, element)
+        if element.state is not None and not any(v.quoted and exact_name_match(v.text, element) for v in clause.values):
+            score -= 2.0  # a lit chip or tab is a choice, not the button that does the action
         if references and element.row and any(mentions_phrase(element.row, r) for r in references):
             score += 1.0
         if score > best_score:
@@ -137,14 +152,28 @@ def _mentioned_choices(clause: Clause, elements: list[Element], used: set[str]) 
                     goals.append(Goal(id=f"choose:{option.text}", kind="choose", element=element, text=option.text,
                                       reason=f"the task names the option '{option.text}'"))
             continue
-        chip = element.kind in ("tab", "radio") or element.role in ("tab", "radio", "option") or element.state is not None
-        if not chip or element.kind == "checkbox" or len(normalize(element.name)) < 3:
+        if not _is_chip(element) or len(normalize(element.name)) < 3:
             continue
         if mentions_phrase(clause.text, element.name) and normalize(element.name) not in (clause.verb or ""):
             used.add(element.key)
             if element.state is not True:
                 goals.append(Goal(id=f"chip:{element.key}", kind="click", element=element, reason=f"the task names '{element.name}'"))
+    if clause.only:
+        # "only between Chloe and Dev": the other choices of the same group go off.
+        groups = {e.group for e in elements if e.key in used and _is_chip(e)}
+        for element in elements:
+            if element.group in groups and _is_chip(element) and element.key not in used and element.state is True:
+                used.add(element.key)
+                goals.append(Goal(id=f"chip-off:{element.key}", kind="click", element=element,
+                                  reason=f"only the named choices should stay on, not '{element.name}'"))
     return goals
+
+
+def _is_chip(element: Element) -> bool:
+    """One of a set of choices (tab, segment, chip): clicking picks it rather than doing something."""
+    if element.kind == "checkbox":
+        return False
+    return element.kind in ("tab", "radio") or element.role in ("tab", "radio", "option") or element.state is not None
 
 
 def _value_goals(clause: Clause, values: list[Value], elements: list[Element], references: list[str], used: set[str]) -> tuple[list[Goal], bool]:
@@ -238,8 +267,6 @@ def _toggle_goals(clause: Clause, elements: list[Element], references: list[str]
 
 def _row_goals(clause: Clause, elements: list[Element], view: PageView, references: list[str], used: set[str]) -> list[Goal]:
     """Controls inside the list item / grid row the task names: "step 7 of the kick", "× on 'Floss'"."""
-    if (clause.verb or "click") not in ROW_VERBS:
-        return []
     rows: dict[str, float] = {}
     for element in elements:
         if element.row_key and element.row_key not in rows:
@@ -251,7 +278,7 @@ def _row_goals(clause: Clause, elements: list[Element], view: PageView, referenc
     specifiers = [v.text for v in clause.values if v.number is not None and not v.quoted] + [w for w in clause.words if w in WEEKDAYS]
     desired = clause.desired
     goals = []
-    if specifiers:
+    if specifiers and (clause.verb or "click") in ROW_VERBS:
         for element in in_rows:
             hit = column_matches(column_label(element, view), clause)
             if hit and not own_words(element) and not (desired is not None and element.state is desired):
@@ -259,7 +286,7 @@ def _row_goals(clause: Clause, elements: list[Element], view: PageView, referenc
                                   reason=f"it is the '{hit[0]}' cell of the row '{element.row[:40]}'"))
         return goals
     blank = [e for e in in_rows if not own_words(e)]
-    if clause.every and desired is not None:
+    if clause.every and desired is not None and clause.verb in ROW_VERBS:
         return [Goal(id=f"cell:{e.key}", kind="click", element=e, reason=f"it is lit in the row '{e.row[:40]}'")
                 for e in blank if e.state is (not desired)]
     named = [(click_score(clause, e), e) for e in in_rows if own_words(e)]
@@ -269,4 +296,9 @@ def _row_goals(clause: Clause, elements: list[Element], view: PageView, referenc
         return [Goal(id=f"row:{element.key}", kind="click", element=element, reason=f"it is the {element.describe()} of the row '{element.row[:40]}'")]
     if clause.verb in ("check", "uncheck") and len(blank) == 1 and blank[0].state is not desired:
         return [Goal(id=f"row:{blank[0].key}", kind="click", element=blank[0], reason=f"it is the tick box of the row '{blank[0].row[:40]}'")]
+    unnamed_buttons = [e for e in blank if e.kind == "button"]
+    if clause.verb == "delete" and references and len(unnamed_buttons) == 1:
+        # An icon-only button alone in the row the task names: most likely its delete button.
+        element = unnamed_buttons[0]
+        return [Goal(id=f"row:{element.key}", kind="click", element=element, reason=f"it is the only (icon) button of the row '{element.row[:40]}'")]
     return []

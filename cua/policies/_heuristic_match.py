@@ -15,7 +15,6 @@ from ._heuristic_text import (
     abbreviation_match,
     concept_set,
     content_words,
-    coverage,
     mentions_phrase,
     normalize,
     split_identifier,
@@ -36,13 +35,28 @@ def own_words(element: Element) -> list[str]:
 
 
 def side_words(element: Element) -> list[str]:
-    """Text beside an input (its visual label or unit); buttons are named by their own text."""
-    return content_words(f"{element.before} {element.after}") if element.is_input else []
+    """Text beside an input that has no label of its own (its visual label, its unit or readout).
+
+    Buttons are named by their own text; labelled inputs by their label.
+    """
+    if not element.is_input:
+        return []
+    if element.label or element.aria_label or element.placeholder:
+        return content_words(element.after)
+    return content_words(f"{element.before} {element.after}")
 
 
 def _hits(query: tuple[str, ...] | list[str], words: list[str]) -> int:
     target = concept_set(words)
     return sum(1 for word in query if concept_set([word]) & target)
+
+
+def _coverage(query: list[str], words: list[str]) -> float:
+    """Share of `words` (an element's stemmed name) that the query mentions."""
+    if not words:
+        return 0.0
+    query_concepts = concept_set([w for w in query if w])
+    return sum(1 for word in words if concept_set([word]) & query_concepts) / len(words)
 
 
 def is_numeric(value: Value) -> bool:
@@ -61,6 +75,8 @@ def field_score(value: Value, element: Element, clause: Clause, references: list
     if element.kind in ("number", "range") and not numeric:
         return 0.0
     if element.kind == "range" and value.extreme is None and value.number is None:
+        return 0.0
+    if value.number is not None and element.kind in ("number", "range") and not _in_bounds(value.number, element):
         return 0.0
     words = own_words(element) + side_words(element)
     ids = content_words(split_identifier(element.id_words))
@@ -95,6 +111,28 @@ def field_score(value: Value, element: Element, clause: Clause, references: list
     return score + 0.01  # any compatible field beats nothing
 
 
+def _in_bounds(number: float, element: Element) -> bool:
+    return (element.min is None or number >= element.min) and (element.max is None or number <= element.max)
+
+
+def names_action(clause: Clause, element: Element) -> bool:
+    """Does the element's own name say what the clause wants done?
+
+    Its words include the verb ("Add expense" for "add"), or every word of its name is in the
+    task ("Reset week", "Short break"), or it is exactly a quoted value.
+    """
+    own = own_words(element) + side_words(element)
+    if not own:
+        return False
+    verb = clause.verb or ""
+    if verb and verb not in ("click", "open", "select", "set", "type"):
+        if concept_set([stem(verb)] + ([clause.verb_word] if clause.verb_word else [])) & concept_set(own):
+            return True
+    if _coverage(list(clause.words) + [stem(verb), clause.verb_word], own) >= 0.99:
+        return True
+    return any(v.quoted and exact_name_match(v.text, element) for v in clause.values)
+
+
 def option_score(value_text: str, option_text: str, number: float | None = None) -> float:
     """How well a drop-down option / chip text matches a value the task names."""
     a, b = normalize(value_text), normalize(option_text)
@@ -127,7 +165,7 @@ def click_score(clause: Clause, element: Element, *, verb_weight: float = 3.0) -
     if verb and verb_concepts & concept_set(own) and verb not in ("click", "open", "select", "set", "type"):
         score += verb_weight
     score += 1.5 * min(_hits(clause.words, own), 4)
-    score += 2.0 * coverage(list(clause.words) + [stem(verb), clause.verb_word], " ".join(own))
+    score += 2.0 * _coverage(list(clause.words) + [stem(verb), clause.verb_word], own)
     name = element.name
     for value in clause.values:
         if value.quoted or value.number is not None:

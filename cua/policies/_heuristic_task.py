@@ -93,6 +93,8 @@ class Clause:
     desired: bool | None = None  # the state a toggle should end in (None: flip once)
     repeat: int = 1  # "press next 3 times"
     names: tuple[str, ...] = ()  # capitalised words ("add Eve to the group"): text to type when nothing is quoted
+    joined: bool = False  # tied to the clause before by a comma or "and" (may complete the same form)
+    only: bool = False  # "split only between Chloe and Dev": the named choices on, the others off
 
     @property
     def submits(self) -> bool:
@@ -134,12 +136,16 @@ _SPLIT = re.compile(
 
 
 def _split(masked: str) -> list[tuple[str, str]]:
-    """(separator, clause) pairs; the separator is 'but'/'so'/'so that' or ''."""
+    """(separator, clause) pairs; the separator before a clause is 'but' / 'so' / 'so that',
+    'then' (a new step: sentence end, dash, "then") or 'and' (a comma or "and": the same step)."""
     parts: list[tuple[str, str]] = []
     last, separator = 0, ""
     for match in _SPLIT.finditer(masked):
         parts.append((separator, masked[last : match.start()]))
-        separator = (match.group(1) or "").lower()
+        if match.group(1):
+            separator = match.group(1).lower()
+        else:
+            separator = "then" if re.search(r"[.!?;:—–-]|then|after", match.group(0), re.IGNORECASE) else "and"
         last = match.end()
     parts.append((separator, masked[last:]))
     return [(sep, text.strip(" ,.!?")) for sep, text in parts if text.strip(" ,.!?")]
@@ -259,6 +265,8 @@ def parse_task(text: str) -> ParsedTask:
             desired=DESIRED_STATE.get(verb or ""),
             repeat=repeat,
             names=_proper_names(part),
+            joined=separator == "and",
+            only=" only " in lowered,
         )
         if verb is None:
             if clause.words or clause.values:

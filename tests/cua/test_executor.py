@@ -107,3 +107,23 @@ def test_key_names_normalise_to_playwright_names():
     ]
     with pytest.raises(UnknownKeyError):
         normalize_key("hyperspace")
+
+
+PICKER = """<!doctype html><body style="margin:0">
+<select id="unit" style="position:absolute;left:20px;top:20px;width:200px;height:30px">
+  <option value="m">Metres</option><option value="km">Kilometres</option><option value="mi">Miles</option></select>
+<span id="changed">no</span>
+<script>document.getElementById('unit').onchange = e => { document.getElementById('changed').textContent = 'trusted:' + e.isTrusted; };</script>
+</body>"""
+
+
+async def test_an_option_seen_in_an_open_drop_down_can_be_clicked():
+    async with open_app(PICKER) as app:
+        await run(app.page, at("click", (100, 35)))
+        world = isolated_world(app.page)
+        box = await world.evaluate("(() => { const r = document.querySelectorAll('#unit option')[2].getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, r.height]; })()")
+        assert box[2] > 0  # the options are laid out in the page, where the screenshot shows them
+        result = await run(app.page, at("click", (box[0], box[1])))
+        assert await world.evaluate("document.querySelector('#unit').value") == "mi"
+        assert await text(app.page, "#changed") == "trusted:true"  # real input, not a scripted change
+        assert result.target.tag == "option" and result.target.text == "Miles"

@@ -84,6 +84,12 @@ async def test_other_broken_checkers_are_rejected_with_their_reason(counter_html
     assert expected in result.reason
 
 
+async def test_a_whole_function_sent_as_checker_is_called_rather_than_rejected(counter_html):
+    result = await gate_on_fresh_app(counter_html, "() => document.querySelector('#count')?.textContent === '3'")
+    assert result.accepted, result.reason
+    assert result.initial is not None and result.initial.returned_type == "boolean"
+
+
 async def test_missing_element_is_a_warning_but_a_state_class_on_an_existing_element_is_not(counter_html):
     checkers = {
         "absent": "return document.querySelector('#banner')?.textContent === 'Saved';",

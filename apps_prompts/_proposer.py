@@ -1,0 +1,339 @@
+"""The task proposer: N user tasks per app, from a model or offline (design.md §3).
+
+The LLM proposer asks for JSON, validates it against `TASKS_JSON_SCHEMA`, sends the schema
+errors back for a bounded number of repairs, drops duplicates (by normalised text), tops up
+once if too few are left, and assigns its own ids — a task's id is a slug of its description,
+never a list position or whatever id the model made up. The offline proposer returns the
+spec's tasks or the tasks of a file given by path.
+
+`llm` is imported lazily: loading app specs must not pull in the model SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import jsonschema
+from pydantic import BaseModel, Field
+
+from ._models import AppSpec, Domain, Task, TaskCategory, slugify
+from ._proposer_files import load_tasks_file
+
+if TYPE_CHECKING:
+    from llm import ModelClient
+
+logger = logging.getLogger("apps_prompts.proposer")
+
+PROPOSER_VERSION = "proposer-v1"
+"""Part of the cache key of proposals: bump it when the prompt or the post-processing changes."""
+DEFAULT_TASK_COUNT = 30
+ROLE = "proposer"
+
+TASKS_JSON_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Proposed user tasks for one app",
+    "type": "object",
+    "required": ["tasks"],
+    "properties": {
+        "tasks": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["description", "category", "expected_outcome"],
+                "properties": {
+                    "description": {"type": "string", "minLength": 8, "maxLength": 400},
+                    "category": {"enum": [c.value for c in TaskCategory]},
+                    "expected_outcome": {"type": "string", "minLength": 3, "maxLength": 400},
+                    "level": {"enum": ["easy", "medium", "hard"]},
+                },
+            },
+        }
+    },
+}
+
+DOMAIN_GUIDANCE: dict[Domain, str] = {
+    Domain.app: "Everyday productivity: create, edit, complete and delete records; filters and sorting; "
+    "validation of bad input; totals and counters that must update.",
+    Domain.landing: "Marketing page: reach sections from the navigation, open plans, FAQs and menus, fill and "
+    "submit sign-up or contact forms (including invalid e-mails), toggle pricing periods.",
+    Domain.game: "Play: start, pause and restart; make specific moves; reach a score or a win/lose state; "
+    "change difficulty or settings; the state shown after each action.",
+    Domain.interactive: "Direct manipulation: set sliders, toggles and pickers to exact values; trigger "
+    "visual changes that show as text or attributes; presets and resets.",
+    Domain.tool: "Input to output: enter values and get a computed result; switch units or modes; copy, "
+    "save or clear results; reject malformed input.",
+    Domain.utility: "Small helpers: timers, converters, generators and checklists; configure options, "
+    "run the helper, and read its result; limits and empty input.",
+}
+
+SYSTEM = "You design realistic test tasks for web apps. You answer with JSON only."
+
+
+class ProposalResult(BaseModel):
+    """The tasks of one app and how they were obtained."""
+
+    app_id: str
+    tasks: list[Task]
+    proposer: str
+    model: str | None = None
+    offline: bool = False
+    source: str = Field(description="'model', 'spec' or 'file:<path>'.")
+    requested: int = 0
+    duplicates_dropped: int = 0
+    invalid_dropped: int = 0
+    attempts: int = 0
+    repairs: int = 0
+    prompt_version: str = PROPOSER_VERSION
+
+
+class ProposerError(RuntimeError):
+    """No usable tasks; the message names the app and the model or file."""
+
+
+def normalise_task_text(text: str) -> str:
+    """Text for duplicate detection: lower case, punctuation and quotes gone, spaces collapsed."""
+    return " ".join(re.sub(r"[^\w#.%+-]+", " ", text.lower()).split())
+
+
+def task_id_for(description: str, taken: set[str]) -> str:
+    """A stable slug id for `description`, not in `taken` (which it updates)."""
+    words = slugify(description).split("-")
+    base = ""
+    for word in words:  # whole words up to 40 characters
+        if len(base) + len(word) + 1 > 40:
+            break
+        base = f"{base}-{word}" if base else word
+    base = base or "task"
+    candidate, number = base, 2
+    while candidate in taken:
+        candidate, number = f"{base}-{number}", number + 1
+    taken.add(candidate)
+    return candidate
+
+
+class TaskProposer(ABC):
+    """Proposes the tasks an app is judged on."""
+
+    offline: ClassVar[bool] = False
+    name: str
+
+    @abstractmethod
+    async def propose(self, app: AppSpec, n: int = DEFAULT_TASK_COUNT) -> ProposalResult:
+        """Up to `n` tasks for `app`.
+
+        Raises:
+            ProposerError: no usable tasks could be obtained.
+        """
+
+
+class OfflineTaskProposer(TaskProposer):
+    """The spec's own tasks, or those of a tasks file (YAML/JSON) given by path."""
+
+    offline = True
+
+    def __init__(self, name: str = "offline", *, tasks_file: str | Path | None = None) -> None:
+        self.name = name
+        self.tasks_file = Path(tasks_file) if tasks_file is not None else None
+
+    async def propose(self, app: AppSpec, n: int = DEFAULT_TASK_COUNT) -> ProposalResult:
+        """All tasks of the spec or file (n is a cap, not a target: we never invent tasks offline).
+
+        Raises:
+            ProposerError: the app has no tasks (and no file was given).
+            TasksFileError: the file is unusable (names the file and the entry or id).
+        """
+        if self.tasks_file is not None:
+            tasks, source = load_tasks_file(self.tasks_file, app.id), f"file:{self.tasks_file}"
+        else:
+            tasks, source = list(app.tasks), "spec"
+        if not tasks:
+            where = f"tasks file {self.tasks_file}" if self.tasks_file else f"spec {app.source or app.id}"
+            raise ProposerError(f"offline proposer: no tasks for app '{app.id}' in {where}; "
+                                "give a tasks file (--tasks FILE) or use a model proposer")
+        return ProposalResult(app_id=app.id, tasks=tasks[:n], proposer=self.name, offline=True, source=source,
+                              requested=n)
+
+
+class LLMTaskProposer(TaskProposer):
+    """Tasks from a chat model, validated, de-duplicated and given our ids."""
+
+    def __init__(self, client: ModelClient, model: str = ROLE, *, max_repairs: int = 2, top_up_rounds: int = 1) -> None:
+        """Raises:
+        UnknownModelError: `model` is neither a model nor a role of the client's registry.
+        """
+        from llm import ModelClient as _ModelClient
+
+        self.name = model
+        self.model = client.registry.model_name(model)
+        # Calls are made for the role "proposer" so usage lands in the proposer's ledger row.
+        if client.registry.roles.get(ROLE) == self.model:
+            self._client = client
+        else:
+            self._client = _ModelClient(client.registry.with_roles({ROLE: self.model}), cache=client.cache,
+                                        ledger=client.ledger, retry=client.retry)
+        self.max_repairs = max(0, max_repairs)
+        self.top_up_rounds = max(0, top_up_rounds)
+
+    async def propose(self, app: AppSpec, n: int = DEFAULT_TASK_COUNT) -> ProposalResult:
+        result = ProposalResult(app_id=app.id, tasks=[], proposer=self.name, model=self.model, source="model", requested=n)
+        kept: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for round_number in range(self.top_up_rounds + 1):
+            wanted = n - len(kept)
+            if wanted <= 0:
+                break
+            items = await self._ask(_request_text(app, wanted, [k["description"] for k in kept], round_number), result)
+            for item in items:
+                key = normalise_task_text(item["description"])
+                if key in seen:
+                    result.duplicates_dropped += 1
+                    continue
+                seen.add(key)
+                kept.append(item)
+        if not kept:
+            raise ProposerError(f"proposer model {self.model!r} gave no usable tasks for app '{app.id}'")
+        taken: set[str] = set()
+        result.tasks = [
+            Task(id=task_id_for(item["description"], taken), description=item["description"].strip(),
+                 category=item["category"], expected_outcome=item["expected_outcome"].strip(), level=item.get("level"))
+            for item in kept[:n]
+        ]
+        return result
+
+    async def _ask(self, text: str, result: ProposalResult) -> list[dict[str, Any]]:
+        """Valid task items from one request, with up to `max_repairs` repair turns."""
+        from llm import assistant_message, system_message, user_message
+
+        messages = [system_message(SYSTEM), user_message(text)]
+        reply = ""
+        errors: list[str] = []
+        for attempt in range(self.max_repairs + 1):
+            response = await self._client.chat(messages, role=ROLE)
+            result.attempts += 1
+            reply = response.text
+            data, errors = _parse_and_validate(reply)
+            if not errors:
+                return data["tasks"]
+            if attempt == self.max_repairs:
+                break
+            result.repairs += 1
+            logger.info("proposer reply for app %s failed validation (%s); asking for a repair", result.app_id, errors[0])
+            messages = [*messages, assistant_message(reply), user_message(_repair_text(errors))]
+        # Out of repairs: keep the items that are valid on their own, if any.
+        items = _valid_items(reply)
+        result.invalid_dropped += _item_count(reply) - len(items)
+        if not items:
+            raise ProposerError(
+                f"proposer model {self.model!r} gave no valid task JSON for app '{result.app_id}' after "
+                f"{self.max_repairs} repair(s): {'; '.join(errors[:3])}"
+            )
+        return items
+
+
+def _request_text(app: AppSpec, count: int, existing: list[str], round_number: int) -> str:
+    parts = [
+        f"Propose {count} distinct tasks that a real user would try on this {app.domain.value} web app.",
+        f"The app:\n{app.prompt_text().strip()}",
+        f"What tasks in this domain usually cover: {DOMAIN_GUIDANCE[app.domain]}",
+        "Rules for each task:\n"
+        "- It is done entirely inside the app in a browser (no files, network, other sites or devices).\n"
+        "- It names concrete values (\"set the price to 450000\", \"add 'Buy milk'\"), not vague goals.\n"
+        "- Its success shows in the final page (text, values, visible elements), so a script can check it.\n"
+        "- Mix categories: about half core_function (one feature), a third user_workflow (several steps), "
+        "the rest edge_case (invalid or boundary input the app should handle).\n"
+        "- level is easy, medium or hard; expected_outcome says what the page shows when it is done.",
+    ]
+    if existing:
+        parts.append("Do not repeat these tasks:\n" + "\n".join(f"- {d}" for d in existing))
+    parts.append(
+        "Answer with one JSON object and nothing else, of this form:\n"
+        '{"tasks": [{"description": "...", "category": "core_function", "expected_outcome": "...", "level": "easy"}]}'
+    )
+    if round_number:
+        parts.append(f"(Top-up request {round_number}.)")
+    return "\n\n".join(parts)
+
+
+def _repair_text(errors: list[str]) -> str:
+    listed = "\n".join(f"- {e}" for e in errors[:8])
+    return (f"That JSON does not match the required form:\n{listed}\n"
+            'Send the corrected JSON object only: {"tasks": [{"description", "category", "expected_outcome", "level"}]}, '
+            f"category one of {', '.join(c.value for c in TaskCategory)}.")
+
+
+def _extract_json(text: str) -> Any:
+    fenced = re.search(r"```(?:json)?\s*\n(.*?)```", text, re.DOTALL)
+    candidate = fenced.group(1) if fenced else text
+    for opening, closing in (("{", "}"), ("[", "]")):
+        start, end = candidate.find(opening), candidate.rfind(closing)
+        if start >= 0 and end > start:
+            try:
+                return json.loads(candidate[start:end + 1])
+            except ValueError:
+                continue
+    raise ValueError("no JSON object in the reply")
+
+
+def _parse_and_validate(text: str) -> tuple[Any, list[str]]:
+    try:
+        data = _extract_json(text)
+    except ValueError as error:
+        return None, [str(error)]
+    if isinstance(data, list):
+        data = {"tasks": data}  # a bare list is an easy, unambiguous fix
+    validator = jsonschema.Draft202012Validator(TASKS_JSON_SCHEMA)
+    errors = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+              for e in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))]
+    return data, errors
+
+
+def _valid_items(text: str) -> list[dict[str, Any]]:
+    try:
+        data = _extract_json(text)
+    except ValueError:
+        return []
+    items = data if isinstance(data, list) else data.get("tasks") if isinstance(data, dict) else None
+    schema = TASKS_JSON_SCHEMA["properties"]["tasks"]["items"]
+    return [i for i in items or [] if isinstance(i, dict) and jsonschema.Draft202012Validator(schema).is_valid(i)]
+
+
+def _item_count(text: str) -> int:
+    try:
+        data = _extract_json(text)
+    except ValueError:
+        return 0
+    items = data if isinstance(data, list) else data.get("tasks") if isinstance(data, dict) else None
+    return len(items) if isinstance(items, list) else 0
+
+
+_FACTORIES = {"offline": OfflineTaskProposer}
+
+
+def get_proposer(
+    name: str, client: ModelClient | None = None, *, tasks_file: str | Path | None = None, **options: Any
+) -> TaskProposer:
+    """`"offline"` (spec tasks, or `tasks_file`), or a model name / role of the model registry.
+
+    A model the registry marks offline gets the offline proposer, so all-offline runs need no
+    special case.
+
+    Raises:
+        UnknownModelError: `name` is neither "offline" nor a model or role of the registry.
+    """
+    if name in _FACTORIES:
+        return _FACTORIES[name](name, tasks_file=tasks_file)
+    if client is None:
+        from llm import get_client
+
+        client = get_client()
+    if client.registry.is_offline(name):
+        return OfflineTaskProposer(name, tasks_file=tasks_file)
+    if tasks_file is not None:
+        raise ValueError(f"a tasks file ({tasks_file}) is for the offline proposer, not the model {name!r}")
+    return LLMTaskProposer(client, name, **options)

@@ -1,0 +1,130 @@
+"""The LLM coder through the real openai client against the scripted OpenAI-protocol server."""
+
+import pytest
+
+from coder import Feedback, HtmlExtractionError, RevisionRequest, UnsupportedTask, get_coder
+from coder._prompts import STYLE_BLOCK
+from llm.testing import reply_text
+
+from .conftest import page
+
+CHECKER = "return document.querySelector('#count').textContent === '3';"
+
+
+def fenced(html: str, chatter: str = "Here is the file.") -> str:
+    return f"{chatter}\n```html\n{html}```\nLet me know if you need changes."
+
+
+def user_text(request) -> str:
+    return "\n".join(m["content"] for m in request.json["messages"] if m["role"] == "user")
+
+
+async def test_generate_sends_the_app_prompt_and_requirements_and_returns_the_extracted_file(scripted, counter_app, counter_html):
+    server, client = scripted([reply_text(fenced(counter_html))])
+    result = await get_coder("scripted", client).generate(counter_app)
+    assert result.html == counter_html
+    assert (result.model, result.offline, result.attempts, result.usage.calls) == ("scripted", False, 1, 1)
+    sent = user_text(server.requests[0])
+    for needle in ("Name: Counter", "Increment", "self-contained HTML", "No external libraries", "unique", "1280x720"):
+        assert needle in sent
+    assert server.requests[0].json["messages"][0]["role"] == "system"
+
+
+async def test_truncated_reply_is_retried_with_a_nudge_and_the_complete_one_is_used(scripted, counter_app, counter_html):
+    cut = fenced(counter_html)[:120]
+    server, client = scripted([reply_text(cut, finish_reason="length"), reply_text(fenced(counter_html))])
+    result = await get_coder("scripted", client).generate(counter_app)
+    assert result.html == counter_html
+    assert (result.attempts, result.truncated_attempts) == (2, 1)
+    assert "cut off" in user_text(server.requests[1]) and "cut off" not in user_text(server.requests[0])
+
+
+async def test_truncation_retries_are_bounded_and_then_raise_naming_the_model(scripted, counter_app):
+    half = "```html\n<!DOCTYPE html><html><body><p>never ends"
+    server, client = scripted([reply_text(half)] * 5)
+    coder = get_coder("scripted", client, max_truncation_retries=1)
+    with pytest.raises(HtmlExtractionError) as caught:
+        await coder.generate(counter_app)
+    assert caught.value.truncated and "scripted" in str(caught.value)
+    assert len(server.requests) == 2
+
+
+async def test_a_non_html_reply_raises_at_once_naming_the_model(scripted, counter_app):
+    server, client = scripted([reply_text("I cannot build apps, sorry."), reply_text("unused")])
+    with pytest.raises(HtmlExtractionError) as caught:
+        await get_coder("scripted", client).generate(counter_app)
+    assert "model 'scripted'" in str(caught.value) and not caught.value.truncated
+    assert len(server.requests) == 1
+
+
+def request_for(mode, counter_app, counter_html, **fields):
+    return RevisionRequest(
+        mode=mode, app=counter_app, html=counter_html, checkers=[CHECKER],
+        unsupported=[UnsupportedTask(task_id="undo-last", description="Undo the last increment.",
+                                     reason="no undo control exists")],
+        feedback=[Feedback(issues=["The reset button was hard to find"],
+                           actionable_changes=["Make #reset at least 44x44 px (interaction robustness)"])],
+        **fields,
+    )
+
+
+@pytest.mark.parametrize(("mode", "has_unsupported", "has_feedback"), [
+    ("unsupported", True, False), ("cua", False, True), ("integrated", True, True)])
+async def test_each_revision_mode_sends_only_its_inputs(scripted, counter_app, counter_html, mode, has_unsupported, has_feedback):
+    server, client = scripted([reply_text(fenced(counter_html))])
+    result = await get_coder("scripted", client).revise(request_for(mode, counter_app, counter_html))
+    sent = user_text(server.requests[0])
+    assert ("no undo control exists" in sent and "undo-last" in sent) == has_unsupported
+    assert ("Make #reset at least 44x44 px" in sent) == has_feedback
+    assert "#count" in sent and "increment" in sent  # the contract is stated up front
+    assert counter_html.strip() in sent
+    assert STYLE_BLOCK not in sent
+    assert result.mode.value == mode and result.contract.status == "kept" and not result.contract.retried
+    assert result.unsupported_task_ids == (["undo-last"] if has_unsupported else [])
+
+
+async def test_style_block_is_added_when_asked(scripted, counter_app, counter_html):
+    server, client = scripted([reply_text(fenced(counter_html))])
+    await get_coder("scripted", client).revise(request_for("cua", counter_app, counter_html, style_block=True))
+    assert STYLE_BLOCK in user_text(server.requests[0])
+
+
+async def test_a_revision_dropping_a_checker_id_gets_one_retry_listing_it(scripted, counter_app, counter_html):
+    dropped = counter_html.replace("id='count'", "id='total'")
+    server, client = scripted([reply_text(fenced(dropped)), reply_text(fenced(counter_html))])
+    result = await get_coder("scripted", client).revise(request_for("integrated", counter_app, counter_html))
+    retry = server.requests[1].json["messages"]
+    assert retry[-2] == {"role": "assistant", "content": fenced(dropped)}
+    assert "#count" in retry[-1]["content"] and "dropped" in retry[-1]["content"]
+    assert result.html == counter_html
+    contract = result.contract
+    assert (contract.status, contract.retried, contract.first_missing_ids, contract.missing_ids) == (
+        "kept_after_retry", True, ["count"], [])
+    assert result.attempts == 2
+
+
+async def test_a_violation_that_survives_the_retry_is_recorded_not_hidden(scripted, counter_app, counter_html):
+    broken = counter_html.replace("function increment()", "function bump()").replace("= increment", "= bump")
+    server, client = scripted([reply_text(fenced(broken)), reply_text(fenced(broken)), reply_text("unused")])
+    result = await get_coder("scripted", client).revise(request_for("cua", counter_app, counter_html))
+    assert len(server.requests) == 2  # exactly one retry
+    assert "increment()" in server.requests[1].json["messages"][-1]["content"]
+    assert (result.contract.status, result.contract.missing_functions) == ("violated", ["increment"])
+    assert result.html == broken
+
+
+async def test_calls_are_accounted_to_the_coder_role_when_the_coder_is_named_by_model(scripted, counter_app, counter_html):
+    server, client = scripted([reply_text(fenced(counter_html))])
+    registry = client.registry.with_roles({"coder": "offline"})  # the role points elsewhere
+    from llm import ModelClient
+
+    shared = ModelClient(registry, cache=False, retry=client.retry)
+    await get_coder("scripted", shared).generate(counter_app)
+    assert [record.role for record in shared.ledger.records] == ["coder"]
+    assert shared.ledger.records[0].model == "scripted"
+
+
+def test_an_offline_model_name_gets_the_offline_coder(scripted):
+    _, client = scripted([])
+    assert get_coder("offline", client).offline
+    assert type(get_coder("scripted", client)).__name__ == "LLMCoder"

@@ -1,0 +1,70 @@
+"""`aui dashboard` and `aui comment`, wired into a local Typer app the way `flows.cli` wires them."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from PIL import Image
+from typer.testing import CliRunner
+
+from flows._cli_dashboard import comment_command, dashboard_command
+from llm.testing import ScriptedOpenAIServer, reply_text
+
+from .test_commenter import VALID
+from .test_offline_commenter import PLANTED
+
+app = typer.Typer()
+app.command("dashboard")(dashboard_command)
+app.command("comment")(comment_command)
+runner = CliRunner()
+
+
+def test_aui_dashboard_writes_the_png_and_reports_tokens(tmp_path, synthetic):
+    out = tmp_path / "d.png"
+    result = runner.invoke(app, ["dashboard", str(synthetic(7)), "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["path"] == str(out) and summary["steps"] == 7
+    assert summary["tokens"]["raw_qwen"] == 8 * 1196 and summary["tokens"]["dashboard_openai"] == 1105
+    assert Image.open(out).size == (1920, 1080)
+
+
+def test_aui_dashboard_names_a_folder_without_a_trajectory(tmp_path):
+    result = runner.invoke(app, ["dashboard", str(tmp_path)])
+    assert result.exit_code == 2 and "trajectory.json" in result.output
+
+
+def test_aui_comment_offline_prints_validated_json(tmp_path, synthetic):
+    html = tmp_path / "app.html"
+    html.write_text(PLANTED)
+    result = runner.invoke(app, ["comment", str(synthetic(4)), "--model", "offline", "--html", str(html)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["offline"] is True and data["commenter"] == "offline"
+    assert 3 <= len(data["comment"]["actionable_changes"]) <= 6
+
+
+def test_aui_comment_with_a_model_from_a_registry_file(tmp_path, synthetic):
+    with ScriptedOpenAIServer([reply_text(json.dumps(VALID))]) as server:
+        config = tmp_path / "models.yaml"
+        config.write_text(
+            "roles: {commenter: scripted}\n"
+            "models:\n"
+            f"  - {{name: scripted, provider: openai-compatible, model: m, base_url: '{server.base_url}', api_key: sk-x}}\n"
+        )
+        out = tmp_path / "comment.json"
+        result = runner.invoke(
+            app, ["comment", str(synthetic(4)), "--models-config", str(config), "--mode", "text-only", "--out", str(out)]
+        )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["mode"] == "text-only" and data["comment"]["issues"] == VALID["issues"]
+    assert server.requests[0].count_images() == 1
+
+
+def test_aui_comment_refuses_an_unknown_model(tmp_path, synthetic):
+    config = tmp_path / "models.yaml"
+    config.write_text("roles: {}\nmodels:\n  - {name: only, provider: offline}\n")
+    result = runner.invoke(app, ["comment", str(synthetic(4)), "--models-config", str(config), "--model", "nope"])
+    assert result.exit_code == 2 and "nope" in result.output
