@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import jsonschema
 from pydantic import BaseModel, Field
 
-from ._models import AppSpec, Domain, Task, TaskCategory, slugify
+from ._models import AppSpec, Domain, Task, TaskCategory
 from ._proposer_files import load_tasks_file
 
 if TYPE_CHECKING:
@@ -98,18 +98,18 @@ class ProposerError(RuntimeError):
 
 def normalise_task_text(text: str) -> str:
     """Text for duplicate detection: lower case, punctuation and quotes gone, spaces collapsed."""
-    return " ".join(re.sub(r"[^\w#.%+-]+", " ", text.lower()).split())
+    return " ".join(re.sub(r"[^\w#%+]+", " ", text.lower()).split())
 
 
 def task_id_for(description: str, taken: set[str]) -> str:
     """A stable slug id for `description`, not in `taken` (which it updates)."""
-    words = slugify(description).split("-")
+    words = [w for w in re.sub(r"[^a-z0-9]+", "-", description.lower()).split("-") if w]
     base = ""
     for word in words:  # whole words up to 40 characters
         if len(base) + len(word) + 1 > 40:
             break
         base = f"{base}-{word}" if base else word
-    base = base or "task"
+    base = base or (words[0][:40] if words else "task")
     candidate, number = base, 2
     while candidate in taken:
         candidate, number = f"{base}-{number}", number + 1

@@ -1,9 +1,9 @@
-"""Offline rewrites of the app's markup and small helper scripts.
+"""Offline rewrites of the app's markup, and the persistent status log.
 
-`add_ids` edits the markup the file ships with. Sliders and transient messages are often
-created by the app's own scripts after load (rows rendered from data), which no static rewrite
-can see, so those two fixes are tiny injected scripts that watch the DOM and enhance what
-appears, written without globals or named functions so they never collide with the app's.
+`add_ids` edits the markup the file ships with. Transient messages are created by the app's
+scripts at run time, which no static rewrite can see, so that fix is a tiny injected script
+that watches the DOM, written without globals or named functions so it never collides with the
+app's own.
 """
 
 from __future__ import annotations
@@ -46,102 +46,6 @@ def add_ids(doc: AppDocument) -> TransformOutcome:
             tag["aria-label"] = name
             tag["title"] = name
             outcome.note(f"#{tag['id']} named {name!r}")
-    return outcome
-
-
-SLIDER_JS = r"""(() => {
-  // aui: a number input and -/+ step buttons beside every range slider, present or created later.
-  const aui = {
-    seq: 0, typing: null,
-    labelOf(range) {
-      const text = (range.labels && range.labels[0] && range.labels[0].textContent) || range.getAttribute('aria-label')
-        || range.title || (range.previousElementSibling && range.previousElementSibling.textContent) || range.id;
-      return (text || 'value').trim().replace(/\s+/g, ' ').slice(0, 40);
-    },
-    push(range, value) {
-      range.value = value;
-      range.dispatchEvent(new Event('input', {bubbles: true}));
-      range.dispatchEvent(new Event('change', {bubbles: true}));
-    },
-    enhance(range) {
-      if (range.dataset.auiEnhanced) return;
-      range.dataset.auiEnhanced = '1';
-      if (!range.id) range.id = 'aui-range-' + (++aui.seq);
-      const label = aui.labelOf(range);
-      const group = document.createElement('span');
-      group.className = 'aui-range-group';
-      range.parentNode.insertBefore(group, range);
-      group.appendChild(range);
-      const box = document.createElement('span');
-      box.className = 'aui-stepper';
-      const button = (sign, text) => {
-        const b = document.createElement('button');
-        b.type = 'button'; b.className = 'aui-step'; b.textContent = text;
-        b.id = range.id + (sign < 0 ? '-dec' : '-inc');
-        b.setAttribute('aria-label', (sign < 0 ? 'Decrease ' : 'Increase ') + label);
-        b.addEventListener('click', () => { sign < 0 ? range.stepDown() : range.stepUp(); aui.push(range, range.value); number.value = range.value; });
-        return b;
-      };
-      const number = document.createElement('input');
-      number.type = 'number'; number.className = 'aui-number'; number.id = range.id + '-number';
-      for (const key of ['min', 'max', 'step']) if (range.getAttribute(key) !== null) number.setAttribute(key, range.getAttribute(key));
-      number.value = range.value;
-      number.setAttribute('aria-label', label);
-      number.addEventListener('focus', () => { if (!aui.restoring) number.select(); });
-      number.addEventListener('input', () => {
-        aui.typing = {id: range.id, value: number.value};
-        if (number.value !== '' && !Number.isNaN(Number(number.value))) aui.push(range, number.value);
-      });
-      // Each keystroke already pushed input and change; on commit only a value the range clamped differs.
-      number.addEventListener('change', () => { if (!number.isConnected) return; aui.typing = null; if (number.value !== '' && number.value !== range.value) aui.push(range, number.value); number.value = range.value; });
-      number.addEventListener('keydown', e => { if (e.key === 'Enter') { aui.typing = null; number.value = range.value; } });
-      const follow = () => { if (document.activeElement !== number) number.value = range.value; };
-      range.addEventListener('input', follow);
-      range.addEventListener('change', follow);
-      box.append(button(-1, '\u2212'), number, button(1, '+'));
-      group.appendChild(box);
-      // The app re-rendered the slider while someone was typing into its number: keep typing there.
-      if (aui.typing && aui.typing.id === range.id && (!document.activeElement || document.activeElement === document.body)) {
-        aui.restoring = true; number.focus(); number.value = aui.typing.value; aui.restoring = false;
-      }
-    },
-    scan(root) {
-      if (root.matches && root.matches('input[type=range]')) aui.enhance(root);
-      if (root.querySelectorAll) root.querySelectorAll('input[type=range]').forEach(aui.enhance);
-    },
-  };
-  aui.scan(document);
-  new MutationObserver(records => records.forEach(r => r.addedNodes.forEach(aui.scan)))
-    .observe(document.documentElement, {childList: true, subtree: true});
-})();
-"""
-
-SLIDER_CSS = """/* aui: slider companions */
-.aui-range-group { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 4px; max-width: 100%; }
-.aui-range-group > input[type=range] { flex: 1 1 80px; min-width: 60px; }
-.aui-stepper { display: inline-flex; align-items: center; gap: 2px; }
-.aui-stepper .aui-step { min-width: 44px; min-height: 44px; font-size: 18px; background: #ffffff; color: #111111;
-  border: 1px solid #555555; border-radius: 4px; cursor: pointer; }
-.aui-stepper .aui-number { width: 64px; min-height: 44px; font-size: 15px; background: #ffffff; color: #111111;
-  border: 1px solid #555555; border-radius: 4px; padding: 0 4px; }
-"""
-
-
-def slider_companions(doc: AppDocument) -> TransformOutcome:
-    """Number inputs and step buttons beside sliders (input permissiveness)."""
-    outcome = TransformOutcome()
-    static = doc.soup.find_all("input", attrs={"type": re.compile("^range$", re.I)})
-    scripted = len(re.findall(r"""type\s*=\s*\\?["']?range|\.type\s*=\s*["']range""", _scripts_text(doc)))
-    if not static and not scripted:
-        return outcome
-    for range_input in static:
-        if not range_input.get("id"):
-            outcome.details.append("a slider without an id gets one at run time")
-    changed = doc.inject_style("slider_companions", SLIDER_CSS)
-    changed = doc.inject_script("slider_companions", SLIDER_JS) or changed
-    if changed:
-        outcome.note(f"number input and -/+ buttons for {len(static)} sliders in the markup"
-                     + (" and sliders the scripts create" if scripted else ""), max(1, len(static)))
     return outcome
 
 
@@ -252,7 +156,3 @@ def _name_from(tag: Tag) -> str:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40].strip("-")
-
-
-def _scripts_text(doc: AppDocument) -> str:
-    return "\n".join(s.get_text() for s in doc.soup.find_all("script") if not s.has_attr("data-aui"))

@@ -77,10 +77,17 @@ class LLMCoder(Coder):
         contract = plan_contract(request.html, request.checkers, request.protected_ids)
         unsupported = request.active_unsupported()
         feedback = merge_feedback(request.active_feedback())
+        usage = CoderUsage()
+        if not unsupported and not feedback and not request.style_block:
+            # Nothing to act on (every task supported, no failed rollout): a model call would only
+            # risk regressions, so the version carries over unchanged.
+            return RevisionResult(
+                app_id=request.app.id, mode=request.mode, html=request.html, coder=self.name, model=self.model,
+                prompt_version=PROMPT_VERSION, contract=contract, changed=False, attempts=0, usage=usage,
+            )
         messages = _to_messages(
             revision_messages(request.mode, request.app, request.html, unsupported, feedback, contract, request.style_block)
         )
-        usage = CoderUsage()
         html, attempts, truncated, reply_text = await self._html_reply(messages, usage)
 
         missing_ids, missing_functions = missing_items(contract, request.html, html)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from ._css_transforms import enlarge_targets, fit_viewport, raise_contrast, remove_animations
 from ._reveal import reveal_hover
 from ._document import AppDocument, TransformOutcome
-from ._dom_transforms import add_ids, persistent_status, slider_companions
+from ._dom_transforms import add_ids, persistent_status
+from ._input_transforms import commit_typed_values, slider_companions
 from ._models import RevisionRequest
 
 STATE_VISIBILITY = "state visibility"
@@ -65,6 +66,9 @@ TRANSFORMS: tuple[Transform, ...] = (
     Transform("slider_companions", INPUT_PERMISSIVENESS, slider_companions,
               frozenset({"slider_only", "range_only"}),
               _words(r"slider", r"range input", r"\brange\b", r"number input", r"step button", r"\bdrag")),
+    Transform("commit_typed_values", INPUT_PERMISSIVENESS, commit_typed_values,
+              frozenset({"no_effect", "enter_only"}),
+              _words(r"\benter\b", r"\bapply\b", r"\bcommit", r"typed value", r"takes? effect", r"without (?:a|the) button")),
     Transform("persistent_status", STATE_VISIBILITY, persistent_status,
               frozenset({"transient_status", "toast", "no_feedback", "no_effect"}),
               _words(r"toast", r"transient", r"disappear", r"vanish", r"status", r"confirmation", r"aria-live",
@@ -76,7 +80,7 @@ BY_NAME = {t.name: t for t in TRANSFORMS}
 PRINCIPLE_DEFAULTS = {
     STATE_VISIBILITY: ("reveal_hover", "persistent_status"),
     INTERACTION_ROBUSTNESS: ("add_ids", "enlarge_targets", "fit_viewport"),
-    INPUT_PERMISSIVENESS: ("slider_companions",),
+    INPUT_PERMISSIVENESS: ("slider_companions", "commit_typed_values"),
     PREDICTABLE_BEHAVIOUR: ("remove_animations",),
 }
 _PRINCIPLES = {

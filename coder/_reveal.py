@@ -5,10 +5,11 @@ first. Two cases:
 
 - the revealed element sits in the normal flow (row tools, captions): the rule becomes an
   always-on rule (`.row .tools {opacity: 1}`);
-- it is positioned (a dropdown or tooltip over other content): always showing it would cover
+- it is positioned (a dropdown or tooltip over other content): always showing it could cover
   the controls below. A small script puts it into the flow when that fits (the host stays on
-  screen and nothing is covered), and otherwise leaves it as an overlay that a click on its host
-  opens and closes, as well as hover and keyboard focus.
+  screen and nothing is covered), else shows it in place when it covers no control, and
+  otherwise leaves it as an overlay that a click on its host opens and closes (as do hover and
+  keyboard focus).
 
 Only rules whose `:hover` is on an ancestor or sibling and whose declarations show something are
 touched; `button:hover {background: ...}` styling is left alone.
@@ -27,7 +28,8 @@ _REVEAL_PROPERTIES = {"display", "visibility", "opacity", "max-height", "height"
 _COMBINATOR = re.compile(r"\s*[>+~]\s*|\s+")
 
 REVEAL_JS = r"""(() => {
-  // aui: positioned hover-only panels: into the flow when that fits, else open on click.
+  // aui: positioned hover-only panels: into the flow when that fits, else shown in place when
+  // that covers no control, else opened and closed by a click on their host.
   const PANELS = %s;
   const onScreen = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0; };
   const covers = panel => [...document.querySelectorAll('button, a, input, select, textarea, [role], [onclick]')]
@@ -41,8 +43,11 @@ REVEAL_JS = r"""(() => {
   for (const {host, target} of PANELS) {
     document.querySelectorAll(target).forEach(panel => {
       const owner = panel.closest(host) || panel.parentElement;
-      panel.classList.add('aui-inflow');
-      if (!owner || !onScreen(owner) || !onScreen(panel) || covers(panel)) panel.classList.remove('aui-inflow');
+      for (const mode of ['aui-inflow', 'aui-pinned']) {
+        panel.classList.add(mode);
+        if (owner && onScreen(owner) && onScreen(panel) && !covers(panel)) break;
+        panel.classList.remove(mode);
+      }
     });
   }
   document.addEventListener('click', event => {
@@ -50,7 +55,7 @@ REVEAL_JS = r"""(() => {
       const owner = event.target.closest && event.target.closest(host);
       if (!owner) continue;
       const panel = [...owner.querySelectorAll('*')].find(e => e.matches(target));
-      if (panel && panel.classList.contains('aui-inflow')) continue;
+      if (panel && (panel.classList.contains('aui-inflow') || panel.classList.contains('aui-pinned'))) continue;
       if (panel && panel.contains(event.target)) {
         // A choice was made: close, even though the pointer still hovers the menu.
         owner.classList.remove('aui-open');
@@ -90,9 +95,10 @@ def reveal_hover(doc: AppDocument) -> TransformOutcome:
                 outcome.note(f"{selector} -> always {always}")
                 continue
             inflow = f"{always}.aui-inflow"
-            new_rules.append(f"{host}.aui-open{rest}, {host}:focus-within{rest}, {inflow} {{{format_declarations(reveal)}}}")
+            new_rules.append(f"{host}.aui-open{rest}, {host}:focus-within{rest}, {inflow}, {always}.aui-pinned "
+                             f"{{{format_declarations(reveal)}}}")
             new_rules.append(f"{inflow} {{{format_declarations([('position', 'static', True), ('box-shadow', 'none', True)])}}}")
-            new_rules.append(f"{host}.aui-closed{rest}:not(.aui-inflow) {{ display: none !important; }}")
+            new_rules.append(f"{host}.aui-closed{rest}:not(.aui-inflow):not(.aui-pinned) {{ display: none !important; }}")
             panels.append({"host": host, "target": always})
             outcome.note(f"{selector} -> in the flow when it fits, else opens on click of {host}")
     if new_rules:

@@ -33,7 +33,7 @@ from ._isolated import IsolatedWorld, JavaScriptError, JavaScriptTimeout, isolat
 from ._parser import ParsedReply, ParseError, format_uitars, parse_uitars
 from ._policy import Observation, Policy, PolicyDecision
 from ._rollout import TRACE_FILE, Checker, RolloutConfig, rollout
-from ._screenshot import capture_png
+from ._screenshot import ScreenshotTimeout, capture_png
 from ._settle import settle
 from ._trajectory import (
     TRAJECTORY_FILE,
@@ -76,6 +76,7 @@ __all__ = [
     "PolicyDecision",
     "RolloutConfig",
     "RolloutJob",
+    "ScreenshotTimeout",
     "ScrollDirection",
     "Step",
     "StepTimings",

@@ -24,7 +24,7 @@ from ._coordinates import action_to_screen
 from ._executor import DEFAULT_SCROLL_PX, execute, page_fingerprint
 from ._policy import Observation, Policy, PolicyDecision
 from ._progress import ProgressTracker
-from ._screenshot import capture_png
+from ._screenshot import ScreenshotTimeout, capture_png
 from ._settle import DEFAULT_CAP_MS, DEFAULT_QUIET_MS, settle
 from ._trajectory import Step, TerminationReason, TokenUsage, Trajectory, write_atomic
 
@@ -127,8 +127,15 @@ class _Rollout:
                     self._end(ended.reason, ended.error)
                 except (asyncio.TimeoutError, TimeoutError):
                     self._end(TerminationReason.timeout, f"episode exceeded {self.config.episode_timeout_s:g} s")
+                except ScreenshotTimeout as exc:
+                    self._end(TerminationReason.timeout, str(exc))
                 except Exception as exc:
                     self._end(TerminationReason.error, _describe(exc))
+                except asyncio.CancelledError:
+                    # Cancelled from outside (a flow run stopped): keep what was done, then let it propagate.
+                    self._end(TerminationReason.error, "cancelled")
+                    self._save()
+                    raise
                 await self._stop_trace()
         except Exception as exc:  # no browser, no context: still leave a record
             self._end(TerminationReason.error, _describe(exc))

@@ -17,11 +17,16 @@ from ._isolated import isolated_world
 SCREENSHOT_TIMEOUT_S = 10.0
 
 
+class ScreenshotTimeout(RuntimeError):
+    """The page produced no frame in time (a hung renderer). Not a `TimeoutError`, so that callers
+    bounding a larger piece of work with `asyncio.wait_for` can tell it from their own limit."""
+
+
 async def capture_png(page: Page, timeout_s: float = SCREENSHOT_TIMEOUT_S) -> bytes:
     """A PNG of the viewport.
 
     Raises:
-        TimeoutError: the page produced no frame within `timeout_s` (hung renderer).
+        ScreenshotTimeout: the page produced no frame within `timeout_s` (hung renderer).
         playwright Error: the page is closed or crashed.
     """
     try:
@@ -31,7 +36,7 @@ async def capture_png(page: Page, timeout_s: float = SCREENSHOT_TIMEOUT_S) -> by
         )
         return base64.b64decode(reply["data"])
     except asyncio.TimeoutError:
-        raise TimeoutError(f"no screenshot within {timeout_s:.0f} s (page hung)") from None
+        raise ScreenshotTimeout(f"no screenshot within {timeout_s:g} s (page hung)") from None
     except Exception:
         if page.is_closed():
             raise

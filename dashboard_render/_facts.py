@@ -266,6 +266,8 @@ async def _name_no_effect_targets(page: Page, facts: OfflineFacts, trajectory: T
         action = trajectory.steps[item.step - 1].screen_action if 0 < item.step <= len(trajectory.steps) else None
         if item.selector or action is None or action.point is None:
             continue
+        if any(s.screen_action and s.screen_action.kind == "scroll" for s in trajectory.steps[: item.step - 1]):
+            continue  # the page scrolled before: the fresh page's element at that point is another one
         found = await isolated_world(page).evaluate(
             f"(function() {{ {HELPERS} const el = document.elementFromPoint({action.point.x}, {action.point.y});"
             " return el && el !== document.body && el !== document.documentElement ? {selector: cssPath(el), text: labelText(el)} : null; })()"

@@ -15,13 +15,16 @@ The layout rule (also in the README):
    crops show, among grids whose crop areas have a width/height between 0.75 and 3 (few steps → few large tiles; 20 steps → 7×3 tiles at s ≈ 0.69).
 4. The last step is the key step: it stretches over the empty cells at the end of the last row,
    so it shows more of the final state. A drag whose ends do not fit at s is drawn smaller so both
-   ends show; `wait`, `finished` and the initial state show the whole viewport.
+   ends show; a field wider than the crop shows its start (where typing lands); `wait`,
+   `finished` and the initial state show the whole viewport.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -69,6 +72,9 @@ class Region(BaseModel):
     y: float
     width: float = 0.0
     height: float = 0.0
+    kind: Literal["point", "span", "box"] = Field(
+        default="point", description="span: both ends must show (drag); box: a field whose start may suffice (type)."
+    )
 
 
 class TileLayout(BaseModel):
@@ -146,13 +152,13 @@ def focus_region(step: Step | None, previous_point: Point | None, viewport: tupl
     if action.kind == "drag" and action.point is not None and action.end is not None:
         x0, x1 = sorted((action.point.x, action.end.x))
         y0, y1 = sorted((action.point.y, action.end.y))
-        return _clip(Region(x=x0, y=y0, width=x1 - x0, height=y1 - y0), width, height)
+        return _clip(Region(x=x0, y=y0, width=x1 - x0, height=y1 - y0, kind="span"), width, height)
     if action.kind in ("type", "hotkey"):
         target = step.target
         if target is not None and target.box is not None and target.tag.lower() not in ("body", "html"):
             box = target.box
             if box.width * box.height < 0.5 * width * height:  # a page-sized "field" is no focus
-                return _clip(Region(x=box.x, y=box.y, width=box.width, height=box.height), width, height)
+                return _clip(Region(x=box.x, y=box.y, width=box.width, height=box.height, kind="box"), width, height)
         if previous_point is not None:  # keys go where the last click put the focus
             return _clip(Region(x=previous_point.x, y=previous_point.y), width, height)
     return None
@@ -163,7 +169,7 @@ def _clip(region: Region, width: int, height: int) -> Region:
     y0 = min(max(region.y, 0.0), height)
     x1 = min(max(region.x + region.width, 0.0), width)
     y1 = min(max(region.y + region.height, 0.0), height)
-    return Region(x=x0, y=y0, width=x1 - x0, height=y1 - y0)
+    return Region(x=x0, y=y0, width=x1 - x0, height=y1 - y0, kind=region.kind)
 
 
 def tile_scale(area_width: int, area_height: int, viewport: tuple[int, int]) -> float:
@@ -176,14 +182,20 @@ def tile_scale(area_width: int, area_height: int, viewport: tuple[int, int]) -> 
     return max(scale, min(fill, MAX_MAGNIFY))
 
 
-def plan_crop(area: Rect, focus: Region | None, viewport: tuple[int, int]) -> tuple[Rect, Rect, float]:
-    """(crop in screen px, drawn image rect on canvas, scale) for one tile."""
+def plan_crop(area: Rect, focus: Region | None, viewport: tuple[int, int]) -> tuple[Rect, Rect, float, Region | None]:
+    """(crop in screen px, drawn image rect on canvas, scale, focus as shown) for one tile."""
     vw, vh = viewport
     whole = min(area.width / vw, area.height / vh)
     if focus is None:
         scale = whole
     else:
         scale = tile_scale(area.width, area.height, viewport)
+        if focus.kind == "box":
+            # A wide field is typed into at its start: keep its left/top part at full legibility
+            # rather than shrinking the tile to show all of it.
+            room_w = area.width / scale - 2 * FOCUS_MARGIN
+            room_h = area.height / scale - 2 * FOCUS_MARGIN
+            focus = focus.model_copy(update={"width": max(0.0, min(focus.width, room_w)), "height": max(0.0, min(focus.height, room_h))})
         need_w = focus.width + 2 * FOCUS_MARGIN
         need_h = focus.height + 2 * FOCUS_MARGIN
         scale = max(whole, min(scale, area.width / need_w, area.height / need_h))
@@ -200,7 +212,7 @@ def plan_crop(area: Rect, focus: Region | None, viewport: tuple[int, int]) -> tu
     image = Rect(
         x=area.x + (area.width - drawn_w) // 2, y=area.y + (area.height - drawn_h) // 2, width=drawn_w, height=drawn_h
     )
-    return Rect(x=x0, y=y0, width=crop_w, height=crop_h), image, drawn_w / crop_w
+    return Rect(x=x0, y=y0, width=crop_w, height=crop_h), image, drawn_w / crop_w, focus
 
 
 def _grid_cells(count: int, columns: int, top: int) -> tuple[int, int, int, int]:
@@ -247,7 +259,7 @@ def plan_layout(trajectory: Trajectory, header_height: int) -> DashboardLayout:
         style = caption_style(width if span == 1 else cell_w, cell_h)
         area = Rect(x=tile.x, y=tile.y, width=tile.width, height=tile.height - style.height)
         focus = focus_region(step, previous_point, viewport)
-        crop, image, scale = plan_crop(area, focus, viewport)
+        crop, image, scale, focus = plan_crop(area, focus, viewport)
         tiles.append(
             TileLayout(
                 index=index,

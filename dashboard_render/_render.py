@@ -7,6 +7,7 @@ encoder settings and no metadata chunks.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -21,9 +22,9 @@ from ._fonts import fit_line, font, wrap
 from ._header import draw_header, plan_header
 from ._layout import CANVAS_HEIGHT, CANVAS_WIDTH, DashboardLayout, Rect, TileLayout, plan_layout
 from ._markers import draw_markers
+from ._png import encode_png
 from ._palette import BACKGROUND, BORDER, FAILURE, LETTERBOX, MUTED, NEUTRAL, PANEL, SUCCESS, TEXT, WARNING
 
-PNG_SETTINGS = {"compress_level": 1, "optimize": False}  # fixed: speed over size, same bytes every time
 DASHBOARD_FILE = "dashboard.png"
 
 
@@ -86,37 +87,57 @@ def render_trajectory(trajectory: Trajectory, folder: Path | str, out: Path | st
     folder = Path(folder)
     header_text = plan_header(trajectory)
     layout = plan_layout(trajectory, header_text.height)
-    images = _load_screenshots(folder, trajectory)
-
-    canvas = Image.new("RGB", (CANVAS_WIDTH, CANVAS_HEIGHT), BACKGROUND)
-    draw = ImageDraw.Draw(canvas, "RGBA")
-    draw_header(draw, trajectory, header_text, layout.header)
-    signal = first_failure_signal(trajectory)
     viewport = (trajectory.viewport_width, trajectory.viewport_height)
+    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        pending = _start_crops(pool, folder, trajectory, layout, viewport)
+        canvas = Image.new("RGB", (CANVAS_WIDTH, CANVAS_HEIGHT), BACKGROUND)
+        draw = ImageDraw.Draw(canvas)  # opaque shapes only: alpha blending is slow, and only markers need it
+        draw_header(draw, trajectory, header_text, layout.header)  # while the screenshots decode
+        crops = {index: future.result() for index, future in pending.items()}
+    signal = first_failure_signal(trajectory)
     for tile in layout.tiles:
         step = trajectory.steps[tile.index - 1] if tile.index else None
-        name = trajectory.initial_screenshot if step is None else step.screenshot
-        _draw_tile(canvas, draw, tile, step, trajectory, images.get(name) if name else None, viewport, signal)
-
-    buffer = io.BytesIO()
-    canvas.save(buffer, format="PNG", **PNG_SETTINGS)
-    png = buffer.getvalue()
+        _draw_tile(canvas, draw, tile, step, trajectory, crops.get(tile.index), signal)
+    png = encode_png(canvas)
     path = write_atomic(Path(out), png) if out is not None else None
     return RenderedDashboard(png=png, layout=layout, path=path)
 
 
-def _load_screenshots(folder: Path, trajectory: Trajectory) -> dict[str, Image.Image]:
+def _start_crops(pool, folder: Path, trajectory: Trajectory, layout: DashboardLayout, viewport: tuple[int, int]) -> dict:
+    """Futures of each tile's resized crop. Every distinct screenshot is decoded once, in a worker:
+    decoding and resampling dominate the render, and Pillow releases the GIL for both. Byte-identical
+    files (steps that changed nothing) share one decode."""
     names = [trajectory.initial_screenshot] + [step.screenshot for step in trajectory.steps]
-    unique = sorted({name for name in names if name and (folder / name).is_file()})
+    tiles_by_digest: dict[str, tuple[bytes, list[TileLayout]]] = {}
+    for tile in layout.tiles:
+        name = names[tile.index]
+        if not name or not (folder / name).is_file():
+            continue
+        content = (folder / name).read_bytes()
+        tiles_by_digest.setdefault(hashlib.sha1(content).hexdigest(), (content, []))[1].append(tile)
 
-    def load(name: str) -> Image.Image:
-        with Image.open(folder / name) as image:
-            return image.convert("RGB")
+    def decode_and_crop(content: bytes, tiles: list[TileLayout]) -> dict[int, Image.Image]:
+        with Image.open(io.BytesIO(content)) as image:
+            screenshot = image.convert("RGB")
+        return {tile.index: _crop_image(screenshot, tile, viewport) for tile in tiles}
 
-    # Decoding dominates the render; Pillow releases the GIL while inflating, so threads help.
-    workers = max(1, min(4, os.cpu_count() or 1, len(unique)))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return dict(zip(unique, pool.map(load, unique)))
+    batches = [pool.submit(decode_and_crop, content, tiles) for content, tiles in tiles_by_digest.values()]
+    futures = {}
+    for batch, (_, tiles) in zip(batches, tiles_by_digest.values()):
+        for tile in tiles:
+            futures[tile.index] = _Pick(batch, tile.index)
+    return futures
+
+
+@dataclass(frozen=True)
+class _Pick:
+    """One tile's crop out of a batch future (a future-like with `result()`)."""
+
+    batch: object
+    index: int
+
+    def result(self) -> Image.Image:
+        return self.batch.result()[self.index]
 
 
 def _draw_tile(
@@ -125,8 +146,7 @@ def _draw_tile(
     tile: TileLayout,
     step: Step | None,
     trajectory: Trajectory,
-    screenshot: Image.Image | None,
-    viewport: tuple[int, int],
+    crop: Image.Image | None,
     signal: int | None,
 ) -> None:
     is_last = step is not None and step.index == len(trajectory.steps)
@@ -138,12 +158,11 @@ def _draw_tile(
     area = tile.image_area
     draw.rectangle((area.x, area.y, area.right - 1, area.bottom - 1), fill=LETTERBOX)
 
-    if screenshot is None:
+    if crop is None:
         face = font("sans", 14)
         message = "no screenshot"
         face.draw(draw, (area.x + (area.width - face.width(message)) / 2, area.y + area.height / 2 - 8), message, fill=MUTED)
     else:
-        crop = _crop_image(screenshot, tile, viewport)
         if step is not None:
             local = tile.model_copy(update={"image": Rect(x=0, y=0, width=tile.image.width, height=tile.image.height)})
             draw_markers(ImageDraw.Draw(crop, "RGBA"), local, step)
@@ -167,7 +186,7 @@ def _crop_image(screenshot: Image.Image, tile: TileLayout, viewport: tuple[int, 
     size = (tile.image.width, tile.image.height)
     if size == (round(source[2] - source[0]), round(source[3] - source[1])):
         return screenshot.crop(tuple(round(v) for v in source))
-    return screenshot.resize(size, Image.Resampling.LANCZOS, box=source, reducing_gap=2.0)
+    return screenshot.resize(size, Image.Resampling.BICUBIC, box=source, reducing_gap=2.0)
 
 
 def _badge(draw: ImageDraw.ImageDraw, tile: TileLayout, text: str, colour: tuple[int, int, int], right: bool = False) -> None:
@@ -179,7 +198,7 @@ def _badge(draw: ImageDraw.ImageDraw, tile: TileLayout, text: str, colour: tuple
     width = face.width(text) + 12
     x = area.right - 4 - width if right else area.x + 4
     y = area.y + 4
-    draw.rounded_rectangle((x, y, x + width, y + face.line_height + 4), radius=4, fill=colour + (235,))
+    draw.rounded_rectangle((x, y, x + width, y + face.line_height + 4), radius=4, fill=colour)
     face.draw(draw, (x + 6, y + 2), text, fill=(255, 255, 255))
 
 

@@ -65,17 +65,33 @@ def import_apps(directory: Path = typer.Argument(..., help="A folder of AUI-Gym 
 def validate_apps(
     path: Path = typer.Argument(BUNDLED_DIR, help="A spec file or a folder of them."),
     app_id: list[str] = typer.Option(None, "--app", help="Only these app ids."),
+    concurrency: int = typer.Option(2, "--concurrency", min=1, max=16, help="Proofs in flight (browser contexts)."),
 ) -> None:
     """Prove in real Chromium that every checker is false at load and true after its solution."""
-    from verifier import prove_app
+    from apps_prompts import reference_html_path
     from cua import close_browser
+    from verifier import TaskProof, prove_task
+
+    def html_of(spec) -> str:
+        path = reference_html_path(spec)
+        return path.read_text(encoding="utf-8") if path else ""
 
     result = _load_or_exit(path)
     apps = [a for a in result.apps if not app_id or a.id in app_id]
 
     async def prove_all():
+        # Proofs mostly wait on the page settling, so a few contexts in flight on one browser overlap well.
+        gate = asyncio.Semaphore(concurrency)
+
+        async def prove(spec, task):
+            html = html_of(spec)
+            if not html:
+                return TaskProof(app_id=spec.id, task_id=task.id, problems=["app has no reference_html"])
+            async with gate:
+                return await prove_task(html, spec.id, task)
+
         try:
-            return [proof for spec in apps for proof in await prove_app(spec)]
+            return await asyncio.gather(*(prove(spec, task) for spec in apps for task in spec.tasks))
         finally:
             await close_browser()
 

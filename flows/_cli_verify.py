@@ -65,9 +65,12 @@ def verify_command(
 
     try:
         verdicts = asyncio.run(run())
-    except ValueError as exc:
+    except ValueError as exc:  # no HTML to judge; a model entry or ${ENV} key missing
         err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
         raise typer.Exit(2)
+    except RuntimeError as exc:  # llm.ModelCallError: the model failed for good after retries
+        err_console.print(f"[red]model call failed:[/] {exc}", soft_wrap=True)
+        raise typer.Exit(1)
 
     table = Table("task", "solvable", "kind", "gate", "reasons / warnings", title=f"{spec.id} — verifier: {verdicts.verifier}")
     for verdict in verdicts.verdicts:

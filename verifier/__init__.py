@@ -2,6 +2,7 @@
 
     verdicts = await verify_app(spec, html, verifier="offline" | "<model or role>", out_dir=...)
     verdicts.checkers()                 # task id → gated JS checker, for the rollouts
+    checker_callback(js)                # async (page) -> CheckerOutcome, the rollout's `checker`
     function_completeness(verdicts)     # Rate: valid checkers / all tasks
 """
 
@@ -18,8 +19,9 @@ from ._metrics import (
 )
 from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, verdict_reply_schema
 from ._reference import TaskProof, prove_app, prove_task
-from ._rules import CompiledRule, RuleSyntaxError, compile_rule, looks_like_rule, parse_rule
-from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker
+from ._rules import RuleSyntaxError, looks_like_rule, parse_rule
+from ._rules_js import CompiledRule, compile_rule
+from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, checker_callback, run_checker
 from ._verdicts import (
     OFFLINE,
     VERDICTS_FILE,
@@ -53,6 +55,7 @@ __all__ = [
     "TokenTotals",
     "Verdict",
     "VerifierReplyError",
+    "checker_callback",
     "compile_checker",
     "compile_rule",
     "completeness_summary",

@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ._rules import compile_rule, css_identifier, looks_like_rule
+from ._rules import looks_like_rule
+from ._rules_js import compile_rule, css_identifier
 
 MAX_CHECKER_CHARS = 20_000
 """Longer than any honest DOM check; a bigger reply is a pasted app or a runaway generation."""

@@ -132,6 +132,11 @@ def _explain_error(error: str, compiled: CompiledChecker, globals_reported: bool
     undefined_name = re.match(r"ReferenceError: (\S+) is not defined", error)
     if undefined_name:
         return f"{message} — '{undefined_name.group(1)}' looks like an app variable; {_ISOLATION_HINT}"
+    if "TypeError" in error and re.search(r"properties of null|reading '[^']*' of null|is null", error):
+        return (
+            f"{message} — an element it reads is missing on the loaded page; use optional chaining "
+            "(`?.`) so a missing element gives false instead of an error"
+        )
     if "TypeError" in error and compiled.window_names and not globals_reported:
         return f"{message} — it reads window properties ({', '.join(compiled.window_names)}); {_ISOLATION_HINT}"
     return message

@@ -140,6 +140,7 @@ async def judge_batch(
         model,
         [system_message(SYSTEM_PROMPT), user_message(request, images=[screenshot] if screenshot else ())],
     )
+
     def unsolvable(task: Task, *reasons: str) -> Verdict:
         return Verdict(task_id=task.id, model=model, solvable=False, reasons=list(reasons))
 
@@ -277,9 +278,13 @@ async def judge_app(
                 client, model, spec, html, batch, config=config, screenshot=screenshot, browser=browser
             )
 
-    # A TaskGroup, not gather: when one batch fails for good the others are cancelled, not orphaned.
-    async with asyncio.TaskGroup() as group:
-        running = [group.create_task(run(batch)) for batch in batches]
+    # A TaskGroup, not gather: when one batch fails for good the others are cancelled, not
+    # orphaned; the first failure is raised as itself (callers catch ModelCallError, not a group).
+    try:
+        async with asyncio.TaskGroup() as group:
+            running = [group.create_task(run(batch)) for batch in batches]
+    except BaseExceptionGroup as failures:
+        raise failures.exceptions[0] from None
     results = [task.result() for task in running]
     totals = TokenTotals()
     verdicts: list[Verdict] = []

@@ -16,7 +16,7 @@ from cua import BrowserConfig, open_app, settle
 from ._gate import GateResult, gate_checker, precompile
 from ._runtime import run_checker
 
-STEP_TIMEOUT_MS = 3_000
+STEP_TIMEOUT_MS = 10_000  # an upper bound: a loaded machine is slow, a wrong selector still fails
 
 
 class TaskProof(BaseModel):

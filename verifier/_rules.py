@@ -1,6 +1,7 @@
-"""The rule language of the AUI reference code, parsed and compiled to a JS checker body.
+"""The rule language of the AUI reference code: tokenizer and parser (`_rules_js` compiles it).
 
-Grammar (keywords are case-insensitive; AND binds tighter than OR; NOT tighter than AND):
+Grammar (keywords are case-insensitive; AND binds tighter than OR; NOT tighter than AND;
+`&&`, `||` and a lone `=` are accepted for AND, OR and `==`):
 
     rule       := or_expr
     or_expr    := and_expr ("OR" and_expr)*
@@ -21,6 +22,8 @@ What a condition reads (the subject):
     an input's value, which is not part of the DOM's text;
   - `value`: the `.value` property of a form control (null for other elements);
   - `[attr]`: the attribute's value (null when absent); `count`: how many elements match.
+`visible`: the element exists, has a non-empty box, and is not hidden by display, visibility or
+opacity 0 (scrolled out of view still counts as visible). `checked`: a checked box or radio.
 The first element matching the selector is read. A missing element (or a null subject) makes
 every comparison false — including `!=`, so a rule cannot turn true because an element vanished;
 write `NOT (... == ...)` when absence should count.
@@ -32,17 +35,12 @@ they compare numerically. `> < >= <=` are numeric: the subject's first number is
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Union
 
-from pydantic import BaseModel
-
-KEYWORDS = {"and", "or", "not", "text", "value", "count", "exists", "visible", "checked", "contains", "startswith", "endswith"}
 UNARY_TESTS = ("exists", "visible", "checked")
 STRING_TESTS = ("contains", "startswith", "endswith")
-COMPARISONS = ("==", "!=", ">=", "<=", ">", "<")
 
 
 class RuleSyntaxError(ValueError):
@@ -244,7 +242,7 @@ class _Parser:
             literal = self.literal()
             value = literal.value
             if test in (">", "<", ">=", "<=") and isinstance(value, str):
-                value = _number_in(value)
+                value = number_in(value)
                 if value is None:
                     raise self.fail(f"'{test}' compares numbers; the value is not a number", literal)
             return Condition(selector, reading, attribute, test, value)
@@ -256,7 +254,8 @@ class _Parser:
         raise self.fail("expected a quoted string or a number")
 
 
-def _number_in(text: str) -> float | None:
+def number_in(text: str) -> float | None:
+    """The first number in `text` ("$1,234.50" → 1234.5), as the compiled rules read it."""
     match = re.search(r"-?\d[\d,]*\.?\d*|-?\.\d+", text)
     if not match:
         return None
@@ -271,136 +270,22 @@ def parse_rule(rule: str) -> Node:
     return _Parser(rule).parse()
 
 
-# --- compiling to JS ---------------------------------------------------------------------
-
-# Helpers the compiled expression calls. Kept in the body (not a shared library) so a compiled
-# rule is a self-contained checker, the same kind of string an LLM writes.
-_PRELUDE = r"""const __q = (s) => document.querySelector(s);
-const __text = (e) => (e.textContent || '').replace(/\s+/g, ' ').trim();
-const __read = (s, how, attr) => {
-  if (how === 'count') return document.querySelectorAll(s).length;
-  const e = __q(s);
-  if (!e) return null;
-  if (how === 'attr') return e.getAttribute(attr);
-  if (how === 'text') return __text(e);
-  const isControl = e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement || e instanceof HTMLSelectElement;
-  if (how === 'value') return isControl ? String(e.value) : null;
-  return isControl ? String(e.value) : __text(e);
-};
-const __num = (v) => {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'number') return v;
-  const m = String(v).match(/-?\d[\d,]*\.?\d*|-?\.\d+/);
-  if (!m) return null;
-  const n = parseFloat(m[0].replace(/,/g, ''));
-  return Number.isNaN(n) ? null : n;
-};
-const __visible = (s) => {
-  const e = __q(s);
-  if (!e) return false;
-  const r = e.getBoundingClientRect();
-  if (r.width <= 0 || r.height <= 0) return false;
-  if (typeof e.checkVisibility === 'function') return e.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
-  const st = getComputedStyle(e);
-  return st.display !== 'none' && st.visibility !== 'hidden' && Number(st.opacity) > 0;
-};
-const __cmp = (a, op, b) => {
-  if (a === null) return false;
-  if (typeof b === 'number') {
-    const n = __num(a);
-    if (n === null) return false;
-    switch (op) { case '==': return n === b; case '!=': return n !== b; case '>': return n > b;
-      case '<': return n < b; case '>=': return n >= b; case '<=': return n <= b; }
-  }
-  const t = String(a);
-  switch (op) {
-    case '==': return t === b; case '!=': return t !== b;
-    case 'contains': return t.includes(b); case 'startswith': return t.startsWith(b); case 'endswith': return t.endsWith(b);
-  }
-  return false;
-};
-"""
-
-
-def css_selector(selector: str) -> str:
-    """The rule's selector as valid CSS: ids and classes escaped (`#1st` → `#\\31 st`)."""
-    parts = re.findall(r"([#.])((?:\\.|[^#.\\])+)", selector)
-    return "".join(prefix + css_identifier(name.replace("\\", "")) for prefix, name in parts)
-
-
-def css_identifier(ident: str) -> str:
-    """`ident` escaped for use after `#` or `.` in CSS (a leading digit becomes `\\3N `)."""
-    out = []
-    for index, char in enumerate(ident):
-        if char.isdigit() and (index == 0 or (index == 1 and ident[0] == "-")):
-            out.append(f"\\{ord(char):x} ")
-        elif re.match(r"[A-Za-z0-9_\-]", char) or ord(char) > 0x7F:
-            out.append(char)
-        else:
-            out.append("\\" + char)
-    return "".join(out)
-
-
-def _expression(node: Node) -> str:
-    if isinstance(node, Logical):
-        return "(" + f" {node.operator} ".join(_expression(o) for o in node.operands) + ")"
-    if isinstance(node, Not):
-        return f"!{_expression(node.operand)}"
-    selector = json.dumps(css_selector(node.selector))
-    if node.test == "exists" and node.reading == "attr":
-        return f"(__q({selector})?.hasAttribute({json.dumps(node.attribute)}) === true)"
-    if node.test == "exists":
-        return f"(__q({selector}) !== null)"
-    if node.test == "visible":
-        return f"__visible({selector})"
-    if node.test == "checked":
-        return f"(__q({selector})?.checked === true)"
-    subject = f"__read({selector}, {json.dumps(node.reading)}, {json.dumps(node.attribute)})"
-    return f"__cmp({subject}, {json.dumps(node.test)}, {json.dumps(node.literal)})"
-
-
-class CompiledRule(BaseModel):
-    """A rule and the checker body it compiled to, with the CSS selectors it reads."""
-
-    rule: str
-    javascript: str
-    selectors: list[str]
-
-
-def compile_rule(rule: str) -> CompiledRule:
-    """Compile a rule string to a JS function body returning a boolean.
-
-    Raises:
-        RuleSyntaxError: the rule does not parse (the message shows the position).
-    """
-    tree = parse_rule(rule)
-    selectors: list[str] = []
-    _collect_selectors(tree, selectors)
-    return CompiledRule(rule=rule, javascript=f"{_PRELUDE}return {_expression(tree)};", selectors=selectors)
-
-
-def _collect_selectors(node: Node, into: list[str]) -> None:
-    if isinstance(node, Logical):
-        for operand in node.operands:
-            _collect_selectors(operand, into)
-    elif isinstance(node, Not):
-        _collect_selectors(node.operand, into)
-    else:
-        css = css_selector(node.selector)
-        if css not in into:
-            into.append(css)
-
-
 def looks_like_rule(text: str) -> bool:
     """Whether a checker string is written in the rule language rather than as a JS body.
 
-    A JS function body cannot start with `#` or `.`, and a rule never contains `return`,
-    `;` or `document`; anything else is tried as a rule only if it parses.
+    A JS function body cannot start with `#`, `.` or `NOT `; a rule never contains `return`, `;`,
+    `document`, `=>` or `{` outside its quoted strings. Anything else counts as a rule only
+    if it parses as one.
     """
     stripped = text.strip()
-    if not stripped or re.search(r"\breturn\b|;|\bdocument\b|=>|\{", stripped):
+    if not stripped:
         return False
-    if stripped[0] in "#." or re.match(r"(?i)not\s", stripped):
+    if stripped[0] in "#.":
+        return True
+    unquoted = re.sub(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"", "''", stripped)
+    if re.search(r"\breturn\b|;|\bdocument\b|=>|\{", unquoted):
+        return False
+    if re.match(r"(?i)not[\s(]", stripped):
         return True
     try:
         parse_rule(stripped)

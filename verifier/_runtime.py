@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Awaitable, Callable
 
 from playwright.async_api import Page
 from pydantic import BaseModel
@@ -90,6 +91,18 @@ async def run_checker(page: Page, checker: str, timeout_ms: int = DEFAULT_TIMEOU
         returned_type=result.get("type"),
         elapsed_ms=_ms(started),
     )
+
+
+def checker_callback(checker: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Callable[[Page], Awaitable[CheckerOutcome]]:
+    """The `async (page) -> CheckerOutcome` a rollout calls after every step (`cua.Checker`).
+
+    `checker` is the gated JS body (`Verdict.checker`, compiled already when written as a rule).
+    """
+
+    async def check(page: Page) -> CheckerOutcome:
+        return await run_checker(page, checker, timeout_ms=timeout_ms)
+
+    return check
 
 
 def _ms(started: float) -> float:

@@ -51,6 +51,7 @@ class HeuristicPolicy(Policy):
         self._last_click: tuple[str, str, frozenset[str]] | None = None  # (key, name, keys on page) for confirmations
         self._unreadable = 0
         self._clause_actions: Counter[int] = Counter()
+        self._submitted: set[int] = set()
 
     @property
     def coordinate_space(self) -> str:
@@ -92,13 +93,15 @@ class HeuristicPolicy(Policy):
         while self._clause_index < len(clauses):
             index = self._clause_index
             clause = clauses[index]
-            if self._clause_actions[index] < MAX_ACTIONS_PER_CLAUSE:
+            if self._clause_actions[index] < MAX_ACTIONS_PER_CLAUSE and index not in self._submitted:
                 for goal_id, goal, owner in self._agenda(index, view):
                     if goal_id in self._done:
                         continue
                     decision = self._pursue(goal_id, goal, owner, view)
                     if decision is not None:
                         self._clause_actions[index] += 1
+                        if goal_id == f"{index}:commit" and decision.actions[0].kind == "click":
+                            self._submitted.add(index)  # the page after a submit is a new page: the clause is done
                         return decision
                     self._done.add(goal_id)
             self._clause_index += 1

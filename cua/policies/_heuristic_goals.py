@@ -65,7 +65,7 @@ def split_values(clause: Clause, view: PageView, inherited: list[str]) -> tuple[
     if clause.verb in ENTERING and not any(v.quoted for v in clause.values):
         # "Eve is joining us — add her": a capitalised name the page does not show yet is the text.
         new_names = [n for n in clause.names if not _appears(n, view)]
-        clause_values = tuple(Value(text=n, quoted=True) for n in new_names[:1]) + clause.values
+        clause_values = tuple(Value(text=n, quoted=True, proper=True) for n in new_names[:1]) + clause.values
     else:
         clause_values = clause.values
     references = list(inherited) if clause.pronoun else []
@@ -85,17 +85,27 @@ def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Go
     values, references = split_values(clause, view, inherited)
     usable = [e for e in view.elements if not e.disabled]
     used: set[str] = set()
-    goals: list[Goal] = []
 
     chips = _mentioned_choices(clause, usable, used)
-    value_goals, missing_field = _value_goals(clause, values, usable, references, used)
+    buttons = _button_candidates(clause, usable, references, used)
+    # The submit button and the fields around it make one form: choose them together, so
+    # "Log 'Dinner' for 80" fills the expense form and presses its own "Add expense".
+    best: tuple[float, Element | None, list[Goal], bool, set[str]] | None = None
+    for button_score, button in [(0.0, None)] + buttons[:4]:
+        trial_used = set(used)
+        value_goals, missing_field, fit = _value_goals(clause, values, usable, references, trial_used, button)
+        total = fit + button_score
+        if best is None or total > best[0] + 1e-9:
+            best = (total, button, value_goals, missing_field, trial_used)
+    _, button, value_goals, missing_field, used = best
+    if button is None and buttons:
+        button = buttons[0][1]
     toggles = _toggle_goals(clause, usable, references, used)
     cells = _row_goals(clause, usable, view, references, used) if not toggles else []
-    goals += chips + value_goals + toggles + cells
+    goals = chips + value_goals + toggles + cells
 
     if _needs_button(clause, goals, value_goals):
-        button = _best_button(clause, usable, references, used)
-        if button is not None:
+        if button is not None and button.key not in used:
             if missing_field:
                 # The fields to fill are not on screen yet: this button probably opens the form.
                 return [Goal(id="open", kind="click", element=button, reason="it should open the form to fill")] + goals
@@ -123,8 +133,9 @@ def _needs_button(clause: Clause, goals: list[Goal], value_goals: list[Goal]) ->
     return verb in SUBMIT_INTENTS or verb in BUTTON_VERBS or verb in ("click", "open", "select", "delete", "check") or not goals
 
 
-def _best_button(clause: Clause, elements: list[Element], references: list[str], used: set[str]) -> Element | None:
-    best, best_score = None, MIN_CLICK_SCORE
+def _button_candidates(clause: Clause, elements: list[Element], references: list[str], used: set[str]) -> list[tuple[float, Element]]:
+    """Buttons whose name says what the clause wants done, best first."""
+    found = []
     for element in elements:
         if element.key in used or element.kind not in CLICK_KINDS or not names_action(clause, element):
             continue
@@ -133,9 +144,10 @@ def _best_button(clause: Clause, elements: list[Element], references: list[str],
             score -= 2.0  # a lit chip or tab is a choice, not the button that does the action
         if references and element.row and any(mentions_phrase(element.row, r) for r in references):
             score += 1.0
-        if score > best_score:
-            best, best_score = element, score
-    return best
+        if score >= MIN_CLICK_SCORE:
+            found.append((score, element))
+    found.sort(key=lambda item: -item[0])
+    return found
 
 
 def _mentioned_choices(clause: Clause, elements: list[Element], used: set[str]) -> list[Goal]:
@@ -176,22 +188,32 @@ def _is_chip(element: Element) -> bool:
     return element.kind in ("tab", "radio") or element.role in ("tab", "radio", "option") or element.state is not None
 
 
-def _value_goals(clause: Clause, values: list[Value], elements: list[Element], references: list[str], used: set[str]) -> tuple[list[Goal], bool]:
-    """Goals putting each value somewhere; and whether some text had no field to go into."""
+def _near(anchor: Element | None, element: Element) -> float:
+    """0..1.5: how close a field is to the form's button (fields sit beside their submit button)."""
+    if anchor is None:
+        return 0.0
+    distance = ((anchor.box.center_x - element.box.center_x) ** 2 + (anchor.box.center_y - element.box.center_y) ** 2) ** 0.5
+    return 1.5 * max(0.0, 1.0 - distance / 500.0)
+
+
+def _value_goals(clause: Clause, values: list[Value], elements: list[Element], references: list[str], used: set[str],
+                 anchor: Element | None = None) -> tuple[list[Goal], bool, float]:
+    """Goals putting each value somewhere, whether some text had no field to go into, and the fit."""
     options: list[tuple[float, int, Element, str]] = []
     for index, value in enumerate(values):
         for element in elements:
-            if element.key in used:
+            if element.key in used or (anchor is not None and element.key == anchor.key):
                 continue
             if element.kind in FIELD_KINDS or element.kind == "range":
                 score = field_score(value, element, clause, references)
                 if score >= MIN_FIELD_SCORE or (score > 0 and value.quoted):
-                    options.append((score, index, element, "field"))
+                    options.append((score + _near(anchor, element), index, element, "field"))
             elif element.kind == "select":
                 number = value.number if not value.quoted else None
                 best = max((option_score(value.text, o.text, number) for o in element.options), default=0.0)
                 if best > 0:
-                    options.append((best + 0.5 * len(set(value.context) & set(own_words(element) + [*element.before.lower().split()])), index, element, "select"))
+                    context = 0.5 * len(set(value.context) & set(own_words(element) + [*element.before.lower().split()]))
+                    options.append((best + context + _near(anchor, element), index, element, "select"))
             elif element.kind in CLICK_KINDS and clause.verb not in ("add", "type"):
                 number = value.number if not value.quoted else None
                 score = option_score(value.text, element.name, number)
@@ -199,11 +221,13 @@ def _value_goals(clause: Clause, values: list[Value], elements: list[Element], r
                     options.append((score - 0.5, index, element, "chip"))
     options.sort(key=lambda item: (-item[0], item[1]))
     chosen: dict[int, tuple[Element, str]] = {}
+    fit = 0.0
     for score, index, element, how in options:
         if index in chosen or element.key in used:
             continue
         chosen[index] = (element, how)
         used.add(element.key)
+        fit += score
     goals, missing = [], False
     for index, value in enumerate(values):
         if index not in chosen:
@@ -226,7 +250,7 @@ def _value_goals(clause: Clause, values: list[Value], elements: list[Element], r
                                   reason=f"{label} has the option '{option.text}'"))
         elif element.state is not True:
             goals.append(Goal(id=f"chip:{element.key}", kind="click", element=element, reason=f"it is labelled {value.text!r}"))
-    return goals, missing
+    return goals, missing, fit
 
 
 def _slider_at(element: Element, value: Value) -> bool:
@@ -271,8 +295,8 @@ def _row_goals(clause: Clause, elements: list[Element], view: PageView, referenc
     for element in elements:
         if element.row_key and element.row_key not in rows:
             rows[element.row_key] = row_matches(element.row, clause, references)
-    if not rows or max(rows.values()) < 1.0:
-        return []
+    if not rows or max(rows.values()) < (5.0 if references else 1.0):
+        return []  # a task naming a thing ("Taxi from airport") only acts inside the row showing it
     top = max(rows.values())
     in_rows = [e for e in elements if rows.get(e.row_key, 0) == top and e.key not in used and e.kind in CLICK_KINDS]
     specifiers = [v.text for v in clause.values if v.number is not None and not v.quoted] + [w for w in clause.words if w in WEEKDAYS]
@@ -293,7 +317,9 @@ def _row_goals(clause: Clause, elements: list[Element], view: PageView, referenc
     named = [(s, e) for s, e in named if s >= MIN_CLICK_SCORE - 1.0]
     if named:
         element = max(named, key=lambda item: item[0])[1]
-        return [Goal(id=f"row:{element.key}", kind="click", element=element, reason=f"it is the {element.describe()} of the row '{element.row[:40]}'")]
+        chosen = [e for _, e in named if normalize(e.name) == normalize(element.name)] if clause.every else [element]
+        return [Goal(id=f"row:{normalize(e.row) or e.key}", kind="click", element=e, reason=f"it is the {e.describe()} of the row '{e.row[:40]}'")
+                for e in chosen]
     if clause.verb in ("check", "uncheck") and len(blank) == 1 and blank[0].state is not desired:
         return [Goal(id=f"row:{blank[0].key}", kind="click", element=blank[0], reason=f"it is the tick box of the row '{blank[0].row[:40]}'")]
     unnamed_buttons = [e for e in blank if e.kind == "button"]

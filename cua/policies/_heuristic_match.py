@@ -92,6 +92,8 @@ def field_score(value: Value, element: Element, clause: Clause, references: list
         if any(abbreviation_match(word, text) for text in (element.before, element.label, element.aria_label)):
             score += 2.0
     text = value.text.strip()
+    if value.proper and concept_set([stem("name")]) & concept_set(words):
+        score += 1.5
     if _EMAIL.match(text):
         score += 3.0 if element.type == "email" or "email" in words or "mail" in words else -1.0
     elif _URL.match(text):
@@ -165,7 +167,7 @@ def click_score(clause: Clause, element: Element, *, verb_weight: float = 3.0) -
     if verb and verb_concepts & concept_set(own) and verb not in ("click", "open", "select", "set", "type"):
         score += verb_weight
     score += 1.5 * min(_hits(clause.words, own), 4)
-    score += 2.0 * _coverage(list(clause.words) + [stem(verb), clause.verb_word], own)
+    score += 2.0 * _coverage(list(clause.words), own)  # the verb already counted above
     name = element.name
     for value in clause.values:
         if value.quoted or value.number is not None:

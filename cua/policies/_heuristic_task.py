@@ -75,6 +75,7 @@ class Value:
     extreme: str | None = None  # "max" | "min"
     reference: bool = False  # names an existing thing ("rename 'A' to 'B'": A), not something to enter
     in_list: bool = False  # one of several quoted values listed together ("'A', 'B' and 'C'")
+    proper: bool = False  # an unquoted capitalised name ("add Eve"): belongs in a name field
 
     @property
     def context(self) -> tuple[str, ...]:

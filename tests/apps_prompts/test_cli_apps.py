@@ -7,13 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.apps_prompts.test_loader import GOOD_SPEC, write_app
 
 AUI = [sys.executable, "-m", "flows.cli"]
 
 
 def run_aui(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*AUI, *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([*AUI, *args], capture_output=True, text=True, timeout=1100)
 
 
 def test_list_json_has_id_domain_tasks_for_every_bundled_app():
@@ -25,6 +27,7 @@ def test_list_json_has_id_domain_tasks_for_every_bundled_app():
     assert all(row["tasks"] >= 5 for row in rows)
 
 
+@pytest.mark.timeout(1200)
 def test_validate_proves_every_bundled_task_in_chromium():
     proc = run_aui("apps", "validate")
     assert proc.returncode == 0, proc.stdout + proc.stderr

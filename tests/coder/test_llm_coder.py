@@ -83,6 +83,14 @@ async def test_each_revision_mode_sends_only_its_inputs(scripted, counter_app, c
     assert result.unsupported_task_ids == (["undo-last"] if has_unsupported else [])
 
 
+async def test_a_revision_with_nothing_to_act_on_makes_no_model_call(scripted, counter_app, counter_html):
+    server, client = scripted([reply_text("unused")])
+    request = RevisionRequest(mode="unsupported", app=counter_app, html=counter_html, checkers=[CHECKER],
+                              feedback=[Feedback(actionable_changes=["ignored in this mode (state visibility)"])])
+    result = await get_coder("scripted", client).revise(request)
+    assert server.requests == [] and result.html == counter_html and not result.changed and result.attempts == 0
+
+
 async def test_style_block_is_added_when_asked(scripted, counter_app, counter_html):
     server, client = scripted([reply_text(fenced(counter_html))])
     await get_coder("scripted", client).revise(request_for("cua", counter_app, counter_html, style_block=True))

@@ -47,8 +47,11 @@ async def test_typing_into_the_slider_number_input_changes_the_app_state_and_fir
         await p.click("#vol-inc")
         # one change per typed key, one for the step button, none repeated when the field loses focus
         assert (await p.text_content("#vol-out"), await p.get_attribute("body", "data-changes")) == ("74", "3")
-        await p.fill("#vol", "10")  # the number follows the slider
+        await p.fill("#vol", "10")  # the field follows the slider
         assert await p.input_value("#vol-number") == "10"
+        await p.click("#vol-number")
+        await p.keyboard.type("max")  # words a user would type work too
+        assert await p.text_content("#vol-out") == "100"
 
 
 async def test_sliders_the_app_renders_later_get_companions_that_survive_re_renders():
@@ -106,9 +109,54 @@ async def test_a_dropdown_that_would_not_fit_opens_on_click_and_closes_after_a_c
         assert not await visible(p, "#teal")  # closed, although the pointer is still over the menu
 
 
+async def test_a_dropdown_that_covers_no_control_stays_shown_in_place():
+    html = page(MENU_BODY.replace("<main>", "<main style='margin-left: 900px'>"),
+                style=MENU_STYLE + " .bar { height: 30px; display: flex; align-items: center; }", script=MENU_SCRIPT)
+    async with open_app(transformed(html, "reveal_hover")) as app:
+        assert await visible(app.page, "#teal")
+        await app.page.mouse.click(*(await center(app.page, "#teal")))
+        assert await app.page.text_content("#chosen") == "teal"
+
+
 async def center(p, selector: str) -> tuple[float, float]:
     box = await p.locator(selector).bounding_box()
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+ENTER_APP = page(
+    "<div class='stage'><button id='save'>Save</button></div><div class='row'><input id='hex'><button id='apply'>Apply</button></div>"
+    "<p id='colour'>none</p><p id='saved'>none</p>",
+    script="function applyHex() { document.getElementById('colour').textContent = document.getElementById('hex').value; }\n"
+           "document.getElementById('hex').addEventListener('keydown', e => { if (e.key === 'Enter') applyHex(); });\n"
+           "document.getElementById('apply').onclick = applyHex;\n"
+           "document.getElementById('save').onclick = () => { document.getElementById('saved').textContent = "
+           "document.getElementById('colour').textContent; };")
+
+
+async def test_a_value_that_only_reacts_to_enter_takes_effect_when_the_agent_moves_on():
+    async with open_app(ENTER_APP) as app:
+        await app.page.click("#hex")
+        await app.page.keyboard.type("#FFD700")
+        await app.page.click("#save")
+        assert await app.page.text_content("#saved") == "none"  # the original needs Enter or Apply
+    async with open_app(transformed(ENTER_APP, "commit_typed_values")) as app:
+        await app.page.click("#hex")
+        await app.page.keyboard.type("#FFD700")
+        await app.page.click("#save")
+        assert await app.page.text_content("#saved") == "#FFD700"
+
+
+async def test_the_fields_own_button_and_a_real_enter_do_not_commit_twice():
+    counting = ENTER_APP.replace("function applyHex() {", "let applied = 0;\nfunction applyHex() { document.body.dataset.applied = ++applied;")
+    async with open_app(transformed(counting, "commit_typed_values")) as app:
+        p = app.page
+        await p.click("#hex")
+        await p.keyboard.type("#111111")
+        await p.click("#apply")  # its own button: no synthetic Enter on top
+        await p.click("#hex")
+        await p.keyboard.type("#222222\n")
+        await p.click("#save")  # already committed with a real Enter
+        assert (await p.get_attribute("body", "data-applied"), await p.text_content("#saved")) == ("2", "#111111#222222")
 
 
 async def test_animations_and_transitions_are_neutralised_but_still_end():

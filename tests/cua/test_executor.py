@@ -127,3 +127,21 @@ async def test_an_option_seen_in_an_open_drop_down_can_be_clicked():
         assert await world.evaluate("document.querySelector('#unit').value") == "mi"
         assert await text(app.page, "#changed") == "trusted:true"  # real input, not a scripted change
         assert result.target.tag == "option" and result.target.text == "Miles"
+
+
+KANBAN = """<!doctype html><body style="margin:0">
+<div id="card" draggable="true" style="position:absolute;left:20px;top:20px;width:100px;height:60px;background:#9cf">card</div>
+<div id="done" style="position:absolute;left:400px;top:20px;width:200px;height:200px;border:1px solid">Done</div>
+<span id="out">none</span>
+<script>
+  const card = document.getElementById('card'), done = document.getElementById('done');
+  card.addEventListener('dragstart', e => e.dataTransfer.setData('text/plain', 'card'));
+  done.addEventListener('dragover', e => e.preventDefault());
+  done.addEventListener('drop', e => { e.preventDefault(); document.getElementById('out').textContent = 'dropped:' + e.dataTransfer.getData('text/plain'); });
+</script></body>"""
+
+
+async def test_drag_also_drives_html5_drag_and_drop():
+    async with open_app(KANBAN) as app:
+        await run(app.page, Action(kind="drag", point=Point(x=70, y=50), end=Point(x=500, y=120)))
+        assert await text(app.page, "#out") == "dropped:card"

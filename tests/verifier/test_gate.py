@@ -6,7 +6,7 @@ import pytest
 
 from apps_prompts import load_apps, reference_html_path
 from cua import open_app, settle
-from verifier import gate_checker, gate_checkers, gate_on_fresh_app, prove_task, run_checker, verify_app
+from verifier import checker_callback, gate_checker, gate_checkers, gate_on_fresh_app, prove_task, run_checker, verify_app
 from verifier._reference import _replay
 
 BUNDLED = load_apps().apps
@@ -22,6 +22,14 @@ async def test_checker_that_throws_is_rejected_with_the_exception(counter_html):
     result = await gate_on_fresh_app(counter_html, "throw new RangeError('no such thing');")
     assert not result.accepted
     assert "throws on the loaded app: RangeError: no such thing" in result.reason
+
+
+async def test_checker_reading_an_element_absent_at_load_without_optional_chaining_is_rejected_with_a_hint(
+    counter_html,
+):
+    result = await gate_on_fresh_app(counter_html, "return document.querySelector('#banner').textContent === 'Saved';")
+    assert not result.accepted
+    assert "missing on the loaded page" in result.reason and "?." in result.reason
 
 
 async def test_checker_that_loops_forever_is_cut_off_and_rejected(counter_html):
@@ -122,7 +130,7 @@ async def test_correct_checker_is_accepted_and_turns_true_after_the_reference_so
             for step in task.solution:
                 await _replay(app.page, step)
             await settle(app.page)
-            final = await run_checker(app.page, gate.javascript)
+            final = await checker_callback(gate.javascript)(app.page)  # what a rollout calls
             assert final.passed, (task.id, final)
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from llm import CallCache, ModelClient, UnknownModelError
-from llm.testing import ScriptedOpenAIServer, reply_text, scripted_registry
+from llm import CallCache, ModelCallError, ModelClient, UnknownModelError
+from llm.testing import ScriptedOpenAIServer, reply_status, reply_text, scripted_registry
 from verifier import LLMVerifierConfig, function_completeness, read_verdicts, verify_app
 
 GOOD = {
@@ -176,3 +176,9 @@ async def test_unknown_verifier_name_is_an_error_naming_it(counter_spec, counter
     with ScriptedOpenAIServer([]) as server:
         with pytest.raises(UnknownModelError, match="no-such-model"):
             await verify_app(counter_spec, counter_html, verifier="no-such-model", client=client_for(server, tmp_path))
+
+
+async def test_model_failing_for_good_raises_its_own_error_not_a_group(counter_spec, counter_html, tmp_path):
+    with ScriptedOpenAIServer([reply_status(400, message="bad request")]) as server:
+        with pytest.raises(ModelCallError, match="400|bad request"):
+            await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))

@@ -151,6 +151,7 @@ def test_compiled_rule_lists_the_selectors_it_reads():
         (".item count >= 3", True),
         ("NOT #a exists", True),
         ("(#a exists OR #b exists)", True),
+        ("(#a == 'x;y' OR #b == 'return {')", True),  # JS-looking text inside quotes is still a rule
         ("return document.querySelector('#a') !== null;", False),
         ("(document.querySelector('#a'))", False),
         ("const x = 1; return x > 0", False),
