@@ -318,22 +318,38 @@ _FACTORIES = {"offline": OfflineTaskProposer}
 def get_proposer(
     name: str, client: ModelClient | None = None, *, tasks_file: str | Path | None = None, **options: Any
 ) -> TaskProposer:
-    """`"offline"` (spec tasks, or `tasks_file`), or a model name / role of the model registry.
+    """`"offline"` (spec tasks), or a model name / role of the model registry.
 
-    A model the registry marks offline gets the offline proposer, so all-offline runs need no
-    special case.
+    A tasks file always wins: with `tasks_file` the tasks come from the file whatever `name`
+    says, so a run given tasks never spends model calls on proposing others. A model the
+    registry marks offline also gets the offline proposer.
 
     Raises:
         UnknownModelError: `name` is neither "offline" nor a model or role of the registry.
     """
-    if name in _FACTORIES:
-        return _FACTORIES[name](name, tasks_file=tasks_file)
+    if name in _FACTORIES or tasks_file is not None:
+        return OfflineTaskProposer(name, tasks_file=tasks_file)
     if client is None:
         from llm import get_client
 
         client = get_client()
     if client.registry.is_offline(name):
-        return OfflineTaskProposer(name, tasks_file=tasks_file)
-    if tasks_file is not None:
-        raise ValueError(f"a tasks file ({tasks_file}) is for the offline proposer, not the model {name!r}")
+        return OfflineTaskProposer(name)
     return LLMTaskProposer(client, name, **options)
+
+
+async def propose_tasks(
+    app: AppSpec,
+    *,
+    proposer: str = "offline",
+    client: ModelClient | None = None,
+    n: int = DEFAULT_TASK_COUNT,
+    tasks_file: str | Path | None = None,
+) -> list[Task]:
+    """The tasks of `app` (see `get_proposer`); use `get_proposer(...).propose()` for the full record.
+
+    Raises:
+        ProposerError, TasksFileError, UnknownModelError: as `get_proposer` and `propose`.
+    """
+    result = await get_proposer(proposer, client, tasks_file=tasks_file).propose(app, n)
+    return result.tasks

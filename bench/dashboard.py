@@ -8,6 +8,7 @@ features in the matching AUI-Gym prompt; no checker, so those run until the agen
 Prints a few lines of context, then one JSON object as the last line:
 
     render_ms_20_steps   median wall time of render_trajectory on a 20-step trajectory (load + draw + PNG)
+    render_cpu_ms_20_steps  the same in CPU time of all threads (robust to a busy machine), and load_avg_1m
     min_crop_scale_12/20 smallest on-canvas scale of an acted-on region over dashboards of ≤ 12 / ≤ 20 steps
     token_reduction_*    mean per-trajectory reduction of visual tokens, raw screenshots → dashboard
     n_trajectories       real rollout trajectories measured
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import shutil
 import statistics
@@ -34,13 +36,23 @@ AUI_GYM_APPS = ROOT.parent / "shared" / "data" / "aui-gym-apps"
 
 
 def gpt5_tasks(app_id: str, limit: int) -> list[tuple[str, str]]:
-    """(task id, task text) from the 'Features:' line of the AUI-Gym prompt for `app_id`."""
+    """(task id, task text) from the feature bullets ("- Features: a, b", "- Inputs: x, y") of the
+    matching AUI-Gym prompt; these apps ship without tasks, and the offline proposer invents none."""
+    import yaml
+
     prompt_file = AUI_GYM_APPS / f"{app_id}.yaml"
-    if not prompt_file.is_file():
+    prompt = yaml.safe_load(prompt_file.read_text(encoding="utf-8")).get("prompt", "") if prompt_file.is_file() else ""
+    bullets = [line.strip()[2:].strip() for line in prompt.splitlines() if line.strip().startswith("- ")]
+    tasks: list[str] = []
+    for bullet in bullets:
+        key, _, value = bullet.partition(":")
+        if value.strip() and key.strip().lower() not in ("name", "goal"):
+            tasks += [f"Use the {item.strip(' .')} feature." for item in re.split(r"[,;]", value) if item.strip(" .")]
+    if not tasks:  # prompts written as plain sentences: each bullet is something a user does
+        tasks = [bullet.split(";")[0].rstrip(".") + "." for bullet in bullets]
+    if not tasks:
         return [("explore", "Use the app's main feature.")]
-    match = re.search(r"Features:\s*(.+)", prompt_file.read_text(encoding="utf-8"))
-    features = [f.strip(" .") for f in (match.group(1).split(",") if match else []) if f.strip(" .")]
-    return [(f"feature-{i + 1}", f"Use the {feature} feature.") for i, feature in enumerate(features[:limit])]
+    return [(f"feature-{i + 1}", text) for i, text in enumerate(tasks[:limit])]
 
 
 async def run_rollouts(out: Path, tasks_per_app: int, max_steps: int, reuse: bool) -> list[Path]:
@@ -125,11 +137,12 @@ def measure(folders: list[Path], out: Path) -> dict:
 
     twenty = next((f for f in folders if len(Trajectory.load(f).steps) == 20), None) or out / "composed-20"
     trajectory = Trajectory.load(twenty)
-    timings = []
+    timings, cpu = [], []
     for _ in range(15):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         render_trajectory(trajectory, twenty)
         timings.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - started_cpu) * 1000)
 
     summary = summarize(accounts)
     step_counts = [n for n, _ in scales[: len(folders)]]
@@ -141,6 +154,9 @@ def measure(folders: list[Path], out: Path) -> dict:
     )
     return {
         "render_ms_20_steps": round(statistics.median(timings), 1),
+        # CPU of all threads: what the render costs whatever else the machine is doing.
+        "render_cpu_ms_20_steps": round(statistics.median(cpu), 1),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
         "min_crop_scale_12": round(min(s for n, s in scales if n <= 12 and s is not None), 3),
         "min_crop_scale_20": round(min(s for n, s in scales if n <= 20 and s is not None), 3),
         "token_reduction_qwen": round(summary.mean_reduction_qwen, 4),

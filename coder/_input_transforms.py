@@ -19,8 +19,11 @@ SLIDER_JS = r"""(() => {
     labelOf(range) {
       const text = range.getAttribute('aria-label') || (range.labels && range.labels[0] && range.labels[0].innerText)
         || range.title || (range.previousElementSibling && range.previousElementSibling.textContent) || range.id;
-      // Labels often embed the current value ("Short break 5 min"): keep the name only.
-      return (text || 'value').trim().replace(/\s+/g, ' ').replace(/\s*[\d.,]+\s*[^\s\d]{0,6}$/, '').slice(0, 40) || 'value';
+      // Labels often end with the current value ("Short break 5 min"): keep the name only, but
+      // only when it is the slider's own value ("Read 20 pages" is a name).
+      const name = (text || '').trim().replace(/\s+/g, ' ');
+      const tail = new RegExp('\\s*' + String(range.value).replace('.', '\\.') + '\\s*[^\\s\\d]{0,6}$');
+      return (name.replace(tail, '') || name || 'value').slice(0, 40);
     },
     parse(range, text) {
       const t = String(text).trim().toLowerCase();
@@ -70,12 +73,9 @@ SLIDER_JS = r"""(() => {
         if (value !== null) aui.push(range, value);
       });
       // Each keystroke already pushed input and change; on commit only a value the range clamped differs.
-      field.addEventListener('change', () => {
-        if (!field.isConnected) return;
-        const value = aui.parse(range, field.value);
-        if (value !== null && value !== range.value) aui.push(range, value);
-        field.value = range.value;
-      });
+      // Every keystroke already pushed its value. Pushing again on commit would re-render the app
+      // between the mousedown and the click that moved focus away, and swallow that click.
+      field.addEventListener('change', () => { if (field.isConnected) field.value = range.value; });
       field.addEventListener('keydown', e => { if (e.key === 'Enter') { aui.typing = null; field.value = range.value; } });
       const follow = () => { if (document.activeElement !== field) field.value = range.value; };
       range.addEventListener('input', follow);

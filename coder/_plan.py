@@ -2,7 +2,7 @@
 
 Each transform answers to one of the four agent-centric principles and to a set of measured
 fact kinds and keywords. A feedback line or fact selects the transforms whose kind or keywords
-it matches; a line that only names a principle selects that principle's default transforms.
+it matches, and the principle a line names selects that principle's default transforms.
 No feedback selects nothing: the offline coder never rewrites an app unprompted (except when
 the style block is asked for, which selects everything).
 """
@@ -13,12 +13,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bs4 import BeautifulSoup, Tag
+
 from ._css_transforms import enlarge_targets, fit_viewport, raise_contrast, remove_animations
-from ._reveal import reveal_hover
 from ._document import AppDocument, TransformOutcome
 from ._dom_transforms import add_ids, persistent_status
 from ._input_transforms import commit_typed_values, slider_companions
 from ._models import RevisionRequest
+from ._reveal import reveal_hover
 
 STATE_VISIBILITY = "state visibility"
 INTERACTION_ROBUSTNESS = "interaction robustness"
@@ -79,7 +81,9 @@ BY_NAME = {t.name: t for t in TRANSFORMS}
 
 PRINCIPLE_DEFAULTS = {
     STATE_VISIBILITY: ("reveal_hover", "persistent_status"),
-    INTERACTION_ROBUSTNESS: ("add_ids", "enlarge_targets", "fit_viewport"),
+    # Resizing and re-spacing change the layout, so they need their own evidence (a small target,
+    # an off-screen control) rather than a principle named in passing.
+    INTERACTION_ROBUSTNESS: ("add_ids",),
     INPUT_PERMISSIVENESS: ("slider_companions", "commit_typed_values"),
     PREDICTABLE_BEHAVIOUR: ("remove_animations",),
 }
@@ -94,6 +98,7 @@ _PRINCIPLES = {
 def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
     """Transform name -> the feedback lines, facts and reasons that called for it, in `TRANSFORMS` order."""
     reasons: dict[str, list[str]] = {}
+    elements = _ElementLookup(request.html)
 
     def want(name: str, why: str) -> None:
         reasons.setdefault(name, [])
@@ -109,8 +114,12 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
             for transform in TRANSFORMS:
                 if fact.kind.lower() in transform.fact_kinds:
                     want(transform.name, label)
+            for name in elements.transforms_for(f"`{fact.selector}`" if fact.selector else ""):
+                want(name, label)
         for line in [*item.actionable_changes, *item.issues]:
             _match_line(line, want)
+            for name in elements.transforms_for(line):
+                want(name, line)
         if item.fit_within_screen:
             want("fit_viewport", "fit_within_screen")
     for task in request.active_unsupported():
@@ -125,13 +134,46 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
 
 
 def _match_line(line: str, want: Callable[[str, str], None]) -> None:
-    matched = False
+    # Keywords pick the specific fix; the principle a line names also picks that principle's
+    # default fixes. Each transform only acts where the page gives it something to do (hover
+    # rules, sliders, Enter handlers...), so a broad pick is safe.
     for transform in TRANSFORMS:
         if transform.keywords.search(line):
             want(transform.name, line)
-            matched = True
-    if not matched:
-        for principle, pattern in _PRINCIPLES.items():
-            if pattern.search(line):
-                for name in PRINCIPLE_DEFAULTS[principle]:
-                    want(name, line)
+    for principle, pattern in _PRINCIPLES.items():
+        if pattern.search(line):
+            for name in PRINCIPLE_DEFAULTS[principle]:
+                want(name, line)
+
+
+_SELECTOR_IN_TEXT = re.compile(r"`([^`]+)`|(#[A-Za-z_][\w-]*)")
+
+
+class _ElementLookup:
+    """What the elements a feedback line names are, in the current HTML: a line about `#dial`
+    that is a range input calls for slider companions whatever words it uses."""
+
+    def __init__(self, html: str) -> None:
+        self._html = html
+        self._soup: BeautifulSoup | None = None
+
+    def transforms_for(self, line: str) -> list[str]:
+        names: list[str] = []
+        for match in _SELECTOR_IN_TEXT.finditer(line):
+            element = self._select(match.group(1) or match.group(2))
+            if element is None:
+                continue
+            if element.name == "input" and (element.get("type") or "").lower() == "range":
+                names.append("slider_companions")
+            interactive = element.name in ("button", "a") or element.get("role") == "button"
+            if interactive and not element.get_text(strip=True) and not element.get("aria-label") and not element.get("title"):
+                names.append("add_ids")
+        return names
+
+    def _select(self, selector: str) -> Tag | None:
+        if self._soup is None:
+            self._soup = BeautifulSoup(self._html, "html.parser")
+        try:
+            return self._soup.select_one(selector)
+        except Exception:  # soupsieve rejects selectors it cannot parse; the line still counts by words
+            return None

@@ -22,14 +22,8 @@ from ._feedback import (
 from ._layout import CANVAS_HEIGHT, CANVAS_WIDTH, DashboardLayout, Rect, Region, TileLayout, plan_layout
 from ._offline_commenter import comment_from_facts, offline_comment
 from ._registry import COMMENTERS, Commenter, OfflineCommenter, comment_app, get_commenter
-from ._render import (
-    DASHBOARD_FILE,
-    RenderedDashboard,
-    first_failure_signal,
-    plan_dashboard,
-    render_dashboard,
-    render_trajectory,
-)
+from ._render import DASHBOARD_FILE, RenderedDashboard, plan_dashboard, render_dashboard, render_trajectory
+from ._tile import first_failure_signal
 from ._tokens import (
     TokenAccount,
     TokenSummary,

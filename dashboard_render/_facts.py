@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from pathlib import Path
 
 from playwright.async_api import Page
 from pydantic import BaseModel, Field
@@ -303,7 +302,3 @@ def _fill_from_measurement(
                 if step.target.id:
                     selectors.add(f"#{step.target.id}")
     facts.task_controls_off_viewport = [f for f in facts.off_viewport_controls if needed_by_task(f, words, selectors)]
-
-
-def load_html(path: Path | str) -> str:
-    return Path(path).read_text(encoding="utf-8")

@@ -92,17 +92,16 @@ def rollout_command(
 
 async def _run(html, app_id, task, agent, checker_source, out, config):
     from cua import close_browser, rollout
-    from verifier import run_checker
+    from verifier import checker_callback, compile_checker
 
-    async def checker(page):
-        return await run_checker(page, checker_source)
-
+    # Reference checkers may be written in the rule language: run the compiled JS.
+    checker = checker_callback(compile_checker(checker_source).javascript) if checker_source else None
     try:
         return await rollout(
             html,
             task.description,
             agent,
-            checker if checker_source else None,
+            checker,
             out,
             config,
             app_id=app_id,

@@ -19,16 +19,13 @@ async def comment_failures(run_key: str, run_dir: str, app_id: str, round: int, 
     """One comment per failed rollout, merged per app (deduplicated, capped) into feedback.json."""
     if mode == "unsupported" or not trajectories:
         return None  # the `unsupported` mode revises from the verifier's reasons alone
-    from dashboard_render import comment_trajectory, merge_comments
+    from dashboard_render import comment_app, get_commenter
 
     root = Path(run_dir)
     html = (root / html_path).read_text(encoding="utf-8")
     client = None if commenter == "offline" else _client(models_config)
-    comments = []
-    for folder in sorted(trajectories):
-        comments.append(await comment_trajectory(root / folder, html=html, commenter=commenter,
-                                                 mode=commenter_mode, client=client))
-    feedback = merge_comments(app_id, comments)
+    feedback = await comment_app(app_id, [root / folder for folder in sorted(trajectories)],
+                                 get_commenter(commenter, client=client, mode=commenter_mode), html=html)
     data = feedback.model_dump_json(indent=1).encode()
     relative = Path("apps", app_id, *track.split("/"), f"feedback-round-{round}.json")
     write_atomic(root / relative, data)

@@ -158,7 +158,7 @@ async def rollout_task(run_key: str, run_dir: str, app_id: str, round: int, task
     from cua import RolloutConfig, rollout
     from cua.policies import get_policy
     from dashboard_render import render_dashboard
-    from verifier import run_checker
+    from verifier import checker_callback
 
     root = Path(run_dir)
     html = (root / html_path).read_text(encoding="utf-8")
@@ -167,12 +167,9 @@ async def rollout_task(run_key: str, run_dir: str, app_id: str, round: int, task
         kwargs = {"client": _client(models_config), "model": cua_model or "cua"}
     agent = get_policy(policy, **kwargs)
 
-    async def check(page):
-        return await run_checker(page, checker)
-
     folder = root / out_path
     try:
-        trajectory = await rollout(html, task_text, agent, check, folder, RolloutConfig(max_steps=max_steps),
+        trajectory = await rollout(html, task_text, agent, checker_callback(checker), folder, RolloutConfig(max_steps=max_steps),
                                    app_id=app_id, task_id=task_id, expected_outcome=expected_outcome)
     finally:
         await agent.close()

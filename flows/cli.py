@@ -26,11 +26,14 @@ app.command("deploy")(deploy)
 
 def _register_optional() -> None:
     """Commands of the other stages (each module owns its command)."""
+    from ._cli_dashboard import comment_command, dashboard_command
     from ._cli_rollout import rollout_command
     from ._cli_verify import verify_command
 
     app.command("verify")(verify_command)
     app.command("rollout")(rollout_command)
+    app.command("dashboard")(dashboard_command)
+    app.command("comment")(comment_command)
 
 
 _register_optional()

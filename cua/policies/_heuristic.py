@@ -100,7 +100,7 @@ class HeuristicPolicy(Policy):
                     decision = self._pursue(goal_id, goal, owner, view)
                     if decision is not None:
                         self._clause_actions[index] += 1
-                        if goal_id == f"{index}:commit" and decision.actions[0].kind == "click":
+                        if goal_id == f"{index}:commit" and decision.actions[0].kind == "click" and self._attempts[goal_id] >= clause.repeat:
                             self._submitted.add(index)  # the page after a submit is a new page: the clause is done
                         return decision
                     self._done.add(goal_id)

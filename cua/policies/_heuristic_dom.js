@@ -254,7 +254,7 @@
       before: nearbyBefore(el), after: nearbyAfter(el), heading: headingOf(el),
       row: row ? row.text : '', rowKey: row ? row.key : '',
       value: 'value' in el && typeof el.value === 'string' ? el.value.slice(0, 200) : (el.isContentEditable ? clean(el.innerText, 200) : ''),
-      state: stateOf(el), disabled: !!el.disabled || el.getAttribute('aria-disabled') === 'true',
+      state: stateOf(el), classes: clean(typeof el.className === 'string' ? el.className : '', 120), disabled: !!el.disabled || el.getAttribute('aria-disabled') === 'true',
       focused: document.activeElement === el,
       box: { x: rect.left, y: rect.top, w: rect.width, h: rect.height },
       point, scroll: point ? null : scrollToward(el, rect),

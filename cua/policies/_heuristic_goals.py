@@ -8,6 +8,7 @@ once); their ids are stable so the policy remembers which ones it has already do
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from ._heuristic_match import (
@@ -19,6 +20,7 @@ from ._heuristic_match import (
     exact_name_match,
     field_score,
     is_numeric,
+    mention_position,
     names_action,
     option_score,
     own_words,
@@ -26,7 +28,7 @@ from ._heuristic_match import (
 )
 from ._heuristic_page import Element, PageView
 from ._heuristic_task import BUTTON_VERBS, SUBMIT_INTENTS, Clause, Value
-from ._heuristic_text import WEEKDAYS, mentions_phrase, normalize
+from ._heuristic_text import WEEKDAYS, concept_set, content_words, mentions_phrase, normalize
 
 # Intents that put new text into the app: a quoted value is what to type, even if it exists.
 ENTERING = frozenset({"add", "type", "search", "signup", "login", "register", "submit", "send", "subscribe", "donate", "join", "save", "convert", "calculate", "generate", "guess", "answer", "solve", "test", "run", "compute", "apply"})
@@ -85,6 +87,13 @@ def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Go
     values, references = split_values(clause, view, inherited)
     usable = [e for e in view.elements if not e.disabled]
     used: set[str] = set()
+    if clause.verb == "add":
+        # "Add the talk 'Designing for Agents' to my agenda": the thing is already listed, so
+        # adding it is done from its row (a star, a "+"), not by typing its name again.
+        listed = [v.text for v in values if v.quoted and not v.proper and any(mentions_phrase(e.row, v.text) for e in usable)]
+        in_row = _row_goals(clause, usable, view, listed, set()) if listed else []
+        if in_row:
+            return in_row
 
     chips = _mentioned_choices(clause, usable, used)
     buttons = _button_candidates(clause, usable, references, used)
@@ -104,7 +113,13 @@ def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Go
     cells = _row_goals(clause, usable, view, references, used) if not toggles else []
     goals = chips + value_goals + toggles + cells
 
-    if _needs_button(clause, goals, value_goals):
+    goals += _switch_goals(clause, usable, used)
+    fills = [g for g in value_goals if g.kind == "fill"]
+    # "Try the promo code 'FREE100'": a value typed with no other instruction is meant to be used.
+    bare_entry = clause.verb in (None, "click") and fills and len(goals) == len(value_goals)
+    if bare_entry or _needs_button(clause, goals, value_goals):
+        if button is None and (clause.submits or bare_entry) and fills:
+            button = _submit_beside(fills[-1].element, usable, used)
         if button is not None and button.key not in used:
             if missing_field:
                 # The fields to fill are not on screen yet: this button probably opens the form.
@@ -116,11 +131,50 @@ def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Go
                 goals += [Goal(id=f"commit:{normalize(e.row) or e.key}", kind="click", element=e, reason=reason) for e in twins]
             else:
                 goals.append(Goal(id="commit", kind="click", element=button, reason=reason))
-        elif value_goals and clause.submits:
-            last_fill = max((i for i, g in enumerate(goals) if g.kind == "fill"), default=None)
-            if last_fill is not None:
-                goal = goals[last_fill]
-                goals[last_fill] = replace(goal, submit=True, reason=goal.reason + "; no button, so Enter submits")
+        elif fills and (clause.submits or bare_entry):
+            # No button to press: Enter in the last field submits, once everything else is set.
+            last = fills[-1]
+            goals.remove(last)
+            goals.append(replace(last, submit=True, reason=last.reason + "; no button, so Enter submits"))
+    return goals
+
+
+_SUBMIT_WORDS = concept_set(content_words("submit apply ok go add save search send confirm enter create register sign continue done"))
+
+
+def _submit_beside(field: Element, elements: list[Element], used: set[str]) -> Element | None:
+    """The submit-like button right next to a field ("Promo code [____] [Apply]")."""
+    best, best_distance = None, 320.0
+    for element in elements:
+        if element.key in used or element.kind not in ("button", "link", "clickable"):
+            continue
+        if not concept_set(own_words(element)) & _SUBMIT_WORDS:
+            continue
+        distance = ((element.box.center_x - field.box.center_x) ** 2 + (element.box.center_y - field.box.center_y) ** 2) ** 0.5
+        if distance < best_distance:
+            best, best_distance = element, distance
+    return best
+
+
+def _switch_goals(clause: Clause, elements: list[Element], used: set[str]) -> list[Goal]:
+    """A two-sided switch ("Monthly (o) Yearly") set to the side the clause names."""
+    goals = []
+    for element in elements:
+        if element.key in used or own_words(element) or element.kind not in ("clickable", "button", "checkbox"):
+            continue
+        left, right = normalize(element.before), normalize(element.after)
+        if not left or not right or len(left) > 20 or len(right) > 20:
+            continue
+        wants_right, wants_left = mentions_phrase(clause.text, right), mentions_phrase(clause.text, left)
+        if wants_right == wants_left:
+            continue
+        # Where the knob is: a visible on-state, or the side's name among the switch's classes.
+        on_right = element.state is True or any(w in element.classes.lower().split() for w in right.split())
+        used.add(element.key)
+        if wants_right != on_right:
+            side = element.after if wants_right else element.before
+            goals.append(Goal(id=f"switch:{element.key}", kind="click", element=element,
+                              reason=f"the switch between '{element.before}' and '{element.after}' should be on '{side}'"))
     return goals
 
 
@@ -137,7 +191,9 @@ def _button_candidates(clause: Clause, elements: list[Element], references: list
     """Buttons whose name says what the clause wants done, best first."""
     found = []
     for element in elements:
-        if element.key in used or element.kind not in CLICK_KINDS or not names_action(clause, element):
+        if element.key in used or element.kind not in CLICK_KINDS or element.kind in ("checkbox", "radio"):
+            continue  # tick boxes are states, handled as toggles
+        if not names_action(clause, element):
             continue
         score = click_score(clause, element)
         if element.state is not None and not any(v.quoted and exact_name_match(v.text, element) for v in clause.values):
@@ -153,20 +209,39 @@ def _button_candidates(clause: Clause, elements: list[Element], references: list
 def _mentioned_choices(clause: Clause, elements: list[Element], used: set[str]) -> list[Goal]:
     """Tabs, chips, segmented buttons and drop-down options the clause names ("a short break")."""
     goals = []
+    # Drop-downs offering the same options ("From unit", "To unit") take the named options in
+    # the order the task names them: "convert 5 miles to kilometres".
+    by_options: dict[tuple[str, ...], list[Element]] = {}
     for element in elements:
-        if element.kind == "select":
-            options = [o for o in element.options if len(normalize(o.text)) >= 2 and not normalize(o.text).isdigit()
-                       and normalize(o.text) not in ("all", "none", "other") and mentions_phrase(clause.text, o.text)]
-            if options:
-                option = max(options, key=lambda o: len(o.text))
-                used.add(element.key)
-                if not option.selected:
-                    goals.append(Goal(id=f"choose:{option.text}", kind="choose", element=element, text=option.text,
-                                      reason=f"the task names the option '{option.text}'"))
+        if element.kind == "select" and element.options:
+            by_options.setdefault(tuple(normalize(o.text) for o in element.options), []).append(element)
+    for selects in by_options.values():
+        mentioned = []
+        for option in selects[0].options:
+            name = normalize(option.text)
+            if len(name) < 2 or name.isdigit() or name in ("all", "none", "other"):
+                continue
+            position = mention_position(option.text, clause.text)
+            if position is not None:
+                mentioned.append((position, option.text))
+        mentioned.sort()
+        if len(selects) == 1 and mentioned:
+            mentioned = [max(mentioned, key=lambda m: (len(m[1]), -m[0]))]
+        for element, (_, text) in zip(selects, mentioned):
+            used.add(element.key)
+            option = next(o for o in element.options if o.text == text)
+            if not option.selected:
+                goals.append(Goal(id=f"choose:{element.key}:{text}", kind="choose", element=element, text=text,
+                                  reason=f"the task names the option '{text}'"))
+    stateful_groups = {e.group for e in elements if e.state is not None and e.kind != "checkbox"}
+    for element in elements:
+        chip = _is_chip(element) or (element.group in stateful_groups and element.kind in ("clickable", "button"))
+        if element.kind == "select" or not chip or len(normalize(element.name)) < 3:
             continue
-        if not _is_chip(element) or len(normalize(element.name)) < 3:
-            continue
-        if mentions_phrase(clause.text, element.name) and normalize(element.name) not in (clause.verb or ""):
+        # A card's title names it: "Student" for "Student €120 Valid student ID".
+        title = re.split(r"[$€£¥]", element.name, maxsplit=1)[0].strip() if re.search(r"[$€£¥]", element.name) else ""
+        named = mentions_phrase(clause.text, element.name) or (len(title) >= 3 and mentions_phrase(clause.text, title))
+        if named and normalize(element.name) not in (clause.verb or ""):
             used.add(element.key)
             if element.state is not True:
                 goals.append(Goal(id=f"chip:{element.key}", kind="click", element=element, reason=f"the task names '{element.name}'"))
@@ -303,12 +378,14 @@ def _row_goals(clause: Clause, elements: list[Element], view: PageView, referenc
     desired = clause.desired
     goals = []
     if specifiers and (clause.verb or "click") in ROW_VERBS:
-        for element in in_rows:
-            hit = column_matches(column_label(element, view), clause)
-            if hit and not own_words(element) and not (desired is not None and element.state is desired):
+        cells = [(e, column_matches(column_label(e, view), clause)) for e in in_rows if not own_words(e)]
+        cells = [(e, hit) for e, hit in cells if hit]
+        for element, hit in cells:
+            if not (desired is not None and element.state is desired):
                 goals.append(Goal(id=f"cell:{element.key}", kind="click", element=element,
                                   reason=f"it is the '{hit[0]}' cell of the row '{element.row[:40]}'"))
-        return goals
+        if cells:
+            return goals  # a grid: the numbers were columns, whatever state the cells are in
     blank = [e for e in in_rows if not own_words(e)]
     if clause.every and desired is not None and clause.verb in ROW_VERBS:
         return [Goal(id=f"cell:{e.key}", kind="click", element=e, reason=f"it is lit in the row '{e.row[:40]}'")
@@ -323,8 +400,8 @@ def _row_goals(clause: Clause, elements: list[Element], view: PageView, referenc
     if clause.verb in ("check", "uncheck") and len(blank) == 1 and blank[0].state is not desired:
         return [Goal(id=f"row:{blank[0].key}", kind="click", element=blank[0], reason=f"it is the tick box of the row '{blank[0].row[:40]}'")]
     unnamed_buttons = [e for e in blank if e.kind == "button"]
-    if clause.verb == "delete" and references and len(unnamed_buttons) == 1:
-        # An icon-only button alone in the row the task names: most likely its delete button.
+    if clause.verb in ("delete", "add", "select", "check", "open") and references and len(unnamed_buttons) == 1:
+        # An icon-only button alone in the row the task names: most likely the action asked for.
         element = unnamed_buttons[0]
         return [Goal(id=f"row:{element.key}", kind="click", element=element, reason=f"it is the only (icon) button of the row '{element.row[:40]}'")]
     return []

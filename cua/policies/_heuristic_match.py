@@ -11,6 +11,7 @@ import re
 from ._heuristic_page import Element, PageView
 from ._heuristic_task import Clause, Value
 from ._heuristic_text import (
+    STOPWORDS,
     WEEKDAYS,
     abbreviation_match,
     concept_set,
@@ -105,7 +106,8 @@ def field_score(value: Value, element: Element, clause: Clause, references: list
     elif clause.verb == "search":
         score -= 0.5
     if numeric:
-        score += {"number": 1.5, "range": 1.0, "text": 0.3}[element.kind]
+        holds_number = re.fullmatch(r"-?\d+([.,]\d+)?", element.value.strip()) is not None
+        score += {"number": 1.5, "range": 0.6, "text": 1.2 if holds_number else 0.3}[element.kind]
     elif element.kind == "text":
         score += 0.5
     if not element.value and element.kind != "range":
@@ -117,6 +119,9 @@ def _in_bounds(number: float, element: Element) -> bool:
     return (element.min is None or number >= element.min) and (element.max is None or number <= element.max)
 
 
+_SELECTING = frozenset(stem(w) for w in ("choose", "select", "pick", "get"))
+
+
 def names_action(clause: Clause, element: Element) -> bool:
     """Does the element's own name say what the clause wants done?
 
@@ -126,11 +131,12 @@ def names_action(clause: Clause, element: Element) -> bool:
     own = own_words(element) + side_words(element)
     if not own:
         return False
+    named = [w for w in own if w not in _SELECTING] or own  # "Choose Business" is named by "Business"
     verb = clause.verb or ""
     if verb and verb not in ("click", "open", "select", "set", "type"):
         if concept_set([stem(verb)] + ([clause.verb_word] if clause.verb_word else [])) & concept_set(own):
             return True
-    if _coverage(list(clause.words) + [stem(verb), clause.verb_word], own) >= 0.99:
+    if _coverage(list(clause.words) + [stem(verb), clause.verb_word], named) >= 0.99:
         return True
     return any(v.quoted and exact_name_match(v.text, element) for v in clause.values)
 
@@ -217,6 +223,22 @@ def column_matches(label: str, clause: Clause) -> list[str]:
         if word in WEEKDAYS and (abbreviation_match(word, label) or normalize(label) == word):
             found.append(word)
     return found
+
+
+def mention_position(option_text: str, text: str) -> int | None:
+    """Where `text` names the option: the whole option ("Basic rock") or a distinctive part of it
+    ("°C" for "°C Celsius", "kilograms" for "kilograms (kg)"). None when it does not."""
+    haystack = normalize(text)
+    parts = [option_text] + [p for p in re.split(r"[\s()/,]+", option_text) if len(p) >= 2]
+    best = None
+    for part in parts:
+        needle = normalize(part)
+        if not needle or needle in STOPWORDS or needle.isdigit():
+            continue
+        match = re.search(r"(?<![a-z0-9])" + re.escape(needle) + r"(?![a-z0-9])", haystack)
+        if match and (best is None or match.start() < best):
+            best = match.start()
+    return best
 
 
 def exact_name_match(text: str, element: Element) -> bool:

@@ -81,6 +81,7 @@ class Element:
     row_key: str = ""
     value: str = ""
     state: bool | None = None  # checked / pressed / selected / lit, when visible in the DOM
+    classes: str = ""  # class names: the only sign of some custom switches' position
     disabled: bool = False
     focused: bool = False
     box: Box = Box(0, 0, 0, 0)
@@ -168,6 +169,7 @@ def _element(raw: dict) -> Element:
         row_key=raw.get("rowKey", ""),
         value=raw.get("value", "") or "",
         state=raw.get("state"),
+        classes=raw.get("classes", ""),
         disabled=bool(raw.get("disabled")),
         focused=bool(raw.get("focused")),
         box=_box(raw.get("box")),

@@ -45,7 +45,7 @@ _QUOTES = [("\"", "\""), ("“", "”"), ("‘", "’"), ("`", "`"), ("«", "»"
 _SINGLE_QUOTED = re.compile(r"(?<![\w])'([^']+?)'(?![\w])")
 _NUMBER = re.compile(r"(?<![\w#.\x00])([$€£])?(-?\d+(?:[.,]\d+)?)(?:\s*(%|[a-zA-Z]+\b))?")
 _EXTREME = {
-    "max": re.compile(r"\b(maximum|max|highest|largest|longest|all the way up)\b"),
+    "max": re.compile(r"\b(maximum|max|highest|largest|longest|all the way up|as many|as much|as high)\b"),
     "min": re.compile(r"\b(minimum|min|lowest|smallest|shortest|all the way down)\b"),
 }
 _UNITS = {
@@ -248,7 +248,7 @@ def parse_task(text: str) -> ParsedTask:
             continue
         if verb is None and words and words[0] in ("keep", "leave", "don't", "never", "without"):
             continue
-        values = _values(part, quoted, verb_word, allow_extremes=verb in ("set", "select"))
+        values = _values(part, quoted, verb_word, allow_extremes=verb in ("set", "select", None))
         lowered = f" {' '.join(words)} "
         clause_words = [w for w in content_words(_strip_placeholders(part)) if w != stem(verb_word)]
         for value in values:

@@ -123,6 +123,16 @@ async def test_offline_proposer_reads_a_yaml_tasks_file_keyed_by_app(tmp_path):
     assert [t.id for t in result.tasks] == ["add-milk"] and result.source == f"file:{path}"
 
 
+async def test_a_tasks_file_wins_over_a_model_proposer_and_no_model_is_called(tmp_path, scripted):
+    from apps_prompts._proposer import propose_tasks
+
+    server, client = scripted([reply_text("unused")])
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps({"tasks": [{"id": "a", "description": "A", "expected_outcome": "Shown"}]}))
+    tasks = await propose_tasks(APP, proposer="scripted", client=client, tasks_file=path)
+    assert [t.id for t in tasks] == ["a"] and server.requests == []
+
+
 def test_a_json_list_with_app_ids_is_filtered_by_app(tmp_path):
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps([{"app_id": "tiny-kanban", "id": "a", "description": "A", "expected_outcome": "a"},

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from apps_prompts import AppPrompt, AppSpec, Domain, Task
-from llm import CallCache, ModelClient, RetryPolicy
+from llm import ModelClient, RetryPolicy
 from llm.testing import ScriptedOpenAIServer, scripted_registry
 
 FAST_RETRY = RetryPolicy(backoff_base_s=0.01, backoff_max_s=0.05, retry_after_cap_s=1.0)

@@ -6,7 +6,6 @@ from coder import Feedback, HtmlExtractionError, RevisionRequest, UnsupportedTas
 from coder._prompts import STYLE_BLOCK
 from llm.testing import reply_text
 
-from .conftest import page
 
 CHECKER = "return document.querySelector('#count').textContent === '3';"
 

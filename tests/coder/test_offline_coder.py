@@ -1,6 +1,5 @@
 """The offline coder without a browser: v0 sources, planning from feedback, contract, idempotence."""
 
-from pathlib import Path
 
 import pytest
 
@@ -58,8 +57,10 @@ def test_feedback_lines_map_to_transforms_by_keyword_and_principle(counter_app, 
         "Keep the user informed in #panel (predictable behaviour)",
     ])
     plan = plan_transforms(request(counter_app, counter_html, feedback=[feedback]))
-    assert set(plan) == {"reveal_hover", "slider_companions", "add_ids", "remove_animations"}
+    assert set(plan) == {"reveal_hover", "persistent_status", "slider_companions", "commit_typed_values", "add_ids",
+                         "remove_animations"}
     assert plan["slider_companions"] == ["Add a number input beside the #tempo slider (input permissiveness)"]
+    assert plan["remove_animations"] == ["Keep the user informed in #panel (predictable behaviour)"]
 
 
 def test_measured_facts_and_fit_within_screen_map_to_transforms(counter_app, counter_html):
@@ -77,6 +78,12 @@ def test_the_offline_commenters_fact_object_is_flattened_into_facts():
     })
     assert [(f.kind, f.selector) for f in feedback.facts] == [
         ("small_target", "#inc"), ("slider_only", "#tempo"), ("no_effect", None)]
+
+
+def test_a_line_naming_a_slider_or_an_icon_button_selects_its_fix_whatever_its_words(counter_app):
+    html = page("<input type='range' id='dial'><button id='try'><svg></svg></button>")
+    feedback = Feedback(actionable_changes=["Make `#dial` respond visibly when used", "Check #try works"])
+    assert set(plan_transforms(request(counter_app, html, feedback=[feedback]))) == {"slider_companions", "add_ids"}
 
 
 def test_mode_decides_which_inputs_count(counter_app, counter_html):

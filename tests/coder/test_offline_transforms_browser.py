@@ -1,7 +1,5 @@
 """Each offline transform proven on a small page in real Chromium, and on a bundled app."""
 
-import pytest
-
 from apps_prompts import load_app, reference_html_path
 from coder import Feedback, RevisionRequest, get_coder
 from coder._css import contrast, parse_colour

