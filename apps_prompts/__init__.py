@@ -10,6 +10,8 @@ from ._loader import (
     reference_html_path,
 )
 from ._models import AppPrompt, AppSpec, Domain, SolutionStep, Task, TaskCategory, slugify
+from ._proposer import get_proposer, propose_tasks
+from ._proposer_files import load_tasks_file
 from ._schema import app_spec_json_schema
 
 __all__ = [
@@ -24,6 +26,9 @@ __all__ = [
     "Task",
     "TaskCategory",
     "app_spec_json_schema",
+    "get_proposer",
+    "load_tasks_file",
+    "propose_tasks",
     "load_app",
     "load_apps",
     "reference_html_path",

@@ -11,11 +11,13 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
+from rich.table import Table
 
 from ._config import ConfigError, ExperimentConfig, load_config, make_config
 
 console = Console()
+if not console.is_terminal:  # piped or logged: keep table rows on one line
+    console = Console(width=200)
 err_console = Console(stderr=True)
 
 OFFLINE_ROLES = {"coders": ["offline"], "verifier": "offline", "proposer": "offline", "commenter": "offline",
@@ -27,9 +29,29 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def results_table(rows) -> Table:
+    """FC / SR per domain (only domains with tasks), one line per coder × CUA × mode × round."""
+    from ._results import DOMAINS, best_rounds
+
+    domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
+    table = Table(title="FC / SR (%) — paper Table 3 shape", caption="★ best round")
+    for column in ("coder", "CUA", "mode", "round", *domains, "tasks"):
+        table.add_column(column, justify="right" if column not in ("coder", "CUA", "mode") else "left")
+    best = best_rounds(rows)
+    for row in rows:
+        star = " ★" if best.get((row.coder, row.cua, row.mode)) == row.round else ""
+        cells = [f"{_pct(row.fc[d])} / {_pct(row.sr[d])}" for d in domains]
+        table.add_row(row.coder, row.cua, row.mode, f"{row.round}{star}", *cells, str(row.tasks["overall"]))
+    return table
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
 def _execute(config: ExperimentConfig) -> None:
     from ._loop import sweep
-    from ._results import AppRoundResult, markdown_table, table_rows
+    from ._results import AppRoundResult, table_rows
 
     mode = "OFFLINE providers (no model endpoint)" if config.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
@@ -39,7 +61,7 @@ def _execute(config: ExperimentConfig) -> None:
         results: list[AppRoundResult] = asyncio.run(sweep(config))
     except (ConfigError, ValueError, FileNotFoundError, KeyError) as exc:
         raise _fail(str(exc)) from None
-    console.print(Markdown(markdown_table(table_rows(results))))
+    console.print(results_table(table_rows(results)))
     if config.offline:
         console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")

@@ -14,11 +14,13 @@ fine-grained slider is out of reach) — the agent-hostile patterns a redesign s
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from .._actions import Action, Point
 from .._isolated import JavaScriptError, JavaScriptTimeout
 from .._policy import Observation, Policy, PolicyDecision
 from ._heuristic_goals import Goal, plan_clause
+from ._heuristic_match import click_score, names_action
 from ._heuristic_page import Element, PageView, read_page
 from ._heuristic_task import Clause, ParsedTask, expand_lists, parse_task
 from ._heuristic_text import concept_set, content_words, normalize
@@ -27,6 +29,7 @@ ASSUMED_THUMB_PX = 16  # Chromium's default range thumb; styled thumbs differ, h
 MAX_ATTEMPTS = {"fill": 4, "choose": 3, "slide": 3, "toggle": 2, "click": 1}
 MAX_SCROLLS_PER_GOAL = 5
 MAX_UNREADABLE_STEPS = 2
+MAX_FOLLOW_UPS = 2  # "Product ▾" → "Changelog", or a confirmation: never a chain longer than this
 MAX_ACTIONS_PER_CLAUSE = 12  # a clause that needs more is not going well: move on
 _CONFIRM_WORDS = concept_set(content_words("confirm yes ok sure again proceed continue"))
 
@@ -48,7 +51,8 @@ class HeuristicPolicy(Policy):
         self._selected_all: set[str] = set()
         self._opened: set[str] = set()
         self._slider_clicks: dict[str, list[float]] = {}
-        self._last_click: tuple[str, str, frozenset[str]] | None = None  # (key, name, keys on page) for confirmations
+        self._last_click: _LastClick | None = None  # what the last click was, to follow up what it opened
+        self._follow_ups = 0
         self._unreadable = 0
         self._clause_actions: Counter[int] = Counter()
         self._submitted: set[int] = set()
@@ -75,10 +79,9 @@ class HeuristicPolicy(Policy):
                 return _decide(Action(kind="finished"), f"The page cannot be read ({exc}); stopping.")
             return _decide(Action(kind="wait"), f"The page cannot be read right now ({exc}); waiting.")
         self._unreadable = 0
-        confirmation = self._confirmation(view)
-        if confirmation is not None:
-            return confirmation
-        self._last_click = None
+        follow_up = self._follow_up(view)
+        if follow_up is not None:
+            return follow_up
         return self._next(view)
 
     # ---- planning ---------------------------------------------------------------------------
@@ -166,7 +169,7 @@ class HeuristicPolicy(Policy):
                     return None  # no visible state to check: one click is all we can justify
                 return self._click(element, view, f"Clicking the {element.describe()} to turn it {'on' if goal.desired is not False else 'off'} ({goal.reason}).")
             case _:
-                return self._click(element, view, f"Clicking the {element.describe()} ({goal.reason}).")
+                return self._click(element, view, f"Clicking the {element.describe()} ({goal.reason}).", clause if goal.id == "commit" else None)
 
     def _fill(self, goal_id: str, goal: Goal, element: Element, view: PageView) -> PolicyDecision | None:
         suffix = "\n" if goal.submit else ""
@@ -228,27 +231,47 @@ class HeuristicPolicy(Policy):
         x = min(max(x, box.x + 1), box.x + box.width - 1)
         return _decide(Action(kind="click", point=Point(x=round(x), y=y)), f"Clicking along the {element.describe()} where {target_text} should be ({goal.reason}).")
 
-    def _click(self, element: Element, view: PageView, thought: str) -> PolicyDecision:
+    def _click(self, element: Element, view: PageView, thought: str, clause: Clause | None = None) -> PolicyDecision:
         x, y = element.point
         if element.kind in ("button", "link", "tab", "clickable"):
-            self._last_click = (element.key, element.name, frozenset(e.key for e in view.elements))
+            score = click_score(clause, element) if clause is not None else 0.0
+            self._last_click = _LastClick(element.key, element.name, frozenset(e.key for e in view.elements), clause, score)
         return _decide(Action(kind="click", point=Point(x=x, y=y)), thought)
 
-    def _confirmation(self, view: PageView) -> PolicyDecision | None:
-        """After a click, a "Click again to confirm" / new "Yes, delete" button is part of the same act."""
-        if self._last_click is None:
+    def _follow_up(self, view: PageView) -> PolicyDecision | None:
+        """What a click opened is part of the same act: a "Click again to confirm" / "Yes, delete"
+        button, or the item a menu revealed ("Product ▾" → "Changelog")."""
+        last, self._last_click = self._last_click, None
+        if last is None or self._follow_ups >= MAX_FOLLOW_UPS:
             return None
-        key, name, keys_before = self._last_click
-        self._last_click = None
+        best, best_score = None, last.score
         for element in view.elements:
-            if element.point is None or element.disabled:
+            if element.point is None or element.disabled or element.kind not in ("button", "link", "tab", "clickable"):
                 continue
-            changed_in_place = element.key == key and normalize(element.name) != normalize(name)
-            appeared = element.key not in keys_before
+            changed_in_place = element.key == last.key and normalize(element.name) != normalize(last.name)
+            appeared = element.key not in last.keys_before
             if (changed_in_place or appeared) and concept_set(content_words(element.name)) & _CONFIRM_WORDS:
-                x, y = element.point
-                return _decide(Action(kind="click", point=Point(x=x, y=y)), f"The app asks to confirm with the {element.describe()}; confirming.")
-        return None
+                best, best_score = element, float("inf")
+                break
+            if appeared and last.clause is not None and names_action(last.clause, element):
+                score = click_score(last.clause, element)
+                if score > best_score:
+                    best, best_score = element, score
+        if best is None:
+            self._follow_ups = 0
+            return None
+        self._follow_ups += 1
+        what = "asks to confirm with" if best_score == float("inf") else "now shows"
+        return self._click(best, view, f"The page {what} the {best.describe()}; clicking it to finish the step.", last.clause)
+
+
+@dataclass(frozen=True)
+class _LastClick:
+    key: str
+    name: str
+    keys_before: frozenset[str]
+    clause: Clause | None
+    score: float
 
 
 def _decide(action: Action, thought: str) -> PolicyDecision:

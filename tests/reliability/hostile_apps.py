@@ -104,7 +104,7 @@ POPUP_STORM = HostileApp(
 <script>
   for (let i = 0; i < 15; i++) window.open('https://ads.example/' + i, '_blank');
   const opened = window.open('about:blank');
-  if (opened) opened.document.write('<script>while(true){{}}<\\/script>');
+  if (opened) opened.document.write('<h1>Buy now!</h1><img src="https://ads.example/banner.png">');
   document.getElementById('go').onclick = () => {{
     for (let i = 0; i < 5; i++) window.open('https://ads.example/click' + i);
     const n = document.getElementById('n'); n.textContent = String(+n.textContent + 1);
@@ -175,7 +175,7 @@ MEMORY_HOG = HostileApp(
   {_COUNT_ON_CLICK}
   const hoard = [];
   document.getElementById('go').onclick = () => {{
-    for (;;) {{ const block = new Array(1 << 20); for (let i = 0; i < block.length; i++) block[i] = {{i}}; hoard.push(block); }}
+    for (let i = 0; ; i++) hoard.push(new Array(1 << 22).fill(i + 0.5));
   }};
 </script></body>""",
     termination="error",

@@ -1,0 +1,74 @@
+"""The whole loop, offline, under a real Prefect server: results, report, artifacts, resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from flows._config import make_config
+from flows._loop import sweep
+
+APPS = ["unit-converter", "rgb-color-mixer"]
+
+
+@pytest.fixture(scope="module")
+def offline_run(tmp_path_factory, prefect_server):
+    out = tmp_path_factory.mktemp("runs")
+    config = make_config({"name": "two-apps", "app_ids": APPS, "rounds": 1, "out_dir": str(out), "max_steps": 10})
+    return config
+
+
+@pytest.mark.timeout(1200)
+async def test_offline_loop_runs_two_apps_two_rounds_and_writes_everything(offline_run):
+    config = offline_run
+    results = await sweep(config)
+    run_dir = config.run_dir
+    assert {(r.app_id, r.round) for r in results} == {(a, k) for a in APPS for k in (0, 1)}
+    for result in results:
+        assert result.tasks and all(t.checker_valid for t in result.tasks)  # reference checkers pass the gate
+        assert (run_dir / result.html).is_file()
+        assert "coder" in result.offline_roles and "cua" in result.offline_roles
+    revised = [r for r in results if r.round == 1]
+    assert all(r.contract and r.contract["status"] != "violated" for r in revised)
+
+    payload = json.loads((run_dir / "results.json").read_text())
+    overall = {row["round"]: row["sr"]["overall"] for row in payload["table"]}
+    assert set(overall) == {0, 1}
+    assert "coder" in payload["offline_roles"]
+    assert (run_dir / "results.csv").read_text().startswith("coder,cua,mode,round,domain")
+    assert "| offline | heuristic | integrated | 0" in (run_dir / "results.md").read_text()
+    report = (run_dir / "report.html").read_text()
+    assert "Offline providers" in report and 'id="plot"' in report
+    for result in results:
+        for task in result.tasks:
+            if task.dashboard:
+                assert (run_dir / task.dashboard).is_file()
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["packages"]["prefect"] == "3.8.8" and manifest["offline"] is True
+
+
+@pytest.mark.timeout(1200)
+async def test_rerunning_a_finished_sweep_repeats_no_stage(offline_run):
+    config = offline_run
+    run_dir = config.run_dir
+    trajectories = sorted(run_dir.rglob("trajectory.json"))
+    assert trajectories, "the first test's run should have written trajectories"
+    before = {p: p.stat().st_mtime_ns for p in trajectories}
+    results = await sweep(config)
+    assert len(results) == 4
+    after = {p: p.stat().st_mtime_ns for p in sorted(run_dir.rglob("trajectory.json"))}
+    assert after == before, "a cached re-run must not roll out again"
+
+
+async def test_artifacts_are_in_prefect(offline_run, prefect_server):
+    from prefect.client.orchestration import get_client
+
+    async with get_client() as client:
+        artifacts = await client.read_artifacts()
+    keys = {a.key for a in artifacts if a.key}
+    assert any(k.startswith("fc-sr-two-apps-round-") for k in keys)
+    assert any(k.startswith("unit-converter-offline-heuristic-integrated-round-") for k in keys)
+    assert any(k.startswith("summary-unit-converter") for k in keys)
+    assert "progress-two-apps" in keys
