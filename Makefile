@@ -25,10 +25,9 @@ $(STAMP): pyproject.toml
 chromium:
 	@scripts/install_chromium.sh
 
-# The main job: the furthest part of the loop that exists, offline by default.
+# The main job: the design loop over all bundled apps, offline providers, integrated revision, 2 rounds.
 run: setup
-	$(BIN)/aui apps validate
-	$(BIN)/aui apps list
+	$(BIN)/aui run --offline --mode integrated --rounds 2 --name offline-bundled
 
 test: setup
 	$(BIN)/pytest -q

@@ -29,6 +29,7 @@ ASSUMED_THUMB_PX = 16  # Chromium's default range thumb; styled thumbs differ, h
 MAX_ATTEMPTS = {"fill": 4, "choose": 3, "slide": 3, "toggle": 2, "click": 1}
 MAX_SCROLLS_PER_GOAL = 5
 MAX_UNREADABLE_STEPS = 2
+MIN_FOLLOW_UP_SCORE = 2.5
 MAX_FOLLOW_UPS = 2  # "Product ▾" → "Changelog", or a confirmation: never a chain longer than this
 MAX_ACTIONS_PER_CLAUSE = 12  # a clause that needs more is not going well: move on
 _CONFIRM_WORDS = concept_set(content_words("confirm yes ok sure again proceed continue"))
@@ -244,7 +245,7 @@ class HeuristicPolicy(Policy):
         last, self._last_click = self._last_click, None
         if last is None or self._follow_ups >= MAX_FOLLOW_UPS:
             return None
-        best, best_score = None, last.score
+        best, best_score = None, MIN_FOLLOW_UP_SCORE
         for element in view.elements:
             if element.point is None or element.disabled or element.kind not in ("button", "link", "tab", "clickable"):
                 continue
@@ -253,7 +254,7 @@ class HeuristicPolicy(Policy):
             if (changed_in_place or appeared) and concept_set(content_words(element.name)) & _CONFIRM_WORDS:
                 best, best_score = element, float("inf")
                 break
-            if appeared and last.clause is not None and names_action(last.clause, element):
+            if appeared and last.clause is not None and normalize(element.name) != normalize(last.name) and names_action(last.clause, element):
                 score = click_score(last.clause, element)
                 if score > best_score:
                     best, best_score = element, score

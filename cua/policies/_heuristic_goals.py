@@ -110,7 +110,8 @@ def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Go
     if button is None and buttons:
         button = buttons[0][1]
     toggles = _toggle_goals(clause, usable, references, used)
-    cells = _row_goals(clause, usable, view, references, used) if not toggles else []
+    # A clause filling a form is about the form, not about a list row that shares its words.
+    cells = _row_goals(clause, usable, view, references, used) if not toggles and not value_goals else []
     goals = chips + value_goals + toggles + cells
 
     goals += _switch_goals(clause, usable, used)
