@@ -102,5 +102,14 @@ class AppDocument:
         self.body.append(tag)
         return True
 
+    def ensure_charset(self) -> None:
+        """Declare UTF-8 if the file does not: the serialiser writes characters such as a
+        non-breaking space as UTF-8 text, which a browser opening the file from disk would
+        otherwise read as windows-1252."""
+        for meta in self.soup.find_all("meta"):
+            if meta.get("charset") or "charset" in str(meta.get("content", "")).lower():
+                return
+        self.head.insert(0, self.soup.new_tag("meta", attrs={"charset": "utf-8"}))
+
     def all_ids(self) -> set[str]:
         return {str(tag["id"]) for tag in self.soup.find_all(id=True)}

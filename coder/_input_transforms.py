@@ -12,10 +12,11 @@ import re
 from ._document import AppDocument, TransformOutcome
 
 SLIDER_JS = r"""(() => {
-  // aui: a value field and step buttons beside every range slider, present or created later. The
-  // field is text, not type=number, so that "max", "min", "50%" or "1,000" are understood too.
+  // aui: a number field and step buttons beside every range slider, present or created later.
+  // The field carries the slider's min/max/step, so a value out of range is plainly not for it,
+  // and it also understands the words "max" and "min" typed into it.
   const aui = {
-    seq: 0, typing: null,
+    seq: 0, typing: null, words: '',
     labelOf(range) {
       const text = range.getAttribute('aria-label') || (range.labels && range.labels[0] && range.labels[0].innerText)
         || range.title || (range.previousElementSibling && range.previousElementSibling.textContent) || range.id;
@@ -25,15 +26,10 @@ SLIDER_JS = r"""(() => {
       const tail = new RegExp('\\s*' + String(range.value).replace('.', '\\.') + '\\s*[^\\s\\d]{0,6}$');
       return (name.replace(tail, '') || name || 'value').slice(0, 40);
     },
-    parse(range, text) {
-      const t = String(text).trim().toLowerCase();
-      const min = Number(range.min || 0), max = Number(range.max || 100);
-      if (/^(max|maximum|highest|full|all the way)/.test(t)) return String(max);
-      if (/^(min|minimum|lowest|none|zero)$/.test(t)) return String(min);
-      const percent = /^(-?[\d.]+)\s*%$/.exec(t);
-      if (percent && max !== 100) return String(min + (max - min) * Number(percent[1]) / 100);  // a share of the range
-      const number = Number(t.replace(/[,\s]/g, '').replace(/%$/, ''));
-      return t === '' || Number.isNaN(number) ? null : String(number);
+    extreme(range, word) {
+      if (/^(max|maximum|highest|top)$/.test(word)) return range.max || '100';
+      if (/^(min|minimum|lowest|bottom)$/.test(word)) return range.min || '0';
+      return null;
     },
     push(range, value) {
       range.value = value;
@@ -55,24 +51,30 @@ SLIDER_JS = r"""(() => {
         const b = document.createElement('button');
         b.type = 'button'; b.className = 'aui-step'; b.textContent = text;
         b.id = range.id + (sign < 0 ? '-dec' : '-inc');
-        // Neutral names and arrow glyphs: "+" or "Increase <label>" would read as the app's own
-        // "add" or as the control the label names, and draw clicks meant for those.
-        b.setAttribute('aria-label', sign < 0 ? 'Step down' : 'Step up');
+        // Short names and arrow glyphs: a "+" reads as the app's own "add", "Increase <label>" as
+        // the control the label names, and "Step" as the steps of a sequencer, drawing clicks.
+        b.setAttribute('aria-label', sign < 0 ? 'Decrease' : 'Increase');
         b.addEventListener('click', () => { sign < 0 ? range.stepDown() : range.stepUp(); aui.push(range, range.value); field.value = range.value; });
         return b;
       };
       const field = document.createElement('input');
-      field.type = 'text'; field.inputMode = 'decimal'; field.className = 'aui-number'; field.id = range.id + '-number';
+      field.type = 'number'; field.className = 'aui-number'; field.id = range.id + '-number';
+      for (const key of ['min', 'max', 'step']) if (range.getAttribute(key) !== null) field.setAttribute(key, range.getAttribute(key));
       field.value = range.value;
       field.setAttribute('aria-label', label);
-      field.title = label + ' (' + (range.min || 0) + ' to ' + (range.max || 100) + ')';
-      field.addEventListener('focus', () => { if (!aui.restoring) field.select(); });
+      field.addEventListener('focus', () => { aui.words = ''; if (!aui.restoring) field.select(); });
       field.addEventListener('input', () => {
         aui.typing = {id: range.id, value: field.value, at: performance.now()};
-        const value = aui.parse(range, field.value);
-        if (value !== null) aui.push(range, value);
+        if (field.value !== '' && !Number.isNaN(Number(field.value))) aui.push(range, field.value);
       });
-      // Each keystroke already pushed input and change; on commit only a value the range clamped differs.
+      // A number field drops letters, so words are collected from the keys themselves.
+      field.addEventListener('keydown', e => {
+        if (e.key.length !== 1 || !/[a-z]/i.test(e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
+        e.preventDefault();
+        aui.words = (aui.words + e.key.toLowerCase()).slice(-12);
+        const value = aui.extreme(range, aui.words);
+        if (value !== null) { field.value = value; aui.push(range, value); aui.typing = {id: range.id, value, at: performance.now()}; }
+      });
       // Every keystroke already pushed its value. Pushing again on commit would re-render the app
       // between the mousedown and the click that moved focus away, and swallow that click.
       field.addEventListener('change', () => { if (field.isConnected) field.value = range.value; });

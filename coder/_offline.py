@@ -71,6 +71,7 @@ class OfflineCoder(Coder):
                     changes=outcome.changes, details=outcome.details,
                 ))
             if any(a.changes for a in applied):
+                document.ensure_charset()
                 html = str(document)
         missing_ids, missing_functions = missing_items(contract, request.html, html)
         if missing_ids or missing_functions:

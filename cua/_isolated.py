@@ -9,6 +9,7 @@ again on demand.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from typing import Any
@@ -33,6 +34,8 @@ class IsolatedWorld:
         self.page = page
         self._cdp: CDPSession | None = None
         self._context_id: int | None = None
+        self._frame_id: str | None = None
+        self._once = itertools.count(1)
 
     async def evaluate(self, expression: str, timeout_ms: int = 2_000) -> Any:
         """Evaluate `expression` (awaiting a promise result) and return its JSON value.
@@ -40,18 +43,26 @@ class IsolatedWorld:
         Raises JavaScriptError if it throws, JavaScriptTimeout past `timeout_ms` — V8 terminates
         a runaway script at the limit; a page whose main thread is stuck is given up on a bit later.
         """
+        return await self._evaluate(expression, timeout_ms, new_world=False)
+
+    async def evaluate_in_new_world(self, expression: str, timeout_ms: int = 2_000) -> Any:
+        """Like `evaluate`, but in a world made for this one call and never used again.
+
+        For untrusted scripts (checkers): whatever they leave on their globals — a flag that
+        makes the next call answer differently, a replaced `MutationObserver` — reaches neither
+        a later call nor the harness. Costs one extra round trip to the page.
+        """
+        return await self._evaluate(expression, timeout_ms, new_world=True)
+
+    async def _evaluate(self, expression: str, timeout_ms: int, new_world: bool) -> Any:
         for attempt in range(2):
-            context_id = await self._ensure_context()
-            params = {
-                "expression": expression,
-                "contextId": context_id,
-                "returnByValue": True,
-                "awaitPromise": True,
-                "timeout": timeout_ms,
-            }
             started = time.monotonic()
             try:
-                reply = await asyncio.wait_for(self._cdp.send("Runtime.evaluate", params), timeout_ms / 1000 + 1.0)
+                # Making the world needs the page's main thread too, so it counts against the limit:
+                # on a page hung since load it would otherwise wait forever.
+                reply = await asyncio.wait_for(
+                    self._send_evaluate(expression, timeout_ms, new_world), timeout_ms / 1000 + 1.0
+                )
             except asyncio.TimeoutError as exc:
                 raise JavaScriptTimeout(f"no answer within {timeout_ms} ms (page busy or hung)") from exc
             except Exception as exc:
@@ -59,7 +70,7 @@ class IsolatedWorld:
                 if (time.monotonic() - started) * 1000 >= timeout_ms * 0.9:
                     raise JavaScriptTimeout(f"script ran past {timeout_ms} ms and was terminated") from exc
                 if attempt == 0 and "context" in str(exc).lower():
-                    self._context_id = None  # the page navigated: make the world again
+                    self._context_id = self._frame_id = None  # the page navigated: make the world again
                     continue
                 raise JavaScriptError(str(exc).splitlines()[0]) from exc
             details = reply.get("exceptionDetails")
@@ -70,6 +81,20 @@ class IsolatedWorld:
                 raise JavaScriptError(description.splitlines()[0][:300])
             return reply.get("result", {}).get("value")
         raise JavaScriptError("the page's execution context kept disappearing")
+
+    async def _send_evaluate(self, expression: str, timeout_ms: int, new_world: bool = False) -> dict:
+        if new_world:
+            context_id = await self._create_world(f"{WORLD_NAME}-once-{next(self._once)}")
+        else:
+            context_id = await self._ensure_context()
+        params = {
+            "expression": expression,
+            "contextId": context_id,
+            "returnByValue": True,
+            "awaitPromise": True,
+            "timeout": timeout_ms,
+        }
+        return await self._cdp.send("Runtime.evaluate", params)
 
     async def call(self, function_source: str, *args: Any, timeout_ms: int = 2_000) -> Any:
         """Call a JS function (given as source) with JSON-serialisable arguments."""
@@ -83,15 +108,20 @@ class IsolatedWorld:
         return self._cdp
 
     async def _ensure_context(self) -> int:
-        await self.cdp_session()
         if self._context_id is None:
-            tree = await self._cdp.send("Page.getFrameTree")
-            frame_id = tree["frameTree"]["frame"]["id"]
-            world = await self._cdp.send(
-                "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False}
-            )
-            self._context_id = world["executionContextId"]
+            self._context_id = await self._create_world(WORLD_NAME)
         return self._context_id
+
+    async def _create_world(self, name: str) -> int:
+        """A world of the main frame; Chromium hands back the same world for a name it has seen."""
+        await self.cdp_session()
+        if self._frame_id is None:  # the main frame keeps its id across navigations
+            tree = await self._cdp.send("Page.getFrameTree")
+            self._frame_id = tree["frameTree"]["frame"]["id"]
+        world = await self._cdp.send(
+            "Page.createIsolatedWorld", {"frameId": self._frame_id, "worldName": name, "grantUniveralAccess": False}
+        )
+        return world["executionContextId"]
 
     async def detach(self) -> None:
         if self._cdp is not None:
@@ -100,7 +130,7 @@ class IsolatedWorld:
             except Exception:
                 pass
             self._cdp = None
-            self._context_id = None
+            self._context_id = self._frame_id = None
 
 
 _worlds: dict[int, IsolatedWorld] = {}

@@ -118,11 +118,20 @@ class _Rollout:
         trajectory = self.trajectory
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
-            async with open_app(self.html, self.config.browser, self.extra_files) as app:
+            # The episode limit covers loading too: an app that hangs while loading must not get
+            # the load limit on top of the episode's.
+            episode_ms = int(self.config.episode_timeout_s * 1000)
+            browser_config = self.config.browser.model_copy(
+                update={"load_timeout_ms": max(100, min(self.config.browser.load_timeout_ms, episode_ms))}
+            )
+            async with open_app(self.html, browser_config, self.extra_files) as app:
                 self.app = app
                 await self._start_trace()
                 try:
-                    await asyncio.wait_for(self._episode(), self.config.episode_timeout_s)
+                    # The clock started when the app's context did (making the context is the harness's
+                    # cost, not the app's); loading the app is on it.
+                    remaining = self.config.episode_timeout_s - (time.monotonic() - app.events.started)
+                    await asyncio.wait_for(self._episode(), max(remaining, 0.001))
                 except _Ended as ended:
                     self._end(ended.reason, ended.error)
                 except (asyncio.TimeoutError, TimeoutError):
@@ -338,7 +347,9 @@ class _Rollout:
         trajectory.dialogs = list(events.dialogs)
         trajectory.popups_closed = events.popups_closed
         trajectory.downloads_refused = events.downloads_refused
-        trajectory.page_errors = list(events.page_errors) + (["renderer crashed"] if events.crashed else [])
+        trajectory.page_errors = (
+            list(events.page_errors) + events.overflow_notes() + (["renderer crashed"] if events.crashed else [])
+        )
 
     async def _write(self, png: bytes, name: str) -> None:
         self._copy_events()

@@ -66,32 +66,58 @@ def validate_apps(
     path: Path = typer.Argument(BUNDLED_DIR, help="A spec file or a folder of them."),
     app_id: list[str] = typer.Option(None, "--app", help="Only these app ids."),
     concurrency: int = typer.Option(2, "--concurrency", min=1, max=16, help="Proofs in flight (browser contexts)."),
+    v0_dir: Path = typer.Option(
+        None, "--v0-dir", help="Prove against existing apps, DIR/<id>/index.html, instead of each spec's reference HTML."
+    ),
+    tasks_file: Path = typer.Option(
+        None, "--tasks-file", help="Tasks per app (YAML/JSON, keyed by app id) instead of the specs' own; apps absent from it are skipped."
+    ),
 ) -> None:
     """Prove in real Chromium that every checker is false at load and true after its solution."""
     from apps_prompts import reference_html_path
     from cua import close_browser
     from verifier import TaskProof, prove_task
 
-    def html_of(spec) -> str:
-        path = reference_html_path(spec)
-        return path.read_text(encoding="utf-8") if path else ""
-
+    if v0_dir is not None and not v0_dir.is_dir():
+        err_console.print(f"[red]error:[/] --v0-dir {v0_dir} is not a directory")
+        raise typer.Exit(2)
     result = _load_or_exit(path)
     apps = [a for a in result.apps if not app_id or a.id in app_id]
+    problems: list[str] = []  # file-level: missing v0 HTML (the app's tasks are not proved)
+    if tasks_file is not None:
+        apps, skipped = _with_file_tasks(apps, tasks_file)
+        if skipped:
+            console.print(
+                f"[yellow]NOTE[/] {len(skipped)} app(s) not in {tasks_file}, skipped: {', '.join(skipped)}", soft_wrap=True
+            )
+    html_by_app: dict[str, str] = {}
+    for spec in apps:
+        if v0_dir is not None:
+            html_path = v0_dir / spec.id / "index.html"
+            if html_path.is_file():
+                html_by_app[spec.id] = html_path.read_text(encoding="utf-8")
+            elif spec.tasks:
+                problems.append(f"{spec.id}: no index.html for app '{spec.id}' in {v0_dir} (expected {html_path})")
+        else:
+            ref = reference_html_path(spec)
+            html_by_app[spec.id] = ref.read_text(encoding="utf-8") if ref else ""
+    for problem in problems:
+        err_console.print(f"[red]error:[/] {problem}", soft_wrap=True)
 
     async def prove_all():
         # Proofs mostly wait on the page settling, so a few contexts in flight on one browser overlap well.
         gate = asyncio.Semaphore(concurrency)
 
         async def prove(spec, task):
-            html = html_of(spec)
+            html = html_by_app.get(spec.id, "")
             if not html:
                 return TaskProof(app_id=spec.id, task_id=task.id, problems=["app has no reference_html"])
             async with gate:
                 return await prove_task(html, spec.id, task)
 
+        provable = [(spec, task) for spec in apps if v0_dir is None or spec.id in html_by_app for task in spec.tasks]
         try:
-            return await asyncio.gather(*(prove(spec, task) for spec in apps for task in spec.tasks))
+            return await asyncio.gather(*(prove(spec, task) for spec, task in provable))
         finally:
             await close_browser()
 
@@ -102,9 +128,32 @@ def validate_apps(
     no_tasks = [a.id for a in apps if not a.tasks]
     for app_without in no_tasks:
         console.print(f"[yellow]WARN[/] {app_without}: no tasks to prove")
-    status = "[green]all hold[/]" if not failing and not result.errors else "[red]problems found[/]"
+    file_errors = len(result.errors) + len(problems)
+    status = "[green]all hold[/]" if not failing and not file_errors else "[red]problems found[/]"
     console.print(
         f"{len(apps)} apps, {len(proofs)} tasks: {len(proofs) - len(failing)} proved, "
-        f"{len(failing)} failing, {len(result.errors)} file errors — {status}"
+        f"{len(failing)} failing, {file_errors} file errors — {status}"
     )
-    raise typer.Exit(0 if not failing and not result.errors else 1)
+    raise typer.Exit(0 if not failing and not file_errors else 1)
+
+
+def _with_file_tasks(apps: list, tasks_file: Path) -> tuple[list, list[str]]:
+    """The apps with their tasks replaced by the file's, and the ids of apps the file has none for."""
+    from apps_prompts import load_tasks_file
+    from apps_prompts._proposer_files import TasksFileError
+
+    kept, skipped = [], []
+    for spec in apps:
+        try:
+            tasks = load_tasks_file(tasks_file, spec.id)
+        except TasksFileError as error:
+            if f"no tasks for app '{spec.id}'" in str(error):
+                skipped.append(spec.id)
+                continue
+            err_console.print(f"[red]error:[/] {error}", soft_wrap=True)
+            raise typer.Exit(2)
+        if not tasks:
+            skipped.append(spec.id)
+            continue
+        kept.append(spec.model_copy(update={"tasks": tasks}))
+    return kept, skipped

@@ -36,6 +36,19 @@ def _rollout_gate(limit: int) -> asyncio.Semaphore:
     return _rollout_gates.setdefault(id(asyncio.get_running_loop()), asyncio.Semaphore(limit))
 
 
+_stage_locks: dict[tuple, asyncio.Lock] = {}
+
+
+def _one_at_a_time(*key: object) -> asyncio.Lock:
+    """A lock per identical stage call (per event loop).
+
+    Round 0 is shared by every revision mode and CUA of an app (same version, same folders): with
+    the lock, the second track waits for the first and then gets its cached result, instead of
+    repeating the work (and its model calls) concurrently into the same files.
+    """
+    return _stage_locks.setdefault((id(asyncio.get_running_loop()), *key), asyncio.Lock())
+
+
 def run_key_for(run_dir: Path) -> str:
     """The run folder's random id (made once); part of every cache key of this run."""
     path = run_dir / ".run-key"
@@ -56,16 +69,19 @@ async def design_loop(config: ExperimentConfig, app_id: str, coder: str, cua: st
     logger = get_run_logger()
     run_dir = str(config.run_dir.resolve())
     apps, models = str(config.apps), str(config.models_config) if config.models_config else None
-    version = await generate_initial(run_key, run_dir, apps, app_id, coder, models,
-                                     str(config.v0_dir) if config.v0_dir else None)
-    tasks_ref = await propose_tasks(run_key, run_dir, apps, app_id, config.proposer,
-                                    str(config.tasks_file) if config.tasks_file else None, config.tasks_per_app, models)
+    async with _one_at_a_time("generate", run_dir, app_id, coder):
+        version = await generate_initial(run_key, run_dir, apps, app_id, coder, models,
+                                         str(config.v0_dir) if config.v0_dir else None)
+    async with _one_at_a_time("propose", run_dir, app_id, config.proposer):
+        tasks_ref = await propose_tasks(run_key, run_dir, apps, app_id, config.proposer,
+                                        str(config.tasks_file) if config.tasks_file else None, config.tasks_per_app, models)
     tasks = [Task.model_validate(t) for t in json.loads((Path(run_dir) / tasks_ref.path).read_text())]
     domain = next(a.domain.value for a in load_apps(config.apps).apps if a.id == app_id)
     results: list[AppRoundResult] = []
     for round_ in range(config.rounds + 1):
-        verdicts = await verify_version(run_key, run_dir, apps, app_id, round_, version.path, version.sha,
-                                        tasks_ref.path, tasks_ref.sha, config.verifier, models)
+        async with _one_at_a_time("verify", run_dir, version.path, config.verifier):
+            verdicts = await verify_version(run_key, run_dir, apps, app_id, round_, version.path, version.sha,
+                                            tasks_ref.path, tasks_ref.sha, config.verifier, models)
         checkers = json.loads((Path(run_dir) / verdicts.path).read_text())
         checker_by_task = {v["task_id"]: v.get("checker") for v in checkers["verdicts"]}
         rollouts = await _roll_out_round(config, run_key, run_dir, app_id, round_, version, tasks, verdicts.valid,
@@ -97,10 +113,13 @@ async def _roll_out_round(config, run_key, run_dir, app_id, round_, version: Ver
     track = Path("rollouts", cua)
 
     async def one(task: Task) -> tuple[str, RolloutRef]:
-        async with gate:
+        out_path = str(version_dir / track / task.id)
+        # The folder's lock first, then a browser slot: a track waiting for another's identical
+        # rollout (round 0 is shared) holds no slot meanwhile.
+        async with _one_at_a_time("rollout", run_dir, out_path), gate:
             ref = await rollout_task(run_key, run_dir, app_id, round_, task.id, task.description, task.expected_outcome,
                                      checker_by_task[task.id], version.path, version.sha, cua, config.cua_model,
-                                     config.max_steps, models, str(version_dir / track / task.id))
+                                     config.max_steps, models, out_path)
             return task.id, ref
 
     pairs = await asyncio.gather(*(one(t) for t in tasks if valid.get(t.id)))

@@ -23,9 +23,13 @@ async def comment_failures(run_key: str, run_dir: str, app_id: str, round: int, 
 
     root = Path(run_dir)
     html = (root / html_path).read_text(encoding="utf-8")
-    client = None if commenter == "offline" else _client(models_config)
-    feedback = await comment_app(app_id, [root / folder for folder in sorted(trajectories)],
-                                 get_commenter(commenter, client=client, mode=commenter_mode), html=html)
+    if commenter == "offline":
+        chosen = get_commenter("offline", mode=commenter_mode)
+    else:
+        # Called through the `commenter` role (mapped to the chosen model) so usage and cost land
+        # in the commenter's row of the results, whichever model plays it.
+        chosen = get_commenter("commenter", client=_client(models_config, {"commenter": commenter}), mode=commenter_mode)
+    feedback = await comment_app(app_id, [root / folder for folder in sorted(trajectories)], chosen, html=html)
     data = feedback.model_dump_json(indent=1).encode()
     relative = Path("apps", app_id, *track.split("/"), f"feedback-round-{round}.json")
     write_atomic(root / relative, data)

@@ -9,8 +9,10 @@ also retires its cache entries, so a fresh run never trusts files that are gone.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 from prefect import task
@@ -154,36 +156,99 @@ async def rollout_task(run_key: str, run_dir: str, app_id: str, round: int, task
                        expected_outcome: str, checker: str, html_path: str, html_sha: str, policy: str,
                        cua_model: str | None, max_steps: int, models_config: str | None,
                        out_path: str) -> RolloutRef:
-    """One CUA rollout judged by the task's checker, then its 1920×1080 dashboard."""
+    """One CUA rollout judged by the task's checker, then its 1920×1080 dashboard.
+
+    The rollout is written to a staging folder and moved to `out_path` only once it has ended and
+    its dashboard is drawn, so `out_path` never holds half a rollout. Work a killed run finished
+    is kept (its Prefect result may never have been stored): a folder — final or staging — whose
+    trajectory ended and whose recorded inputs match is used as it is. A staging folder with an
+    unfinished trajectory is cleared before the rollout runs again.
+    """
+    inputs = dict(app_id=app_id, round=round, task_id=task_id, task_text=task_text, expected_outcome=expected_outcome,
+                  checker=checker, html_sha=html_sha, policy=policy, cua_model=cua_model, max_steps=max_steps)
+    inputs_sha = sha256_text(json.dumps(inputs, sort_keys=True))
+    root = Path(run_dir)
+    folder = root / out_path
+    trajectory = finished_rollout(folder, inputs_sha)
+    if trajectory is None:
+        staging = folder.with_name(f".{folder.name}.partial")
+        trajectory = finished_rollout(staging, inputs_sha)
+        if trajectory is None:
+            if staging.exists():
+                shutil.rmtree(staging)  # what a killed attempt left; never mixed into a new one
+            write_atomic(staging / ROLLOUT_INPUTS, json.dumps({"inputs_sha256": inputs_sha, **inputs}, indent=1).encode())
+            trajectory = await _roll_out(root / html_path, staging, app_id, task_id, task_text, expected_outcome,
+                                         checker, policy, cua_model, max_steps, models_config)
+        if not (staging / DASHBOARD).is_file():
+            await _draw_dashboard(trajectory, staging)
+        _replace_folder(staging, folder)
+    dashboard = Path(out_path) / DASHBOARD if (folder / DASHBOARD).is_file() else None
+    return RolloutRef(
+        app_id=app_id, task_id=task_id, trajectory=out_path, dashboard=str(dashboard) if dashboard else None,
+        termination=trajectory.termination.value if trajectory.termination else None,
+        success=trajectory.success, steps=len(trajectory.steps), error=trajectory.error,
+    )
+
+
+ROLLOUT_INPUTS = "rollout-inputs.json"
+DASHBOARD = "dashboard.png"
+
+
+def finished_rollout(folder: Path, inputs_sha: str):
+    """The trajectory in `folder` if it ended and was made from the same inputs, else None."""
+    from cua import Trajectory
+
+    try:
+        recorded = json.loads((folder / ROLLOUT_INPUTS).read_text(encoding="utf-8"))
+        trajectory = Trajectory.load(folder)
+    except (OSError, ValueError):
+        return None
+    if recorded.get("inputs_sha256") != inputs_sha or trajectory.termination is None:
+        return None
+    return trajectory
+
+
+async def _roll_out(html_file: Path, folder: Path, app_id, task_id, task_text, expected_outcome, checker, policy,
+                    cua_model, max_steps, models_config):
     from cua import RolloutConfig, rollout
     from cua.policies import get_policy
-    from dashboard_render import render_dashboard
     from verifier import checker_callback
 
-    root = Path(run_dir)
-    html = (root / html_path).read_text(encoding="utf-8")
+    html = html_file.read_text(encoding="utf-8")
     kwargs = {}
     if policy != "heuristic":
         kwargs = {"client": _client(models_config), "model": cua_model or "cua"}
     agent = get_policy(policy, **kwargs)
-
-    folder = root / out_path
     try:
         trajectory = await rollout(html, task_text, agent, checker_callback(checker), folder, RolloutConfig(max_steps=max_steps),
                                    app_id=app_id, task_id=task_id, expected_outcome=expected_outcome)
     finally:
         await agent.close()
-    dashboard = None
+    return trajectory
+
+
+async def _draw_dashboard(trajectory, folder: Path) -> None:
+    from dashboard_render import render_dashboard
+
     try:
-        rendered = render_dashboard(folder, folder / "dashboard.png")
-        dashboard = str(Path(out_path) / Path(rendered.path).name)
+        # Drawing is CPU work: off the event loop, so the other rollouts in flight keep going.
+        await asyncio.to_thread(render_dashboard, folder, folder / DASHBOARD)
     except Exception as exc:  # a dashboard is a view; the rollout's result stands without it
-        trajectory.error = trajectory.error or f"dashboard: {exc}"
-    return RolloutRef(
-        app_id=app_id, task_id=task_id, trajectory=out_path, dashboard=dashboard,
-        termination=trajectory.termination.value if trajectory.termination else None,
-        success=trajectory.success, steps=len(trajectory.steps), error=trajectory.error,
-    )
+        if not trajectory.error:
+            trajectory.error = f"dashboard: {exc}"
+            trajectory.save(folder)
+
+
+def _replace_folder(staging: Path, folder: Path) -> None:
+    """Move the finished `staging` folder to `folder`, replacing an older one only once the new one is whole."""
+    old = folder.with_name(f".{folder.name}.old")
+    if old.exists():
+        shutil.rmtree(old)
+    if folder.exists():
+        folder.rename(old)
+    staging.rename(folder)
+    if old.exists():
+        shutil.rmtree(old)
 
 
 def _slug(name: str) -> str:

@@ -101,7 +101,8 @@ async def gate_checker(
     elif outcome.timed_out:
         result.reasons.append(f"did not finish within {timeout_ms} ms (an endless loop?): {outcome.error}")
     elif outcome.mutated_dom:
-        result.reasons.append("changes the DOM when run; a checker may only read the page")
+        changed = ", ".join(outcome.changed_state) or "the DOM"
+        result.reasons.append(f"changes {changed} when run; a checker may only read the page")
     elif outcome.error:
         result.reasons.append(_explain_error(outcome.error, compiled, bool(unseen)))
     elif outcome.passed:

@@ -57,6 +57,8 @@ class HeuristicPolicy(Policy):
         self._unreadable = 0
         self._clause_actions: Counter[int] = Counter()
         self._submitted: set[int] = set()
+        self._typed_keys: set[str] = set()
+        self._left_field = False
 
     @property
     def coordinate_space(self) -> str:
@@ -109,6 +111,11 @@ class HeuristicPolicy(Policy):
                         return decision
                     self._done.add(goal_id)
             self._clause_index += 1
+        typed_into = view.by_key(view.focused_key) if view.focused_key in self._typed_keys else None
+        if typed_into is not None and not self._left_field:
+            # Many apps take a field's value on "change", which fires when the field loses focus.
+            self._left_field = True
+            return _decide(Action(kind="hotkey", keys=["tab"]), f"Leaving the {typed_into.describe()} (Tab) so the app takes the new value.")
         summary = "; ".join(c.text for c in clauses) or self._parsed.text
         return _decide(Action(kind="finished"), f"Nothing left to do for: {summary[:200]}")
 
@@ -185,6 +192,7 @@ class HeuristicPolicy(Policy):
             self._selected_all.add(goal_id)
             return _decide(Action(kind="hotkey", keys=["ctrl", "a"]), f"Selecting the old text {element.value[:30]!r} in the {element.describe()} to replace it.")
         self._done.add(goal_id)
+        self._typed_keys.add(element.key)
         enter = " and pressing Enter" if goal.submit else ""
         return _decide(Action(kind="type", text=goal.text + suffix), f"Typing {goal.text!r} into the {element.describe()}{enter} ({goal.reason}).")
 

@@ -36,6 +36,7 @@ TOGGLING = frozenset({"on", "off", "toggle", "check", "uncheck", "mute", "unmute
 ROW_VERBS = frozenset({"add", "check", "uncheck", "delete", "toggle", "click", "select", "on", "off", "open", "edit", "set"})
 MIN_CLICK_SCORE = 2.5
 MIN_FIELD_SCORE = 0.5
+MIN_CONTEXT_SCORE = 2.0  # a field named by the words around the value
 
 
 @dataclass(frozen=True)
@@ -71,11 +72,10 @@ def split_values(clause: Clause, view: PageView, inherited: list[str]) -> tuple[
     else:
         clause_values = clause.values
     references = list(inherited) if clause.pronoun else []
-    has_number = any(v.number is not None for v in clause.values)
     for value in clause_values:
         if value.quoted and value.reference:
             references.append(value.text)
-        elif value.quoted and clause.verb not in ENTERING and _appears(value.text, view) and (clause.verb != "set" or has_number):
+        elif value.quoted and clause.verb not in ENTERING and _appears(value.text, view):
             references.append(value.text)
         else:
             to_enter.append(value)
@@ -161,10 +161,10 @@ def _switch_goals(clause: Clause, elements: list[Element], used: set[str]) -> li
     """A two-sided switch ("Monthly (o) Yearly") set to the side the clause names."""
     goals = []
     for element in elements:
-        if element.key in used or own_words(element) or element.kind not in ("clickable", "button", "checkbox"):
-            continue
+        if element.key in used or own_words(element) or element.row_key or element.kind not in ("clickable", "button", "checkbox"):
+            continue  # (cells of a list row have the row's texts beside them, not two sides)
         left, right = normalize(element.before), normalize(element.after)
-        if not left or not right or len(left) > 20 or len(right) > 20:
+        if not re.search("[a-z]", left) or not re.search("[a-z]", right) or len(left) > 20 or len(right) > 20:
             continue
         wants_right, wants_left = mentions_phrase(clause.text, right), mentions_phrase(clause.text, left)
         if wants_right == wants_left:
@@ -217,17 +217,19 @@ def _mentioned_choices(clause: Clause, elements: list[Element], used: set[str]) 
         if element.kind == "select" and element.options:
             by_options.setdefault(tuple(normalize(o.text) for o in element.options), []).append(element)
     for selects in by_options.values():
+        texts = [o.text for o in selects[0].options]
         mentioned = []
         for option in selects[0].options:
             name = normalize(option.text)
             if len(name) < 2 or name.isdigit() or name in ("all", "none", "other"):
                 continue
-            position = mention_position(option.text, clause.text)
-            if position is not None:
-                mentioned.append((position, option.text))
+            found = mention_position(option.text, clause.text, texts)
+            if found is not None:
+                mentioned.append((found[0], -found[1], option.text))
         mentioned.sort()
         if len(selects) == 1 and mentioned:
-            mentioned = [max(mentioned, key=lambda m: (len(m[1]), -m[0]))]
+            mentioned = [min(mentioned, key=lambda m: (m[1], m[0]))]  # the most specific mention
+        mentioned = [(position, text) for position, _, text in mentioned]
         for element, (_, text) in zip(selects, mentioned):
             used.add(element.key)
             option = next(o for o in element.options if o.text == text)
@@ -239,8 +241,8 @@ def _mentioned_choices(clause: Clause, elements: list[Element], used: set[str]) 
         chip = _is_chip(element) or (element.group in stateful_groups and element.kind in ("clickable", "button"))
         if element.kind == "select" or not chip or len(normalize(element.name)) < 3:
             continue
-        # A card's title names it: "Student" for "Student €120 Valid student ID".
-        title = re.split(r"[$€£¥]", element.name, maxsplit=1)[0].strip() if re.search(r"[$€£¥]", element.name) else ""
+        # A card's title names it: "Student" for "Student / €120 / Valid student ID".
+        title = element.first_line if normalize(element.first_line) != normalize(element.name) else ""
         named = mentions_phrase(clause.text, element.name) or (len(title) >= 3 and mentions_phrase(clause.text, title))
         if named and normalize(element.name) not in (clause.verb or ""):
             used.add(element.key)
@@ -265,11 +267,20 @@ def _is_chip(element: Element) -> bool:
 
 
 def _near(anchor: Element | None, element: Element) -> float:
-    """0..1.5: how close a field is to the form's button (fields sit beside their submit button)."""
+    """0..1.5: how close a field is to the form's button in the page's structure.
+
+    Fields sit in the same form or card as their submit button; on screen a neighbouring card's
+    field can be nearer in pixels, so the shared part of their element paths is what counts.
+    """
     if anchor is None:
         return 0.0
-    distance = ((anchor.box.center_x - element.box.center_x) ** 2 + (anchor.box.center_y - element.box.center_y) ** 2) ** 0.5
-    return 1.5 * max(0.0, 1.0 - distance / 500.0)
+    a, b = anchor.key.split("/"), element.key.split("/")
+    shared = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        shared += 1
+    return 1.5 * shared / max(len(a), len(b), 1)
 
 
 def _value_goals(clause: Clause, values: list[Value], elements: list[Element], references: list[str], used: set[str],
@@ -282,8 +293,12 @@ def _value_goals(clause: Clause, values: list[Value], elements: list[Element], r
                 continue
             if element.kind in FIELD_KINDS or element.kind == "range":
                 score = field_score(value, element, clause, references)
+                if clause.verb not in ENTERING | {"set", "type", None, "click"} and score < MIN_CONTEXT_SCORE:
+                    continue  # "I read my 20 pages, tick it off": a value that only describes
                 if score >= MIN_FIELD_SCORE or (score > 0 and value.quoted):
                     options.append((score + _near(anchor, element), index, element, "field"))
+            elif value.extreme:
+                continue  # "as many as allowed" is a slider's end, not an option called "Max"
             elif element.kind == "select":
                 number = value.number if not value.quoted else None
                 best = max((option_score(value.text, o.text, number) for o in element.options), default=0.0)

@@ -81,7 +81,7 @@ def field_score(value: Value, element: Element, clause: Clause, references: list
         return 0.0
     words = own_words(element) + side_words(element)
     ids = content_words(split_identifier(element.id_words))
-    score = 2.0 * _hits(value.before, words) + 1.2 * _hits(value.after, words)
+    score = 2.0 * _hits(value.before, words) + 0.8 * _hits(value.after, words)
     score += 0.6 * _hits(value.before + value.after, ids)
     score += 0.4 * min(_hits(clause.words, words), 3) + 0.3 * min(_hits(clause.words, content_words(element.heading)), 2)
     for reference in references:
@@ -93,8 +93,8 @@ def field_score(value: Value, element: Element, clause: Clause, references: list
         if any(abbreviation_match(word, text) for text in (element.before, element.label, element.aria_label)):
             score += 2.0
     text = value.text.strip()
-    if value.proper and concept_set([stem("name")]) & concept_set(words):
-        score += 1.5
+    if value.quoted and not numeric and concept_set([stem("name")]) & concept_set(words):
+        score += 1.5 if value.proper else 1.0  # a quoted string is most often the thing's name or title
     if _EMAIL.match(text):
         score += 3.0 if element.type == "email" or "email" in words or "mail" in words else -1.0
     elif _URL.match(text):
@@ -136,8 +136,12 @@ def names_action(clause: Clause, element: Element) -> bool:
     if verb and verb not in ("click", "open", "select", "set", "type"):
         if concept_set([stem(verb)] + ([clause.verb_word] if clause.verb_word else [])) & concept_set(own):
             return True
-    if _coverage(list(clause.words) + [stem(verb), clause.verb_word], named) >= 0.99:
+    query = list(clause.words) + [stem(verb), clause.verb_word]
+    if _coverage(query, named) >= 0.99:
         return True
+    title = content_words(element.first_line)
+    if title and len(title) < len(own) and _coverage(query, title) >= 0.99:
+        return True  # a card or menu item named by its title line
     return any(v.quoted and exact_name_match(v.text, element) for v in clause.values)
 
 
@@ -225,20 +229,29 @@ def column_matches(label: str, clause: Clause) -> list[str]:
     return found
 
 
-def mention_position(option_text: str, text: str) -> int | None:
-    """Where `text` names the option: the whole option ("Basic rock") or a distinctive part of it
-    ("°C" for "°C Celsius", "kilograms" for "kilograms (kg)"). None when it does not."""
+def mention_position(option_text: str, text: str, siblings: list[str] = ()) -> tuple[int, int] | None:
+    """Where and how specifically `text` names an option: (position, parts named), or None.
+
+    The whole option ("Basic rock") counts most; otherwise its distinctive parts ("°C" for
+    "°C Celsius", "kilograms" for "kilograms (kg)", "High" for "Priority: High") — a part every
+    sibling option shares ("Priority:", "sessions") names none of them.
+    """
     haystack = normalize(text)
-    parts = [option_text] + [p for p in re.split(r"[\s()/,]+", option_text) if len(p) >= 2]
-    best = None
-    for part in parts:
+
+    def find(part: str) -> int | None:
         needle = normalize(part)
         if not needle or needle in STOPWORDS or needle.isdigit():
-            continue
+            return None
         match = re.search(r"(?<![a-z0-9])" + re.escape(needle) + r"(?![a-z0-9])", haystack)
-        if match and (best is None or match.start() < best):
-            best = match.start()
-    return best
+        return match.start() if match else None
+
+    whole = find(option_text)
+    if whole is not None:
+        return whole, 100
+    split = lambda t: {normalize(p) for p in re.split(r"[\s()/,:]+", t) if len(p) >= 2}
+    shared = set.intersection(*(split(t) for t in siblings)) if len(siblings) > 1 else set()
+    positions = [p for p in (find(part) for part in split(option_text) - shared) if p is not None]
+    return (min(positions), len(positions)) if positions else None
 
 
 def exact_name_match(text: str, element: Element) -> bool:

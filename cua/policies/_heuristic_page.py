@@ -82,6 +82,7 @@ class Element:
     value: str = ""
     state: bool | None = None  # checked / pressed / selected / lit, when visible in the DOM
     classes: str = ""  # class names: the only sign of some custom switches' position
+    first_line: str = ""  # a card's or menu item's title line ("Changelog" over "What shipped…")
     disabled: bool = False
     focused: bool = False
     box: Box = Box(0, 0, 0, 0)
@@ -170,6 +171,7 @@ def _element(raw: dict) -> Element:
         value=raw.get("value", "") or "",
         state=raw.get("state"),
         classes=raw.get("classes", ""),
+        first_line=raw.get("firstLine", ""),
         disabled=bool(raw.get("disabled")),
         focused=bool(raw.get("focused")),
         box=_box(raw.get("box")),

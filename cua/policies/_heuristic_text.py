@@ -63,6 +63,8 @@ _CONCEPT_GROUPS = [
     "random randomize randomise shuffle",
     "number count amount quantity qty",
     "name title label called named titled",
+    "length long size",
+    "work focus",
     "mute silence",
     "sound audio volume",
     "total sum",

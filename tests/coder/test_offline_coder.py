@@ -114,3 +114,9 @@ async def test_a_second_revision_does_not_inject_the_same_helpers_twice(counter_
     assert twice.html.count('data-aui="slider_companions"') == 2  # one <style>, one <script>
     assert twice.html.count('data-aui="persistent_status"') == 2
     assert twice.html.count('data-aui="remove_animations"') == 1
+
+
+async def test_a_revised_file_declares_utf_8_so_it_reads_the_same_from_disk(counter_app):
+    html = "<!DOCTYPE html><html><head><title>t</title></head><body><button>Go&nbsp;now</button></body></html>"
+    result = await get_coder("offline").revise(request(counter_app, html, style_block=True))
+    assert '<meta charset="utf-8"/>' in result.html and "Go\u00a0now" in result.html

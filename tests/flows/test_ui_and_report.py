@@ -1,0 +1,133 @@
+"""A real browser on a real `prefect server start`, and on `report.html` opened from disk.
+
+Starts the Prefect server (its own PREFECT_HOME), runs a small offline sweep against it with
+`aui sweep`, then drives Chromium: the Prefect UI lists the sweep's flow run and its FC/SR table
+artifact, and the static report shows its results table, its plot and every screenshot and
+dashboard image (none broken).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+NAME = "ui-check"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic",
+                 "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _env(tmp_path: Path, api_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "PYTEST_"))}
+    env.update({"PREFECT_HOME": str(tmp_path / "prefect-home"), "PREFECT_API_URL": api_url,
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
+                "AUI_CACHE_DIR": str(tmp_path / "llm-cache"), "COLUMNS": "200"})
+    return env
+
+
+@pytest.fixture()
+def prefect_ui(tmp_path):
+    """`prefect server start` on a free port; yields (base URL, env for clients); stopped at the end."""
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = _env(tmp_path, f"{base}/api")
+    log = (tmp_path / "prefect-server.log").open("wb")
+    server = subprocess.Popen([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                              cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240  # ≈ 15 s on a quiet machine with a new database
+        while True:
+            assert server.poll() is None, (tmp_path / "prefect-server.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "prefect server not healthy within 240 s"
+            try:
+                with urllib.request.urlopen(f"{base}/api/health", timeout=5) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            time.sleep(0.5)
+        yield base, env
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=30)
+        log.close()
+
+
+@pytest.mark.timeout(900)
+async def test_prefect_ui_shows_the_run_and_its_table_and_the_report_has_no_broken_images(tmp_path, prefect_ui):
+    from playwright.async_api import async_playwright
+
+    from cua import BrowserConfig
+
+    base, env = prefect_ui
+    config = tmp_path / "sweep.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": NAME, "app_ids": ["unit-converter"], "rounds": 1, "revision_modes": ["integrated"],
+        "max_steps": 2, "out_dir": str(tmp_path / "runs"),
+    }))
+    done = subprocess.run([str(BIN / "aui"), "sweep", str(config)], cwd=ROOT, env=env, capture_output=True, timeout=600)
+    assert done.returncode == 0, (done.stdout.decode()[-3000:], done.stderr.decode()[-3000:])
+    run_dir = tmp_path / "runs" / NAME
+    results = json.loads((run_dir / "results.json").read_text())
+    failed_dashboards = [t["dashboard"] for a in results["apps"] for t in a["tasks"] if t["dashboard"] and not t["success"]]
+    assert failed_dashboards, "the report should show dashboards of failed tasks (2 steps are too few for some)"
+    table_key = f"fc-sr-{NAME}-round-0"
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=BrowserConfig().executable_path, args=CHROMIUM_ARGS)
+        try:
+            page = await browser.new_page(viewport={"width": 1400, "height": 900})
+            page.set_default_timeout(90_000)  # the UI is a large single-page app; the machine may be busy
+
+            await page.goto(f"{base}/runs")
+            await page.get_by_text(f"sweep {NAME}", exact=True).first.wait_for()
+            await page.get_by_text(f"sweep {NAME}", exact=True).first.click()
+            await page.wait_for_url("**/runs/flow-run/**")
+            await page.get_by_text("Completed").first.wait_for()
+
+            await page.goto(f"{base}/artifacts")
+            await page.get_by_text(table_key).first.wait_for()
+            await page.get_by_text(table_key).first.click()
+            await page.wait_for_url("**/artifacts/**")
+            await page.get_by_text("SR overall").first.wait_for()  # a column of our FC/SR table
+
+            report = await browser.new_page(viewport={"width": 1400, "height": 900})
+            await report.goto((run_dir / "report.html").as_uri())
+            assert await report.locator("table.results tbody tr").count() == 2  # rounds 0 and 1
+            images = report.locator("img")
+            count = await images.count()
+            sources = [await images.nth(i).get_attribute("src") for i in range(count)]
+            assert "fc_sr_by_round.png" in sources
+            assert any(src.endswith("dashboard.png") for src in sources)
+            assert any(src.endswith("step_000.png") for src in sources)
+            for i in range(count):  # lazy images load when scrolled to, as for a reader
+                await images.nth(i).scroll_into_view_if_needed()
+            await report.wait_for_function(
+                "[...document.images].every(img => img.complete)", timeout=60_000)
+            broken = await report.evaluate(
+                "[...document.images].filter(img => !(img.naturalWidth > 0)).map(img => img.getAttribute('src'))")
+            assert broken == []
+        finally:
+            await browser.close()
