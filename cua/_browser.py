@@ -23,6 +23,7 @@ from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwrig
 from pydantic import BaseModel, Field
 
 from . import _processes
+from ._isolated import isolated_world
 
 APP_ORIGIN = "http://aui-app.localhost"
 APP_URL = f"{APP_ORIGIN}/index.html"
@@ -36,6 +37,12 @@ _IN_PAGE_SELECT_PICKER = """(() => {
     document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
   } catch (e) { /* older engines: keep the native pop-up */ }
 })();"""
+
+_DOCUMENT_COMPLETE = """new Promise(resolve => {
+  const check = () => document.readyState === 'complete' && resolve(true);
+  document.addEventListener('readystatechange', check);
+  check();
+})"""
 
 # From environment.md: stop Chromium's own background traffic; local origins still load.
 CHROMIUM_ARGS = [
@@ -315,7 +322,11 @@ async def open_app(
         page = await asyncio.wait_for(context.new_page(), CONTEXT_TIMEOUT_S)
         _watch_page(page, events)
         try:
-            await page.goto(APP_URL, wait_until="load", timeout=config.load_timeout_ms)
+            # Commit, then the document complete. Not Playwright's "load": an app that starts to
+            # navigate away while loading (answered 204, so it stays) never fires its load event.
+            await page.goto(APP_URL, wait_until="commit", timeout=config.load_timeout_ms)
+            remaining_ms = max(int(config.load_timeout_ms - events.elapsed() * 1000), 100)
+            await isolated_world(page).evaluate(_DOCUMENT_COMPLETE, timeout_ms=remaining_ms)
         except Exception as exc:  # a hung or broken app still yields a page to judge
             events.page_error(f"load: {type(exc).__name__}: {str(exc).splitlines()[0]}")
         yield AppPage(page=page, context=context, events=events, files=files)

@@ -24,7 +24,7 @@ from prefect.artifacts import acreate_markdown_artifact, acreate_progress_artifa
 from apps_prompts import Task, load_apps
 
 from ._config import ExperimentConfig
-from ._results import AppRoundResult, TaskOutcome, table_rows
+from ._results import DOMAINS, AppRoundResult, TaskOutcome, table_rows
 from ._revision import comment_failures, revise_version
 from ._stages import RolloutRef, VersionRef, generate_initial, propose_tasks, rollout_task, verify_version
 
@@ -207,10 +207,11 @@ async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
     nested = await asyncio.gather(*(run_track(*t) for t in tracks))
     results = [r for track in nested for r in track]
     rows = table_rows(results)
+    domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]  # no all-empty columns
     for round_ in sorted({r.round for r in rows}):
         await acreate_table_artifact(
-            table=[{"coder": r.coder, "cua": r.cua, "mode": r.mode, **{f"FC {d}": _pct(v) for d, v in r.fc.items()},
-                    **{f"SR {d}": _pct(v) for d, v in r.sr.items()}} for r in rows if r.round == round_],
+            table=[{"coder": r.coder, "cua": r.cua, "mode": r.mode, **{f"FC {d}": _pct(r.fc[d]) for d in domains},
+                    **{f"SR {d}": _pct(r.sr[d]) for d in domains}} for r in rows if r.round == round_],
             key=_artifact_key("fc-sr", config.name, "round", round_),
             description=f"FC and SR per domain, round {round_} ({config.name})",
         )

@@ -267,7 +267,7 @@ def _is_chip(element: Element) -> bool:
 
 
 def _near(anchor: Element | None, element: Element) -> float:
-    """0..1.5: how close a field is to the form's button in the page's structure.
+    """0..2.5: how close a field is to the form's button in the page's structure.
 
     Fields sit in the same form or card as their submit button; on screen a neighbouring card's
     field can be nearer in pixels, so the shared part of their element paths is what counts.
@@ -280,7 +280,7 @@ def _near(anchor: Element | None, element: Element) -> float:
         if x != y:
             break
         shared += 1
-    return 1.5 * shared / max(len(a), len(b), 1)
+    return 2.5 * shared / max(len(a), len(b), 1)
 
 
 def _value_goals(clause: Clause, values: list[Value], elements: list[Element], references: list[str], used: set[str],

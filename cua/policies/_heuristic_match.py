@@ -94,7 +94,9 @@ def field_score(value: Value, element: Element, clause: Clause, references: list
             score += 2.0
     text = value.text.strip()
     if value.quoted and not numeric and concept_set([stem("name")]) & concept_set(words):
-        score += 1.5 if value.proper else 1.0  # a quoted string is most often the thing's name or title
+        score += 1.5 if value.proper else 0.5  # a quoted string is most often the thing's name or title
+    if clause.verb and concept_set([stem(clause.verb)]) & concept_set(words):
+        score += 0.6  # "Quick add: task title" is the field of an "add"
     if _EMAIL.match(text):
         score += 3.0 if element.type == "email" or "email" in words or "mail" in words else -1.0
     elif _URL.match(text):

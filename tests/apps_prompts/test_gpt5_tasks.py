@@ -57,17 +57,29 @@ def test_gpt5_tasks_file_covers_every_shared_data_gpt5_app_with_5_or_more_tasks(
         assert TaskCategory.core_function in categories and len(categories) >= 2, f"{app_id}: {categories}"
 
 
+VALIDATE = ["apps", "validate", "../shared/data/aui-gym-apps",
+            "--v0-dir", "../shared/data/gpt5-apps", "--tasks-file", "configs/gpt5-tasks.yaml"]
+FAIL_LINE = re.compile(r"^FAIL (\S+?)/(\S+): (.*)$", re.MULTILINE)
+# How a checker run that hit its 1 s limit is reported (by the gate or after the solution).
+TIMED_OUT = re.compile(r"page busy or hung|ran past \d+ ms and was terminated")
+
+
 @pytest.mark.timeout(3000)
 def test_validate_proves_every_gpt5_task_in_chromium_with_shared_data(shared_data):
     tasks = sum(len(load_tasks_file(TASKS_FILE, app_id)) for app_id in gpt5_app_ids(shared_data))
-    proc = run_aui(
-        "apps", "validate", "../shared/data/aui-gym-apps",
-        "--v0-dir", "../shared/data/gpt5-apps", "--tasks-file", "configs/gpt5-tasks.yaml",
-        timeout=2900,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"12 apps, {tasks} tasks: {tasks} proved, 0 failing, 0 file errors" in proc.stdout, proc.stdout
+    proc = run_aui(*VALIDATE, timeout=2000)
     assert re.search(r"40 app\(s\) not in configs/gpt5-tasks\.yaml, skipped", proc.stdout), proc.stdout
+    if proc.returncode != 0:
+        # On a loaded machine a page can fail to answer even a one-line checker within its 1 s limit
+        # (festival-lights-show animates three huge blurred layers: seconds per frame in software
+        # rendering). Only such time-limit failures get one more run, of just their apps; any other
+        # failure stands, and a checker that really is slow fails again.
+        failures = FAIL_LINE.findall(proc.stdout)
+        assert failures and all(TIMED_OUT.search(reason) for _, _, reason in failures), proc.stdout + proc.stderr
+        retry = run_aui(*VALIDATE, *[arg for app in sorted({a for a, _, _ in failures}) for arg in ("--app", app)], timeout=900)
+        assert retry.returncode == 0, f"first run:\n{proc.stdout}\nretry of the timed-out apps:\n{retry.stdout}{retry.stderr}"
+        return
+    assert f"12 apps, {tasks} tasks: {tasks} proved, 0 failing, 0 file errors" in proc.stdout, proc.stdout
 
 
 def _aui_gym_dir(tmp_path: Path, *ids: str) -> Path:

@@ -110,8 +110,13 @@ async def test_prefect_ui_shows_the_run_and_its_table_and_the_report_has_no_brok
             await page.goto(f"{base}/artifacts")
             await page.get_by_text(table_key).first.wait_for()
             await page.get_by_text(table_key).first.click()
-            await page.wait_for_url("**/artifacts/**")
-            await page.get_by_text("SR overall").first.wait_for()  # a column of our FC/SR table
+            await page.wait_for_url(f"**/artifacts/key/{table_key}")
+            await page.locator("a[href*='/artifacts/artifact/']").first.click()  # its latest version
+            await page.wait_for_url("**/artifacts/artifact/**")
+            await page.locator("th", has_text="SR overall").first.wait_for(state="attached")  # our FC/SR table
+            row = page.locator("tr", has_text="heuristic").first
+            await row.wait_for(state="attached")
+            assert "integrated" in await row.inner_text()
 
             report = await browser.new_page(viewport={"width": 1400, "height": 900})
             await report.goto((run_dir / "report.html").as_uri())
