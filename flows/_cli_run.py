@@ -56,7 +56,19 @@ def _execute(config: ExperimentConfig) -> None:
     mode = "OFFLINE providers (no model endpoint)" if config.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
     if not os.environ.get("PREFECT_API_URL"):
+        if config.task_runner == "dask":
+            # Workers report to the flow's API; an ephemeral server lives inside this process only.
+            raise _fail("--task-runner dask needs a Prefect server the Dask workers can reach: run `aui ui` "
+                        "and export PREFECT_API_URL=http://127.0.0.1:4200/api")
         console.print("Prefect: ephemeral local server (SQLite). For the UI run [bold]aui ui[/] first and set PREFECT_API_URL.")
+    if config.task_runner == "dask":
+        from ._dask import dask_task_runner
+
+        try:
+            dask_task_runner(config.dask_address)  # fails now, with the install command, if prefect-dask is missing
+        except RuntimeError as exc:
+            raise _fail(str(exc)) from None
+        console.print(f"Stages run on the Dask cluster at {config.dask_address} (prefect-dask).")
     try:
         results: list[AppRoundResult] = asyncio.run(sweep(config))
     except (ConfigError, ValueError, FileNotFoundError, KeyError) as exc:
@@ -85,12 +97,15 @@ def run(
     models_config: Path = typer.Option(None, "--models", help="Model registry YAML."),
     concurrency: int = typer.Option(None, "--concurrency", help="Rollouts in flight."),
     max_steps: int = typer.Option(None, "--max-steps"),
+    task_runner: str = typer.Option(None, "--task-runner", help="default | dask (stages on a Dask cluster, prefect-dask)."),
+    dask_address: str = typer.Option(None, "--dask-address", help="Dask scheduler for --task-runner dask, e.g. tcp://127.0.0.1:8786."),
 ) -> None:
     """Run one experiment (the design loop over the selected apps) and print its results table."""
     overrides = {"apps": apps, "app_ids": app_ids or None, "rounds": rounds, "revision_modes": modes or None,
                  "coders": coders or None, "cua_policies": policies or None, "cua_model": cua_model, "v0_dir": v0_dir,
                  "tasks_file": tasks_file, "name": name, "out_dir": out_dir, "models_config": models_config,
-                 "concurrency": concurrency, "max_steps": max_steps}
+                 "concurrency": concurrency, "max_steps": max_steps, "task_runner": task_runner,
+                 "dask_address": dask_address}
     if offline:
         overrides.update(OFFLINE_ROLES)
     try:
@@ -103,10 +118,12 @@ def run(
     _execute(config)
 
 
-def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML listing apps × coders × CUAs × modes × rounds.")) -> None:
+def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML listing apps × coders × CUAs × modes × rounds."),
+                  task_runner: str = typer.Option(None, "--task-runner", help="default | dask (stages on a Dask cluster)."),
+                  dask_address: str = typer.Option(None, "--dask-address", help="Dask scheduler, e.g. tcp://127.0.0.1:8786.")) -> None:
     """Run a sweep from a config file (re-running it resumes: finished stages come from the cache)."""
     try:
-        config = load_config(config_file)
+        config = load_config(config_file, task_runner=task_runner, dask_address=dask_address)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     _execute(config)

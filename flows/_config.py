@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from apps_prompts import BUNDLED_DIR
 
@@ -44,6 +44,8 @@ class ExperimentConfig(BaseModel):
     out_dir: Path = Field(default=Path("runs"))
     serve_url: str = Field(default="http://127.0.0.1:8765", description="Where `aui serve` serves the run folder (links in Prefect artifacts).")
     seed: int = 0
+    task_runner: Literal["default", "dask"] = Field(default="default", description="Where stages run: this process, or a Dask cluster (prefect-dask).")
+    dask_address: str | None = Field(default=None, description="Scheduler of the Dask cluster, e.g. tcp://10.0.0.5:8786 (with task_runner: dask).")
 
     @field_validator("apps", "v0_dir", "tasks_file", "models_config")
     @classmethod
@@ -51,6 +53,12 @@ class ExperimentConfig(BaseModel):
         if path is not None and not Path(path).exists():
             raise ValueError(f"path does not exist: {path}")
         return path
+
+    @model_validator(mode="after")
+    def _dask_needs_an_address(self) -> ExperimentConfig:
+        if self.task_runner == "dask" and not self.dask_address:
+            raise ValueError("task_runner 'dask' needs dask_address (the scheduler, e.g. tcp://127.0.0.1:8786)")
+        return self
 
     @property
     def run_dir(self) -> Path:
@@ -86,6 +94,7 @@ def make_config(data: dict, source: str = "flags") -> ExperimentConfig:
         return ExperimentConfig.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
-            f"field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}" for err in exc.errors()
+            f"field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}" if err["loc"] else err["msg"]
+            for err in exc.errors()
         )
         raise ConfigError(f"{source}: {problems}") from None

@@ -9,10 +9,12 @@ from prefect import task
 
 from cua import write_atomic
 
+from ._dask import on_worker_loop
 from ._stages import CACHE, MODEL_RETRIES, FeedbackRef, VersionRef, _client, _slug, _spec_with_tasks, sha256_text
 
 
 @task(cache_policy=CACHE, persist_result=True, task_run_name="comment {app_id} r{round} ({commenter})", **MODEL_RETRIES)
+@on_worker_loop
 async def comment_failures(run_key: str, run_dir: str, app_id: str, round: int, mode: str, html_path: str,
                            html_sha: str, trajectories: list[str], commenter: str, commenter_mode: str,
                            models_config: str | None, track: str) -> FeedbackRef | None:
@@ -38,6 +40,7 @@ async def comment_failures(run_key: str, run_dir: str, app_id: str, round: int, 
 
 
 @task(cache_policy=CACHE, persist_result=True, task_run_name="revise {app_id} → r{round} ({mode})", **MODEL_RETRIES)
+@on_worker_loop
 async def revise_version(run_key: str, run_dir: str, apps_path: str, app_id: str, round: int, mode: str,
                          html_path: str, html_sha: str, verdicts_path: str, verdicts_sha: str, tasks_path: str,
                          feedback_path: str | None, feedback_sha: str | None, coder: str, style_block: bool,

@@ -22,6 +22,8 @@ from pydantic import BaseModel, Field
 from apps_prompts import AppSpec, Task, load_app
 from cua import write_atomic
 
+from ._dask import on_worker_loop
+
 CACHE = INPUTS + TASK_SOURCE
 MODEL_RETRIES = dict(retries=2, retry_delay_seconds=[2, 10], retry_jitter_factor=0.5)
 
@@ -96,6 +98,7 @@ def _spec_with_tasks(apps_path: str, app_id: str, tasks_path: Path | None) -> Ap
 
 
 @task(cache_policy=CACHE, persist_result=True, task_run_name="generate {app_id} v0 ({coder})", **MODEL_RETRIES)
+@on_worker_loop
 async def generate_initial(run_key: str, run_dir: str, apps_path: str, app_id: str, coder: str,
                            models_config: str | None, v0_dir: str | None) -> VersionRef:
     """The app's first version, written to `apps/<app>/<coder>/round-0/index.html`."""
@@ -111,6 +114,7 @@ async def generate_initial(run_key: str, run_dir: str, apps_path: str, app_id: s
 
 
 @task(cache_policy=CACHE, persist_result=True, task_run_name="propose tasks {app_id} ({proposer})", **MODEL_RETRIES)
+@on_worker_loop
 async def propose_tasks(run_key: str, run_dir: str, apps_path: str, app_id: str, proposer: str,
                         tasks_file: str | None, tasks_per_app: int, models_config: str | None) -> TasksRef:
     """The app's tasks: the spec's own / a tasks file (offline) or N proposed by a model."""
@@ -128,6 +132,7 @@ async def propose_tasks(run_key: str, run_dir: str, apps_path: str, app_id: str,
 
 
 @task(cache_policy=CACHE, persist_result=True, task_run_name="verify {app_id} r{round}", **MODEL_RETRIES)
+@on_worker_loop
 async def verify_version(run_key: str, run_dir: str, apps_path: str, app_id: str, round: int, html_path: str,
                          html_sha: str, tasks_path: str, tasks_sha: str, verifier: str,
                          models_config: str | None) -> VerifyRef:
@@ -152,6 +157,7 @@ async def verify_version(run_key: str, run_dir: str, apps_path: str, app_id: str
 
 
 @task(cache_policy=CACHE, persist_result=True, task_run_name="rollout {app_id}/{task_id} r{round} ({policy})")
+@on_worker_loop
 async def rollout_task(run_key: str, run_dir: str, app_id: str, round: int, task_id: str, task_text: str,
                        expected_outcome: str, checker: str, html_path: str, html_sha: str, policy: str,
                        cua_model: str | None, max_steps: int, models_config: str | None,

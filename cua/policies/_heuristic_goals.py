@@ -36,6 +36,7 @@ TOGGLING = frozenset({"on", "off", "toggle", "check", "uncheck", "mute", "unmute
 ROW_VERBS = frozenset({"add", "check", "uncheck", "delete", "toggle", "click", "select", "on", "off", "open", "edit", "set"})
 MIN_CLICK_SCORE = 2.5
 MIN_FIELD_SCORE = 0.5
+MAX_FORM_LEVELS = 3  # how far above its button a form's container may be
 MIN_CONTEXT_SCORE = 2.0  # a field named by the words around the value
 
 
@@ -266,37 +267,50 @@ def _is_chip(element: Element) -> bool:
     return element.kind in ("tab", "radio") or element.role in ("tab", "radio", "option") or element.state is not None
 
 
-def _near(anchor: Element | None, element: Element) -> float:
-    """0..2.5: how close a field is to the form's button in the page's structure.
-
-    Fields sit in the same form or card as their submit button; on screen a neighbouring card's
-    field can be nearer in pixels, so the shared part of their element paths is what counts.
-    """
-    if anchor is None:
-        return 0.0
-    a, b = anchor.key.split("/"), element.key.split("/")
-    shared = 0
-    for x, y in zip(a, b):
+def _shared_depth(a: Element, b: Element) -> int:
+    """How many levels of the page's structure two elements share (their paths' common prefix)."""
+    depth = 0
+    for x, y in zip(a.key.split("/"), b.key.split("/")):
         if x != y:
             break
-        shared += 1
-    return 2.5 * shared / max(len(a), len(b), 1)
+        depth += 1
+    return depth
+
+
+def _form_depth(anchor: Element | None, elements: list[Element]) -> int:
+    """Depth of the anchor button's form: its nearest ancestor that holds any input."""
+    if anchor is None:
+        return 0
+    depth = max((_shared_depth(anchor, e) for e in elements if e.is_input and e.key != anchor.key), default=0)
+    # A form is a few levels around its button; a nav link "shares" only <body> with the fields.
+    return depth if depth >= max(2, len(anchor.key.split("/")) - MAX_FORM_LEVELS) else 0
+
+
+def _near(anchor: Element | None, element: Element, form_depth: int) -> float:
+    """Fields inside the button's own form belong with it (+2); a field outside it does not (−1).
+
+    Structure, not pixels: on screen a neighbouring card's field can be nearer than the form's own.
+    """
+    if anchor is None or form_depth == 0:
+        return 0.0
+    return 2.0 if _shared_depth(anchor, element) >= form_depth else -1.0
 
 
 def _value_goals(clause: Clause, values: list[Value], elements: list[Element], references: list[str], used: set[str],
                  anchor: Element | None = None) -> tuple[list[Goal], bool, float]:
     """Goals putting each value somewhere, whether some text had no field to go into, and the fit."""
     options: list[tuple[float, int, Element, str]] = []
+    form_depth = _form_depth(anchor, elements)
     for index, value in enumerate(values):
         for element in elements:
             if element.key in used or (anchor is not None and element.key == anchor.key):
                 continue
             if element.kind in FIELD_KINDS or element.kind == "range":
                 score = field_score(value, element, clause, references)
-                if clause.verb not in ENTERING | {"set", "type", None, "click"} and score < MIN_CONTEXT_SCORE:
+                if clause.verb not in ENTERING | {"set", "type", None, "click", "open"} and score < MIN_CONTEXT_SCORE:
                     continue  # "I read my 20 pages, tick it off": a value that only describes
                 if score >= MIN_FIELD_SCORE or (score > 0 and value.quoted):
-                    options.append((score + _near(anchor, element), index, element, "field"))
+                    options.append((score + _near(anchor, element, form_depth), index, element, "field"))
             elif value.extreme:
                 continue  # "as many as allowed" is a slider's end, not an option called "Max"
             elif element.kind == "select":
@@ -304,7 +318,7 @@ def _value_goals(clause: Clause, values: list[Value], elements: list[Element], r
                 best = max((option_score(value.text, o.text, number) for o in element.options), default=0.0)
                 if best > 0:
                     context = 0.5 * len(set(value.context) & set(own_words(element) + [*element.before.lower().split()]))
-                    options.append((best + context + _near(anchor, element), index, element, "select"))
+                    options.append((best + context + _near(anchor, element, form_depth), index, element, "select"))
             elif element.kind in CLICK_KINDS and clause.verb not in ("add", "type"):
                 number = value.number if not value.quoted else None
                 score = option_score(value.text, element.name, number)

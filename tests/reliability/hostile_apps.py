@@ -54,6 +54,7 @@ LOOP_AT_LOAD = HostileApp(
     "loop_at_load",
     f"<!doctype html><body style='margin:0'>{_COUNTER}<script>while (true) {{}}</script></body>",
     termination="timeout",
+    episode_timeout_s=20.0,
 )
 
 LOOP_ON_CLICK = HostileApp(

@@ -1,0 +1,67 @@
+"""What the flows show in the Prefect UI: per-round tables and summaries, progress, the FC/SR table."""
+
+from __future__ import annotations
+
+from prefect.artifacts import acreate_markdown_artifact, acreate_progress_artifact, acreate_table_artifact, aupdate_progress_artifact
+
+from ._config import ExperimentConfig
+from ._results import DOMAINS, AppRoundResult, TableRow
+
+
+def artifact_key(*parts: object) -> str:
+    """A Prefect artifact key (lower case, letters, digits and dashes) from `parts`."""
+    text = "-".join(str(p) for p in parts).lower()
+    return "".join(c if c.isalnum() else "-" for c in text).strip("-")[:200]
+
+
+async def publish_round(config: ExperimentConfig, result: AppRoundResult) -> None:
+    """A table artifact for this app's round (FC/SR) and a markdown summary with dashboard links."""
+    base = config.serve_url.rstrip("/")
+    rows = [{"task": t.task_id, "checker": "valid" if t.checker_valid else "none", "success": t.success,
+             "termination": t.termination or "", "steps": t.steps} for t in result.tasks]
+    await acreate_table_artifact(
+        table=rows,
+        key=artifact_key(result.app_id, result.coder, result.cua, result.mode, "round", result.round),
+        description=f"**{result.app_id}** round {result.round}: FC {100 * result.fc:.1f}% · SR {100 * result.sr:.1f}%",
+    )
+    lines = [f"### {result.app_id} — round {result.round} ({result.coder} · {result.cua} · {result.mode})",
+             f"FC **{100 * result.fc:.1f}%** · SR **{100 * result.sr:.1f}%** · [app version]({base}/{result.html})", ""]
+    if result.screenshot:
+        lines.append(f"![{result.app_id} round {result.round}]({base}/{result.screenshot})")
+    for task in result.tasks:
+        if task.dashboard and not task.success:
+            lines.append(f"- `{task.task_id}` {task.termination}: [dashboard]({base}/{task.dashboard})")
+    await acreate_markdown_artifact(markdown="\n".join(lines),
+                                    key=artifact_key("summary", result.app_id, result.coder, result.cua, result.mode, result.round))
+
+
+class Progress:
+    """A progress artifact for the sweep, advanced as app tracks finish."""
+
+    def __init__(self, config: ExperimentConfig, tracks: int):
+        self.config, self.tracks, self.done, self.artifact_id = config, tracks, 0, None
+
+    async def start(self) -> None:
+        self.artifact_id = await acreate_progress_artifact(
+            progress=0.0, key=artifact_key("progress", self.config.name),
+            description=f"{self.tracks} app tracks × {self.config.rounds + 1} rounds")
+
+    async def track_done(self) -> None:
+        self.done += 1
+        await aupdate_progress_artifact(self.artifact_id, progress=100.0 * self.done / self.tracks)
+
+
+async def publish_table(config: ExperimentConfig, rows: list[TableRow]) -> None:
+    """One FC/SR table per round (rows: coder × CUA × mode; columns: the domains with tasks, overall)."""
+    domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
+    for round_ in sorted({r.round for r in rows}):
+        await acreate_table_artifact(
+            table=[{"coder": r.coder, "cua": r.cua, "mode": r.mode, **{f"FC {d}": _pct(r.fc[d]) for d in domains},
+                    **{f"SR {d}": _pct(r.sr[d]) for d in domains}} for r in rows if r.round == round_],
+            key=artifact_key("fc-sr", config.name, "round", round_),
+            description=f"FC and SR per domain, round {round_} ({config.name})",
+        )
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"

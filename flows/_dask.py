@@ -1,0 +1,89 @@
+"""Stages on a Dask cluster through `prefect-dask` (`--task-runner dask --dask-address tcp://…`).
+
+Two things make the stages behave on Dask workers:
+
+- The flow *submits* each stage to its task runner (`submitted`) instead of calling it in
+  the flow's thread, and waits for the future without blocking the flow's event loop.
+- `prefect-dask` runs every async task with a fresh `asyncio.run` on the worker. A browser and an
+  HTTP client belong to the event loop that made them, so each stage body is moved onto one
+  long-lived event loop per worker process (`on_worker_loop`): one browser per worker, reused by
+  every stage it runs, and model clients that stay usable between tasks.
+
+Results are persisted to the workers' result storage (`$PREFECT_HOME/storage`): on one machine
+that is the flow's own; across machines, point `PREFECT_LOCAL_STORAGE_PATH` at a shared folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from dataclasses import fields, replace
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+R = TypeVar("R")
+
+_worker_loop: asyncio.AbstractEventLoop | None = None
+_worker_loop_lock = threading.Lock()
+
+
+def on_dask_worker() -> bool:
+    """True inside a task running on a Dask worker (False when `distributed` is not installed)."""
+    try:
+        from distributed import get_worker
+    except ImportError:
+        return False
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def _loop_of_this_worker() -> asyncio.AbstractEventLoop:
+    global _worker_loop
+    with _worker_loop_lock:
+        if _worker_loop is None or _worker_loop.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="aui-stage-loop", daemon=True).start()
+            _worker_loop = loop
+        return _worker_loop
+
+
+def on_worker_loop(stage: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
+    """Run `stage` on this Dask worker's long-lived event loop; elsewhere, just await it."""
+
+    @functools.wraps(stage)
+    async def wrapper(*args: Any, **kwargs: Any) -> R:
+        if not on_dask_worker():
+            return await stage(*args, **kwargs)
+        future = asyncio.run_coroutine_threadsafe(stage(*args, **kwargs), _loop_of_this_worker())
+        return await asyncio.wrap_future(future)
+
+    return wrapper
+
+
+def dask_task_runner(address: str):
+    """A `DaskTaskRunner` on the cluster at `address`.
+
+    Raises:
+        RuntimeError: `prefect-dask` is not installed (says how to install it).
+    """
+    try:
+        from prefect_dask import DaskTaskRunner
+    except ImportError:
+        raise RuntimeError("--task-runner dask needs prefect-dask: pip install prefect-dask==0.3.7") from None
+    return DaskTaskRunner(address=address)
+
+
+def submitted(stages):
+    """The same `Stages`, each one submitted to the flow's task runner and awaited without blocking."""
+    return replace(stages, **{f.name: functools.partial(_submit_and_wait, getattr(stages, f.name)) for f in fields(stages)})
+
+
+async def _submit_and_wait(stage, *args: Any) -> Any:
+    future = stage.submit(*args)
+    # `result()` blocks until the worker is done: wait in a thread, so the flow's loop (and the
+    # other tracks and rollouts it drives) keeps going meanwhile.
+    return await asyncio.to_thread(future.result)

@@ -1,0 +1,162 @@
+"""Scripted models for the loop's five roles, so the online path runs with no endpoint and no key.
+
+    roles = ScriptedRoles("unit-converter", ["swap-to-feet-metres", "miles-to-km"], clicks={...})
+    with ScriptedOpenAIServer(roles) as server:
+        models = roles.write_models_yaml(server, tmp_path / "models.yaml")
+        config = make_config({"app_ids": ["unit-converter"], **ONLINE_ROLES, "models_config": str(models), ...})
+
+The replies come from the bundled app's own files, through the real `openai` client:
+
+- coder: the reference HTML in an ```html fence; a revision is the same page with a comment
+  added before `</body>` (every id and function kept);
+- proposer: the chosen tasks of the spec, plus one the app cannot do (`UNSUPPORTED_TASK`);
+- verifier: each known task's reference checker, "not solvable" for the others;
+- UI-TARS: a click at `clicks[task id]` (UI-TARS-1.5 pixels) on the first turn, else `finished()`;
+- commenter: a fixed, valid feedback JSON.
+
+Requests are told apart by their system prompts (`role_of`), so the counts per role can be checked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+from apps_prompts import load_app, reference_html_path
+from llm.testing import RecordedRequest, Reply, ScriptedOpenAIServer, reply_status, reply_text
+
+ROLE_MARKERS = {
+    "coder": "You are a front-end engineer",
+    "proposer": "You design realistic test tasks",
+    "verifier": "You are the verifier",
+    "uitars": "You operate a web app in a browser",
+    "commenter": "You review a web app for computer-use agents",
+}
+UNSUPPORTED_TASK = "Export all saved results as a PDF file."
+REVISION_MARK = "<!-- revised by the scripted coder -->"
+ONLINE_ROLES = {"coders": ["scripted"], "proposer": "scripted", "verifier": "scripted", "commenter": "scripted",
+                "cua_policies": ["uitars"]}
+"""Config fields that send every role to the `scripted` model of `write_models_yaml`."""
+
+COMMENT = {
+    "issues": ["The agent stopped before the task was done."],
+    "actionable_changes": [
+        "Give every `button` a visible text label — interaction robustness",
+        "Show each result as text next to its `input` at once — state visibility",
+        "Let every `select` also accept typed values — input permissiveness",
+    ],
+    "fit_within_screen": False,
+    "avoid_regressions": True,
+}
+
+
+def role_of(request: RecordedRequest) -> str:
+    """Which role sent `request` (by its system prompt), or "unknown"."""
+    messages = (request.json or {}).get("messages") or []
+    system = messages[0].get("content") if messages else ""
+    if isinstance(system, list):
+        system = " ".join(part.get("text", "") for part in system if isinstance(part, dict))
+    return next((role for role, marker in ROLE_MARKERS.items() if str(system).startswith(marker)), "unknown")
+
+
+def _user_text(request: RecordedRequest) -> str:
+    texts = []
+    for message in request.json["messages"][1:]:
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts += [part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text"]
+    return "\n".join(texts)
+
+
+class ScriptedRoles:
+    """A `ScriptedOpenAIServer` script (a callable) playing coder, proposer, verifier, UI-TARS and commenter."""
+
+    def __init__(self, app_id: str, task_ids: list[str], clicks: dict[str, tuple[int, int]] | None = None,
+                 apps: str | Path | None = None):
+        spec = load_app(app_id, apps) if apps else load_app(app_id)
+        by_id = {t.id: t for t in spec.tasks}
+        unknown = sorted(set(task_ids) - set(by_id))
+        if unknown:
+            raise ValueError(f"ScriptedRoles: app {app_id!r} has no tasks {unknown}; it has {sorted(by_id)}")
+        self.html = Path(reference_html_path(spec)).read_text(encoding="utf-8")
+        self.tasks = [by_id[t] for t in task_ids]
+        self.checkers = {t.description: t.checker for t in self.tasks}
+        self.clicks = {by_id[t].description: point for t, point in (clicks or {}).items()}
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        role = role_of(request)
+        handler = getattr(self, f"_{role}", None)
+        if handler is None:
+            return reply_status(400, message=f"ScriptedRoles: unrecognised request (role {role})")
+        return handler(request)
+
+    def write_models_yaml(self, server: ScriptedOpenAIServer, path: Path) -> Path:
+        """A model registry with every role on the `scripted` model at `server` (and `offline`)."""
+        path.write_text(yaml.safe_dump({
+            "roles": {role: "scripted" for role in ("coder", "proposer", "verifier", "commenter", "cua")},
+            "models": [
+                {"name": "scripted", "provider": "openai-compatible", "model": "scripted-model",
+                 "base_url": server.base_url, "api_key": "sk-scripted", "timeout_s": 60, "max_retries": 1,
+                 "prices": {"input_usd_per_1m": 1.0, "output_usd_per_1m": 2.0}},
+                {"name": "offline", "provider": "offline"},
+            ],
+        }), encoding="utf-8")
+        return path
+
+    def _coder(self, request: RecordedRequest) -> Reply:
+        if "You wrote this" in _user_text(request):
+            revised = self.html.replace("</body>", f"{REVISION_MARK}\n</body>", 1)
+            return reply_text(f"Here is the revised app.\n```html\n{revised}\n```\n")
+        return reply_text(f"```html\n{self.html}\n```")
+
+    def _proposer(self, request: RecordedRequest) -> Reply:
+        tasks = [{"description": t.description, "category": t.category.value, "expected_outcome": t.expected_outcome,
+                  "level": t.level or "medium"} for t in self.tasks]
+        tasks.append({"description": UNSUPPORTED_TASK, "category": "user_workflow",
+                      "expected_outcome": "A PDF file is downloaded.", "level": "hard"})
+        return reply_text(json.dumps({"tasks": tasks}))
+
+    def _verifier(self, request: RecordedRequest) -> Reply:
+        listed = re.search(r"Tasks \(\d+\):\n(\[.*?\])\n\nJudge", _user_text(request), re.DOTALL)
+        verdicts = []
+        for task in json.loads(listed.group(1)) if listed else []:
+            checker = self.checkers.get(task["description"])
+            if checker:
+                verdicts.append({"task_id": task["task_id"], "solvable": True, "reason": "the controls exist",
+                                 "checker": checker})
+            else:
+                verdicts.append({"task_id": task["task_id"], "solvable": False, "reason": "the app has no PDF export"})
+        return reply_text("```json\n" + json.dumps({"verdicts": verdicts}) + "\n```")
+
+    def _uitars(self, request: RecordedRequest) -> Reply:
+        messages = request.json["messages"]
+        task = messages[0]["content"].rsplit("Task: ", 1)[-1].strip()
+        answered = sum(1 for m in messages if m["role"] == "assistant")
+        if task in self.clicks and answered == 0:
+            x, y = self.clicks[task]
+            return reply_text(f"Thought: The control for this is right there.\nAction: click(point='<point>{x} {y}</point>')")
+        return reply_text("Thought: I think this is done.\nAction: finished(content='done')")
+
+    def _commenter(self, request: RecordedRequest) -> Reply:
+        return reply_text(json.dumps(COMMENT))
+
+
+async def click_point(app_id: str, selector: str, apps: str | Path | None = None) -> tuple[int, int]:
+    """The centre of `selector` on the app's reference page, in UI-TARS-1.5 pixels (smart-resized screenshot)."""
+    from cua import BrowserConfig, open_app
+    from cua._coordinates import smart_resize
+
+    spec = load_app(app_id, apps) if apps else load_app(app_id)
+    html = Path(reference_html_path(spec)).read_text(encoding="utf-8")
+    async with open_app(html) as app:
+        box = await app.page.locator(selector).bounding_box()
+    browser = BrowserConfig()
+    width, height = browser.viewport_width, browser.viewport_height
+    resized_width, resized_height = smart_resize(width, height)
+    return (round((box["x"] + box["width"] / 2) * resized_width / width),
+            round((box["y"] + box["height"] / 2) * resized_height / height))
