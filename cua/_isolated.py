@@ -1,9 +1,10 @@
 """JavaScript in an isolated world of the page: the app's DOM is visible, its globals are not.
 
-The harness's own scripts (settling, element lookup, checkers) run here so an app that
-redefines `MutationObserver`, `JSON` or `window.appState` cannot fool or break them. Chromium
-gives this through CDP (`Page.createIsolatedWorld`); the world dies on navigation and is made
-again on demand.
+The harness's own scripts (settling, element lookup) run here so an app that redefines
+`MutationObserver`, `JSON` or `window.appState` cannot fool or break them. Chromium gives this
+through CDP (`Page.createIsolatedWorld`); the world dies on navigation and is made again on
+demand. Untrusted scripts (checkers) get a world of their own per call (`evaluate_in_new_world`),
+so they can neither disturb the harness's world nor keep state between calls.
 """
 
 from __future__ import annotations

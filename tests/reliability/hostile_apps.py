@@ -100,18 +100,20 @@ BEFOREUNLOAD_TRAP = HostileApp(
     dialog_kinds=("beforeunload",),
 )
 
-# Leaves for an external host as soon as it loads, three ways.
+# Leaves for an external host as soon as it loads, and again on the click. (One navigation at a
+# time: a second one started before the first reaches the network cancels it, request and all.)
 EXTERNAL_REDIRECT = HostileApp(
     "external_redirect",
-    f"""<!doctype html><head><meta http-equiv="refresh" content="0;url=https://meta.evil.example/refresh"></head>
-<body style="margin:0">{_COUNTER}
+    f"""<!doctype html><body style="margin:0">{_COUNTER}
 <script>
-  {_COUNT_ON_CLICK}
   location.replace('https://evil.example/landing?from=app');
-  setTimeout(() => {{ location.href = 'http://203.0.113.7/second'; }}, 50);
+  document.getElementById('go').onclick = () => {{
+    const n = document.getElementById('n'); n.textContent = String(+n.textContent + 1);
+    window.location = 'http://203.0.113.7/second?count=' + n.textContent;
+  }};
 </script></body>""",
     termination="success",
-    must_block=(("GET", "document", "https://evil.example/landing"),),
+    must_block=(("GET", "document", "https://evil.example/landing"), ("GET", "document", "http://203.0.113.7/second")),
 )
 
 POPUP_STORM = HostileApp(
@@ -234,15 +236,17 @@ BODY_SWAP = HostileApp(
     termination="success",
 )
 
-# A request and an error every tick: the logs are capped, the trajectory stays small.
+# Bursts of requests and errors past the logs' caps, then a steady trickle: the logs are capped
+# (counted, not listed), the trajectory stays small.
 REQUEST_FLOOD = HostileApp(
     "request_flood",
     f"""<!doctype html><body style="margin:0">{_COUNTER}
 <script>
   {_COUNT_ON_CLICK}
   let i = 0;
-  setInterval(() => {{ i += 1; fetch('https://flood.evil.example/' + i).catch(() => {{}}); }}, 10);
-  setInterval(() => {{ throw new Error('tick ' + i); }}, 10);
+  const send = () => {{ i += 1; fetch('https://flood.evil.example/' + i).catch(() => {{}}); }};
+  for (let k = 0; k < 400; k++) {{ send(); setTimeout(() => {{ throw new Error('burst ' + k); }}, 0); }}
+  setInterval(() => {{ send(); throw new Error('tick ' + i); }}, 100);
 </script></body>""",
     termination="success",
     must_block=(("GET", "fetch", "https://flood.evil.example/1"),),

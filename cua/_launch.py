@@ -1,0 +1,214 @@
+"""The worker's Chromium: launched once per event loop, relaunched if it dies, killed if it hangs.
+
+`get_browser` hands out this loop's browser; `new_context` makes a rollout's context and, if the
+browser or the Playwright driver behind it has died, relaunches once and retries; a context that
+will not close in a browser that no longer answers retires the browser (`close_context`). A
+browser that will not close is killed with its child processes, found by a marker switch on its
+command line (`_processes`), so nothing outlives the worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from pydantic import BaseModel, Field
+
+from . import _processes
+
+# From environment.md: stop Chromium's own background traffic; local origins still load.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1",
+    # WebRTC opens its own UDP/TCP sockets to STUN/TURN servers named by IP, which request
+    # interception never sees. Allow it only through a proxy, and make the proxy a dead local
+    # port (loopback included, `<-loopback>`): nothing it tries can leave the machine.
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--force-webrtc-ip-handling-policy",
+    "--proxy-server=http://127.0.0.1:9",
+    "--proxy-bypass-list=<-loopback>",
+]
+
+# Bounds on talking to the browser itself (not the app): generous, for a loaded 2-core worker.
+CONTEXT_TIMEOUT_S = 30.0
+CLOSE_TIMEOUT_S = 10.0
+BROWSER_CLOSE_TIMEOUT_S = 15.0
+HEALTH_TIMEOUT_S = 10.0
+
+
+class BrowserConfig(BaseModel):
+    """How the worker's Chromium is launched and how big its viewport is."""
+
+    executable_path: str = Field(
+        default_factory=lambda: os.environ.get("AUI_CHROMIUM", "/usr/bin/chromium"),
+        description="Chromium binary; the Debian package by default (env AUI_CHROMIUM overrides).",
+    )
+    headless: bool = True
+    viewport_width: int = Field(default=1280, ge=200, le=4096)
+    viewport_height: int = Field(default=720, ge=200, le=4096)
+    load_timeout_ms: int = Field(default=15_000, ge=100, description="Cap on loading the app.")
+    renderer_heap_limit_mb: int | None = Field(
+        default=1024,
+        ge=64,
+        description="V8 old-space cap of every page, applied at launch: an app allocating without end "
+        "crashes its own renderer at this size (a `crash` the rollout records) instead of taking gigabytes "
+        "from the worker. None keeps V8's default (about 4 GB per page).",
+    )
+    in_page_select_picker: bool = Field(
+        default=True,
+        description="Render <select> drop-downs inside the page (CSS `appearance: base-select`). Headless "
+        "Chromium draws the native pop-up into screenshots but sends clicks on it to the page underneath, "
+        "so an agent could never pick an option it sees; with this on it can, with real mouse input.",
+    )
+
+
+class _LoopBrowser:
+    """The browser of one event loop; Playwright objects must stay on the loop that made them."""
+
+    def __init__(self) -> None:
+        self.playwright: Playwright | None = None
+        self.browser: Browser | None = None
+        self.marker: str | None = None  # the launch switch by which its processes are found
+        self.lock = asyncio.Lock()
+
+
+_browsers: dict[int, _LoopBrowser] = {}
+
+
+async def get_browser(config: BrowserConfig | None = None) -> Browser:
+    """This event loop's browser, launched on first use and relaunched if it died."""
+    config = config or BrowserConfig()
+    loop_id = id(asyncio.get_running_loop())
+    holder = _browsers.setdefault(loop_id, _LoopBrowser())
+    async with holder.lock:
+        if holder.browser is not None and holder.browser.is_connected():
+            return holder.browser
+        if holder.browser is not None:  # it died: release what is left of it before relaunching
+            await _release(holder, stop_driver=False)
+        if holder.playwright is None:
+            holder.playwright = await async_playwright().start()
+        executable = Path(config.executable_path)
+        if not executable.exists():
+            raise FileNotFoundError(
+                f"Chromium not found at '{executable}'. Install Debian's package "
+                "(apt-get install chromium) or set AUI_CHROMIUM to the binary."
+            )
+        marker = _processes.new_marker()
+        args = [*CHROMIUM_ARGS, marker]
+        if config.renderer_heap_limit_mb:
+            args.append(f"--js-flags=--max-old-space-size={config.renderer_heap_limit_mb}")
+        holder.browser = await holder.playwright.chromium.launch(
+            executable_path=str(executable), headless=config.headless, args=args
+        )
+        holder.marker = marker
+        return holder.browser
+
+
+async def close_browser() -> None:
+    """Close this event loop's browser and Playwright driver (idempotent).
+
+    A browser that does not close within BROWSER_CLOSE_TIMEOUT_S (a renderer that will not die)
+    is killed with its child processes, so nothing outlives the worker.
+    """
+    holder = _browsers.pop(id(asyncio.get_running_loop()), None)
+    if holder is None:
+        return
+    await _release(holder, stop_driver=True)
+
+
+async def discard_browser(browser: Browser) -> None:
+    """Drop this loop's browser if it is still `browser` (it died or stopped answering)."""
+    holder = _browsers.get(id(asyncio.get_running_loop()))
+    if holder is None:
+        return
+    async with holder.lock:
+        if holder.browser is browser:
+            # A dead driver takes the Playwright object with it: start a new one as well.
+            await _release(holder, stop_driver=True)
+
+
+async def _release(holder: _LoopBrowser, *, stop_driver: bool) -> None:
+    browser, marker = holder.browser, holder.marker
+    holder.browser, holder.marker = None, None
+    if browser is not None:
+        try:
+            await asyncio.wait_for(browser.close(), BROWSER_CLOSE_TIMEOUT_S)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # hung or gone: the kill below settles it
+            pass
+    # Found afresh by its marker (never a remembered pid the kernel may have handed on): a
+    # browser that would not close, or whose driver died under it, is killed with its children.
+    pid = _processes.find_marked(marker) if marker else None
+    if pid is not None:
+        _processes.kill_tree(pid)
+    if stop_driver and holder.playwright is not None:
+        playwright, holder.playwright = holder.playwright, None
+        try:
+            await asyncio.wait_for(playwright.stop(), BROWSER_CLOSE_TIMEOUT_S)
+        except Exception:  # a driver that already died has nothing to stop
+            pass
+
+
+async def browser_answers(browser: Browser) -> bool:
+    """Does the browser still answer a trivial browser-level command?"""
+    if not browser.is_connected():
+        return False
+    try:
+        async def ask() -> None:
+            session = await browser.new_browser_cdp_session()
+            try:
+                await session.send("Browser.getVersion")
+            finally:
+                await session.detach()
+
+        await asyncio.wait_for(ask(), HEALTH_TIMEOUT_S)
+        return True
+    except Exception:
+        return False
+
+
+async def new_context(config: BrowserConfig) -> BrowserContext:
+    """A fresh context; if the browser (or the driver behind it) died, relaunch once and retry."""
+    browser = await get_browser(config)
+    for attempt in range(2):
+        try:
+            return await asyncio.wait_for(
+                browser.new_context(
+                    viewport={"width": config.viewport_width, "height": config.viewport_height},
+                    accept_downloads=False,
+                    service_workers="block",
+                    device_scale_factor=1,
+                ),
+                CONTEXT_TIMEOUT_S,
+            )
+        except Exception:
+            if attempt == 1 or await browser_answers(browser):
+                raise  # a working browser that refused: not ours to fix by relaunching
+            await discard_browser(browser)
+            browser = await get_browser(config)
+    raise AssertionError("unreachable")
+
+
+async def close_context(context: BrowserContext) -> None:
+    """Close a rollout's context; if the browser will not (it hangs), retire the browser."""
+    try:
+        await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+        return
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        pass
+    browser = context.browser
+    if browser is not None and browser.is_connected() and not await browser_answers(browser):
+        # A context that cannot be closed in a browser that no longer answers would leak its
+        # renderers for the worker's life; the next rollout gets a fresh browser instead.
+        await discard_browser(browser)
