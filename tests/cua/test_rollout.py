@@ -150,7 +150,7 @@ async def test_model_call_limit_ends_in_timeout(tmp_path):
 
 
 async def test_episode_limit_ends_in_timeout(tmp_path):
-    config = FAST.model_copy(update={"episode_timeout_s": 6.0, "max_steps": 100})
+    config = FAST.model_copy(update={"episode_timeout_s": 12.0, "max_steps": 100})
     trajectory = await rollout(LAB, "Add many", _SlowPolicy(0.2), never, tmp_path, config)
     assert trajectory.termination == TerminationReason.timeout and "episode" in trajectory.error
     assert 1 <= len(trajectory.steps) < 15
