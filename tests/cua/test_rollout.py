@@ -153,7 +153,7 @@ async def test_episode_limit_ends_in_timeout(tmp_path):
     config = FAST.model_copy(update={"episode_timeout_s": 12.0, "max_steps": 100})
     trajectory = await rollout(LAB, "Add many", _SlowPolicy(0.2), never, tmp_path, config)
     assert trajectory.termination == TerminationReason.timeout and "episode" in trajectory.error
-    assert 1 <= len(trajectory.steps) < 15
+    assert 1 <= len(trajectory.steps) < 100  # cut by the episode limit, not by max_steps
 
 
 class _BrokenPolicy(_SlowPolicy):
