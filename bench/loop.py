@@ -1,21 +1,24 @@
 """Benchmark of the design loop on Prefect; prints one JSON object as its last line.
 
-    .venv/bin/python bench/loop.py [--apps a,b] [--rounds 1] [--max-steps 20] [--concurrency 2] [--skip-online] [--out DIR]
+    .venv/bin/python bench/loop.py [--apps a,b] [--rounds 1] [--max-steps 20] [--concurrency 2] [--repeat 2]
+                                   [--skip-online] [--out DIR]
 
 The offline sweep (heuristic agent; offline coder, proposer, verifier and commenter; integrated
 revision; all bundled apps unless --apps) is run three ways in this one process, after a warm-up
 (Prefect's server, the browser, imports) that is not timed:
 
-- direct_run_s: the same stages' plain functions (`sweep_without_prefect`), no Prefect at all;
+- direct_runs_s: the same stages' plain functions (`sweep_without_prefect`), no Prefect at all;
 - first_run_s: the Prefect flows (`sweep`) on a new run folder (nothing cached);
 - rerun_s: the same `sweep` again on the same run folder (every stage from Prefect's cache).
 
-prefect_overhead_ratio = first_run_s / direct_run_s. sr_round0 / sr_round1: overall SR of the
-flow run per round (pooled over tasks). Offline roles make no model calls by construction
-(`offline_*_model_calls` count them anyway, with `llm.call_stats()`); the online variant runs one
-app through every role against a local scripted OpenAI-protocol server (`flows.testing`) and
-counts the requests it receives on the re-run. `rerun_model_calls` sums both re-runs.
-The machine is shared: wall times vary from run to run; `load_avg_1m` is recorded at the start.
+The order is direct, flow (+ re-run), flow, direct (`--repeat 2`, the default): the load of a
+shared machine drifts, and prefect_overhead_ratio = sum(flow runs) / sum(direct runs) cancels a
+linear drift. sr_round0 / sr_round1: overall SR of the first flow run per round (pooled over
+tasks). Offline roles make no model calls by construction (`offline_*_model_calls` count them
+anyway, with `llm.call_stats()`); the online variant runs one app through every role against a
+local scripted OpenAI-protocol server (`flows.testing`) and counts the requests it receives on
+the re-run. `rerun_model_calls` sums both re-runs. The machine is shared: wall times vary from
+run to run; the load average is recorded at the start and the end.
 """
 
 from __future__ import annotations
@@ -119,32 +122,38 @@ async def main(args: argparse.Namespace) -> dict:
         log(f"warm-up (Prefect server, browser) · load average {report['load_avg_1m']}")
         report["prefect_start_s"] = round(await warm_up(out, args), 2)
 
-        log(f"direct run (no Prefect): {len(app_ids)} apps × {args.rounds + 1} rounds")
-        started = time.perf_counter()
-        direct = await sweep_without_prefect(offline_config("direct", out, args, app_ids))
-        direct_s = time.perf_counter() - started
-
-        flow_config = offline_config("flow", out, args, app_ids)
-        log("first run through the Prefect flows")
-        calls = call_stats().calls
-        started = time.perf_counter()
-        first = await sweep(flow_config)
-        first_s = time.perf_counter() - started
-        first_calls = call_stats().calls - calls
-
-        log("re-run of the same sweep (cached)")
-        calls = call_stats().calls
-        started = time.perf_counter()
-        again = await sweep(flow_config)
-        rerun_s = time.perf_counter() - started
-        rerun_calls = call_stats().calls - calls
+        # ABBA: direct, flow, (re-run), flow, direct — the machine's load drifts, and a drift
+        # cancels out of the ratio of the sums.
+        timings: dict[str, list[float]] = {"direct": [], "flow": []}
+        direct, first, again, rerun_s, first_calls, rerun_calls = None, None, None, 0.0, 0, 0
+        plan = ["direct", "flow"] + (["flow", "direct"] if args.repeat >= 2 else [])
+        for number, kind in enumerate(plan):
+            name = f"{kind}-{len(timings[kind]) + 1}"
+            config = offline_config(name, out, args, app_ids)
+            log(f"{name}: {'the stages without Prefect' if kind == 'direct' else 'the Prefect flows'} · "
+                f"{len(app_ids)} apps × {args.rounds + 1} rounds · load average {os.getloadavg()[0]:.1f}")
+            calls = call_stats().calls
+            started = time.perf_counter()
+            results = await (sweep_without_prefect(config) if kind == "direct" else sweep(config))
+            timings[kind].append(time.perf_counter() - started)
+            if kind == "direct" and direct is None:
+                direct = results
+            if kind == "flow" and first is None:
+                first, first_calls = results, call_stats().calls - calls
+                log("re-run of the same sweep (cached)")
+                calls = call_stats().calls
+                started = time.perf_counter()
+                again = await sweep(config)
+                rerun_s = time.perf_counter() - started
+                rerun_calls = call_stats().calls - calls
 
         sr, direct_sr = sr_by_round(first), sr_by_round(direct)
         report.update({
-            "first_run_s": round(first_s, 2),
+            "first_run_s": round(timings["flow"][0], 2),
             "rerun_s": round(rerun_s, 2),
-            "direct_run_s": round(direct_s, 2),
-            "prefect_overhead_ratio": round(first_s / direct_s, 3),
+            "flow_runs_s": [round(t, 2) for t in timings["flow"]],
+            "direct_runs_s": [round(t, 2) for t in timings["direct"]],
+            "prefect_overhead_ratio": round(sum(timings["flow"]) / sum(timings["direct"]), 3),
             "offline_first_model_calls": first_calls,
             "offline_rerun_model_calls": rerun_calls,
             "rerun_results_identical": [r.model_dump() for r in again] == [r.model_dump() for r in first],
@@ -153,6 +162,7 @@ async def main(args: argparse.Namespace) -> dict:
             "direct_sr_round0": direct_sr.get(0),
             "direct_sr_round1": direct_sr.get(1),
             "rollouts_per_run": sum(1 for r in first for t in r.tasks if t.trajectory),
+            "load_avg_1m_end": round(os.getloadavg()[0], 2),
         })
         if not args.skip_online:
             log("online variant: every role against a scripted OpenAI-protocol server")
@@ -176,6 +186,8 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=1, help="Revision rounds after v0 (default 1: rounds 0 and 1).")
     parser.add_argument("--max-steps", type=int, default=20, help="Step limit per rollout (the paper's 20).")
     parser.add_argument("--concurrency", type=int, default=2, help="Rollouts in flight.")
+    parser.add_argument("--repeat", type=int, default=2, choices=(1, 2),
+                        help="2: direct, flow, flow, direct (drift-cancelling, default); 1: direct, flow.")
     parser.add_argument("--skip-online", action="store_true", help="Skip the scripted-server online variant.")
     parser.add_argument("--out", help="Keep the run folders here (default: a temp folder).")
     print(json.dumps(asyncio.run(main(parser.parse_args()))))

@@ -150,8 +150,25 @@ async def open_app(
         except Exception as exc:  # a hung or broken app still yields a page to judge
             events.page_error(f"load: {type(exc).__name__}: {str(exc).splitlines()[0]}")
         yield AppPage(page=page, context=context, events=events, files=files)
+        await _drain_popups(events)
     finally:
         await close_context(context)
+
+
+POPUP_QUIET_S = 0.05
+POPUP_DRAIN_CAP_S = 0.5
+
+
+async def _drain_popups(events: PageEvents) -> None:
+    """An app that opened pop-ups may have more on the way (the browser announces each new window
+    a little later than the click that opened it): let them arrive, so that the log counts them."""
+    if not events.popups_closed:
+        return
+    deadline = time.monotonic() + POPUP_DRAIN_CAP_S
+    seen = -1
+    while events.popups_closed != seen and time.monotonic() < deadline:
+        seen = events.popups_closed
+        await asyncio.sleep(POPUP_QUIET_S)
 
 
 async def _contain(context: BrowserContext, files: dict[str, bytes], events: PageEvents) -> None:

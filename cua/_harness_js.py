@@ -10,7 +10,7 @@ from __future__ import annotations
 
 _INSTALL = r"""
 (() => {
-  const state = {mutations: 0, scrolls: 0, last: 0, mark: null};
+  const state = {mutations: 0, scrolls: 0, last: 0, mark: null, settleFrom: null};
   new MutationObserver(records => { state.mutations += records.length; state.last = performance.now(); })
     .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   document.addEventListener('scroll', () => { state.scrolls += 1; state.last = performance.now(); },
@@ -82,16 +82,24 @@ _INSTALL = r"""
       return Number.isFinite(end);  // infinite loops (spinners, marquees) never settle: ignore them
     });
   };
+  const changes = () => state.mutations + state.scrolls;
+  // The observation of a step may be taken while the page settles (see cua._settle): settleStart
+  // notes what has happened so far, and settle reports whether anything happened after it.
+  const settleStart = () => { state.settleFrom = {changes: changes(), at: performance.now()}; return true; };
   const settle = (quietMs, capMs) => new Promise(resolve => {
     const start = performance.now();
     const since = state.mark === null ? start : state.mark;
     state.mark = null;
     const before = state.mutations;
-    let done = false;
+    const from = state.settleFrom || {changes: changes(), at: start};
+    state.settleFrom = null;
+    let done = false, wasBusy = false, timer = null;
     const finish = capped => {
       if (done) return;
       done = true;
-      resolve({ms: performance.now() - start, mutations: state.mutations - before, capped});
+      clearTimeout(backstop); clearTimeout(timer);
+      resolve({ms: performance.now() - start, mutations: state.mutations - before, capped,
+               late: changes() - from.changes, busy: wasBusy});
     };
     // rAF does not fire in a hidden or throttled page; the timer is the backstop for the cap.
     const backstop = setTimeout(() => finish(true), capMs);
@@ -99,9 +107,14 @@ _INSTALL = r"""
       if (done) return;
       const now = performance.now();
       const changed = state.last >= since;
-      if (now - start >= capMs) { clearTimeout(backstop); finish(true); return; }
-      if (!busy() && (!changed || now - state.last >= quietMs)) { clearTimeout(backstop); finish(false); return; }
-      requestAnimationFrame(tick);
+      if (now - start >= capMs) { finish(true); return; }
+      const moving = busy();
+      wasBusy = wasBusy || moving;
+      if (!moving && (!changed || now - state.last >= quietMs)) { finish(false); return; }
+      if (moving) { requestAnimationFrame(tick); return; }
+      // Only waiting out the quiet window: check when it ends, not at the next frame after it.
+      clearTimeout(timer);
+      timer = setTimeout(tick, Math.max(1, state.last + quietMs - now + 0.5));
     };
     requestAnimationFrame(tick);
   });
@@ -126,7 +139,7 @@ _INSTALL = r"""
     const target = x === null ? describe(document.activeElement === document.body ? null : document.activeElement) : elementAt(x, y);
     return {target, fingerprint: fingerprint()};
   };
-  return globalThis.__aui = {state, elementAt, fingerprint, settle, waitForChange, probe, describe};
+  return globalThis.__aui = {state, elementAt, fingerprint, settleStart, settle, waitForChange, probe, describe};
 })()
 """
 

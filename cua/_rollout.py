@@ -25,7 +25,7 @@ from ._executor import DEFAULT_SCROLL_PX, execute, page_fingerprint
 from ._policy import Observation, Policy, PolicyDecision
 from ._progress import ProgressTracker
 from ._screenshot import ScreenshotTimeout, capture_png
-from ._settle import DEFAULT_CAP_MS, DEFAULT_QUIET_MS, settle
+from ._settle import DEFAULT_CAP_MS, DEFAULT_QUIET_MS, is_quiet_since_start, settle, start_settling
 from ._trajectory import Step, TerminationReason, TokenUsage, Trajectory, write_atomic
 
 Checker = Callable[[Page], Awaitable[Any]]
@@ -267,17 +267,10 @@ class _Rollout:
         result = await execute(page, screen_action, default_scroll_px=self.config.scroll_px)
         step.target, step.error = result.target, result.error
         step.timings.execute_ms = result.execute_ms
-        settled = await settle(page, self.config.settle_quiet_ms, self.config.settle_cap_ms)
-        step.timings.settle_ms = round(float(settled.get("ms") or 0.0), 2)
-        if "error" in settled:
-            step.notes.append(f"settle: {settled['error']}")
-        shot_started = time.perf_counter()
-        screenshot = await capture_png(page)
-        step.timings.screenshot_ms = _ms(shot_started)
-        fingerprint_after = await page_fingerprint(page)
+        screenshot, fingerprint_after, checked = await self._observe_settled(page, step)
         step.dom_changed = None if fingerprint_after is None else fingerprint_after != result.fingerprint_before
         step.screen_changed = screenshot != before
-        step.checker_passed, step.checker_error, step.timings.checker_ms = await self._check(page)
+        step.checker_passed, step.checker_error, step.timings.checker_ms = checked
         step.screenshot = f"step_{step.index:03d}.png"
         write_started = time.perf_counter()
         self._commit(step)
@@ -294,6 +287,43 @@ class _Rollout:
         if stuck:
             raise _Ended(TerminationReason.stuck, stuck)
         return screenshot
+
+    async def _observe_settled(self, page: Page, step: Step) -> tuple[bytes, str | None, tuple[bool, str | None, float]]:
+        """(screenshot, fingerprint, checker verdict) of the page once it has settled.
+
+        They are taken while the page settles; if anything changed or moved after the action's
+        own effects (`is_quiet_since_start`), they are taken again from the settled page.
+        """
+        started = await start_settling(page)
+        settling = asyncio.ensure_future(settle(page, self.config.settle_quiet_ms, self.config.settle_cap_ms))
+        early = asyncio.ensure_future(self._observe(page)) if started else None
+        try:
+            settled = await settling
+        except BaseException:
+            for pending in (settling, early):
+                if pending is not None:
+                    pending.cancel()
+            raise
+        step.timings.settle_ms = round(float(settled.get("ms") or 0.0), 2)
+        if "error" in settled:
+            step.notes.append(f"settle: {settled['error']}")
+        observed = None
+        if early is not None:
+            try:
+                observed = await early
+            except ScreenshotTimeout:
+                raise  # a hung renderer: asking again would only wait as long once more
+            except Exception:
+                observed = None
+        if observed is None or not is_quiet_since_start(settled):
+            observed = await self._observe(page)
+        step.timings.screenshot_ms = observed[0]
+        return observed[1], observed[2], observed[3]
+
+    async def _observe(self, page: Page) -> tuple[float, bytes, str | None, tuple[bool, str | None, float]]:
+        shot_started = time.perf_counter()
+        screenshot, fingerprint, checked = await asyncio.gather(capture_png(page), page_fingerprint(page), self._check(page))
+        return _ms(shot_started), screenshot, fingerprint, checked
 
     async def _bounded(self, work: Awaitable[bytes], deadline: float, step: Step) -> bytes:
         remaining = deadline - time.monotonic()

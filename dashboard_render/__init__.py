@@ -32,7 +32,6 @@ from ._tokens import (
     openai_resized,
     openai_visual_tokens,
     qwen_visual_tokens,
-    smart_resize,
     summarize,
 )
 
@@ -83,7 +82,6 @@ __all__ = [
     "qwen_visual_tokens",
     "render_dashboard",
     "render_trajectory",
-    "smart_resize",
     "summarize",
     "validate_comment",
 ]

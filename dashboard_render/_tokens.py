@@ -2,7 +2,7 @@
 
 Two rules (design.md §6):
 
-- Qwen2.5-VL (UI-TARS-1.5): `smart_resize` rounds each side to a multiple of 28 and keeps the
+- Qwen2.5-VL (UI-TARS-1.5): `cua.smart_resize` rounds each side to a multiple of 28 and keeps the
   pixel count within [min_pixels, max_pixels]; every 28×28 patch is one token (14-px ViT patches
   merged 2×2), so tokens = (h/28)·(w/28). The vision start/end marker tokens are not counted.
 - OpenAI high detail: fit within 2048×2048, then scale down so the shortest side is 768 (images
@@ -18,46 +18,19 @@ from pathlib import Path
 from PIL import Image
 from pydantic import BaseModel, Field
 
-QWEN_FACTOR = 28
-QWEN_MIN_PIXELS = 100 * 28 * 28  # UI-TARS-1.5's setting; stock Qwen2.5-VL uses 4·28²
-QWEN_MAX_PIXELS = 16384 * 28 * 28
-QWEN_MAX_ASPECT = 200
+# One implementation of Qwen's resize rule, shared with the agent's coordinate space.
+from cua._coordinates import IMAGE_FACTOR, MAX_PIXELS, MIN_PIXELS, smart_resize
 
-
-def smart_resize(
-    height: int,
-    width: int,
-    factor: int = QWEN_FACTOR,
-    min_pixels: int = QWEN_MIN_PIXELS,
-    max_pixels: int = QWEN_MAX_PIXELS,
-) -> tuple[int, int]:
-    """(height, width) as Qwen2.5-VL's processor resizes them (same rounding as its reference code).
-
-    Raises ValueError for an aspect ratio over 200 or a non-positive side.
-    """
-    if height <= 0 or width <= 0:
-        raise ValueError(f"image size must be positive, got {width}×{height}")
-    if max(height, width) / min(height, width) > QWEN_MAX_ASPECT:
-        raise ValueError(f"aspect ratio of {width}×{height} exceeds {QWEN_MAX_ASPECT}")
-    # Python's round() (half to even) is what the reference implementation uses.
-    h_bar = max(factor, round(height / factor) * factor)
-    w_bar = max(factor, round(width / factor) * factor)
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt((height * width) / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
+QWEN_FACTOR = IMAGE_FACTOR  # one token per 28×28 patch (14-px ViT patches merged 2×2)
+QWEN_MIN_PIXELS = MIN_PIXELS  # UI-TARS-1.5's setting; stock Qwen2.5-VL uses 4·28²
+QWEN_MAX_PIXELS = MAX_PIXELS
 
 
 def qwen_visual_tokens(
     width: int, height: int, min_pixels: int = QWEN_MIN_PIXELS, max_pixels: int = QWEN_MAX_PIXELS
 ) -> int:
     """Visual tokens of one image under the Qwen2.5-VL rule: 1280×720 → 1288×728 → 46·26 = 1196."""
-    h_bar, w_bar = smart_resize(height, width, min_pixels=min_pixels, max_pixels=max_pixels)
+    w_bar, h_bar = smart_resize(width, height, min_pixels=min_pixels, max_pixels=max_pixels)
     return (h_bar // QWEN_FACTOR) * (w_bar // QWEN_FACTOR)
 
 

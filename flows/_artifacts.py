@@ -38,10 +38,11 @@ async def publish_round(config: ExperimentConfig, result: AppRoundResult) -> Non
 class Progress:
     """A progress artifact for the sweep, advanced as app tracks finish."""
 
-    def __init__(self, config: ExperimentConfig, tracks: int):
-        self.config, self.tracks, self.done, self.artifact_id = config, tracks, 0, None
+    def __init__(self, config: ExperimentConfig):
+        self.config, self.tracks, self.done, self.artifact_id = config, 0, 0, None
 
-    async def start(self) -> None:
+    async def start(self, tracks: int) -> None:
+        self.tracks = tracks
         self.artifact_id = await acreate_progress_artifact(
             progress=0.0, key=artifact_key("progress", self.config.name),
             description=f"{self.tracks} app tracks × {self.config.rounds + 1} rounds")

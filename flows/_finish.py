@@ -97,12 +97,12 @@ def offline_roles(config: ExperimentConfig) -> list[str]:
     return roles
 
 
-def usage_summary() -> dict:
-    """Token use and cost per role over this process's model clients, and the call counters."""
+def usage_summary(config: ExperimentConfig) -> dict:
+    """Token use and cost per role over the model clients of this run's registry, and the call counters."""
     from llm import call_stats, shared_clients
 
     by_role: dict[str, dict] = {}
-    for client in shared_clients():
+    for client in shared_clients(config.models_config or None):  # as the stages call get_client
         for role, usage in client.ledger.by_role().items():
             entry = by_role.setdefault(role, {})
             for key, value in usage.model_dump().items():
@@ -114,6 +114,6 @@ def usage_summary() -> dict:
 def finish_run(config: ExperimentConfig, run_dir: Path, results: list[AppRoundResult]) -> Path:
     """results.json/.csv/.md, the FC/SR plot and report.html; returns the report's path."""
     roles = offline_roles(config)
-    usage = usage_summary()
+    usage = usage_summary(config)
     rows = write_results(run_dir, results, usage=usage, offline_roles=roles)
     return write_report(run_dir, rows, results, roles, usage)

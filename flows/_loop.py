@@ -183,6 +183,21 @@ def _round_result(config, app_id, domain, coder, cua, mode, round_, version: Ver
                           contract=version.contract, offline_roles=offline_roles)
 
 
+def _apps_with_v0(config: ExperimentConfig, app_ids: list[str]) -> list[str]:
+    """The offline coder starts from `v0_dir/ID/index.html`: named apps must have one; with no
+    names, the run covers the apps that do (a 12-app folder against 52 prompts)."""
+    have = {path.parent.name for path in Path(config.v0_dir).glob("*/index.html")}
+    if config.app_ids:
+        missing = [app_id for app_id in app_ids if app_id not in have]
+        if missing:
+            raise ValueError(f"--v0-dir {config.v0_dir}: no {missing[0]}/index.html (missing for {len(missing)} app(s): {', '.join(missing[:5])})")
+        return app_ids
+    chosen = [app_id for app_id in app_ids if app_id in have]
+    if not chosen:
+        raise ValueError(f"--v0-dir {config.v0_dir}: none of the {len(app_ids)} apps in {config.apps} has an ID/index.html there")
+    return chosen
+
+
 TrackRunner = Callable[[str, str, str, str, str], Awaitable[list[AppRoundResult]]]
 
 
@@ -200,6 +215,8 @@ async def run_tracks(config: ExperimentConfig, run_track: TrackRunner,
     unknown = sorted(set(app_ids) - {s.id for s in specs})
     if unknown:
         raise ValueError(f"unknown app id(s) {unknown} in {config.apps}")
+    if config.v0_dir is not None and "offline" in config.coders:
+        app_ids = _apps_with_v0(config, app_ids)
     tracks = list(itertools.product(app_ids, config.coders, config.cua_policies, config.revision_modes))
     if on_start is not None:
         await on_start(len(tracks))
@@ -222,16 +239,7 @@ async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
     from ._artifacts import Progress, publish_table
     from ._finish import finish_run
 
-    progress: Progress | None = None
-
-    async def start(tracks: int) -> None:
-        nonlocal progress
-        progress = Progress(config, tracks)
-        await progress.start()
-
-    async def track_done() -> None:
-        await progress.track_done()
-
+    progress = Progress(config)
     loop_flow = design_loop
     if config.task_runner == "dask":
         from ._dask import dask_task_runner
@@ -241,7 +249,7 @@ async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
     async def run_track(app_id, coder, cua, mode, run_key):
         return await loop_flow(config, app_id, coder, cua, mode, run_key)
 
-    results = await run_tracks(config, run_track, start, track_done)
+    results = await run_tracks(config, run_track, progress.start, progress.track_done)
     await publish_table(config, table_rows(results))
     finish_run(config, config.run_dir.resolve(), results)
     return results

@@ -10,7 +10,7 @@ from prefect import task
 from cua import write_atomic
 
 from ._dask import on_worker_loop
-from ._stages import CACHE, MODEL_RETRIES, FeedbackRef, VersionRef, _client, _slug, _spec_with_tasks, sha256_text
+from ._stages import CACHE, MODEL_RETRIES, FeedbackRef, VersionRef, _client, _spec_with_tasks, sha256_text
 
 
 @task(cache_policy=CACHE, persist_result=True, task_run_name="comment {app_id} r{round} ({commenter})", **MODEL_RETRIES)

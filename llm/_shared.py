@@ -41,7 +41,12 @@ def get_client(
         return client
 
 
-def shared_clients() -> list[ModelClient]:
-    """Every client `get_client` has made in this process (e.g. to sum their ledgers at the end of a run)."""
+def shared_clients(models_path: str | Path | None = ..., /) -> list[ModelClient]:  # type: ignore[assignment]
+    """The clients `get_client` has made in this process (e.g. to sum their ledgers at the end of a
+    run); given the `models_path` a run passed to `get_client` (None: the default registry), only
+    that run's clients — not those of another run in the same process."""
     with _lock:
-        return list(_clients.values())
+        if models_path is ...:
+            return list(_clients.values())
+        path = str(Path(models_path).resolve()) if models_path is not None else ""
+        return [client for key, client in _clients.items() if key[0] == path]

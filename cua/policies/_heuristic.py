@@ -19,14 +19,16 @@ from dataclasses import dataclass
 from .._actions import Action, Point
 from .._isolated import JavaScriptError, JavaScriptTimeout
 from .._policy import Observation, Policy, PolicyDecision
-from ._heuristic_goals import Goal, plan_clause
+from ._heuristic_goal import Goal
+from ._heuristic_goals import plan_clause
 from ._heuristic_match import click_score, names_action
 from ._heuristic_page import Element, PageView, read_page
 from ._heuristic_task import Clause, ParsedTask, expand_lists, parse_task
 from ._heuristic_text import concept_set, content_words, normalize
 
 ASSUMED_THUMB_PX = 16  # Chromium's default range thumb; styled thumbs differ, hence one corrective click
-MAX_ATTEMPTS = {"fill": 4, "choose": 3, "slide": 3, "toggle": 2, "click": 1}
+MAX_ATTEMPTS = {"fill": 4, "choose": 3, "slide": 5, "toggle": 2, "click": 1}
+MAX_SLIDER_MOVES = 5  # a first click and a few corrections, as a person nudging a slider would
 MAX_SCROLLS_PER_GOAL = 5
 MAX_UNREADABLE_STEPS = 2
 MIN_FOLLOW_UP_SCORE = 2.5
@@ -51,7 +53,7 @@ class HeuristicPolicy(Policy):
         self._scrolls: Counter[str] = Counter()
         self._selected_all: set[str] = set()
         self._opened: set[str] = set()
-        self._slider_clicks: dict[str, list[float]] = {}
+        self._slider_moves: dict[str, list[float]] = {}
         self._last_click: _LastClick | None = None  # what the last click was, to follow up what it opened
         self._follow_ups = 0
         self._unreadable = 0
@@ -183,7 +185,7 @@ class HeuristicPolicy(Policy):
         suffix = "\n" if goal.submit else ""
         if not (element.focused or view.focused_key == element.key):
             return self._click(element, view, f"Clicking the {element.describe()} to type {goal.text!r} into it ({goal.reason}).")
-        if normalize(element.value) == normalize(goal.text):
+        if element.value.strip() == goal.text.strip():  # exact: "[A-Z]+" is not "[a-z]+"
             if not goal.submit:
                 return None
             self._done.add(goal_id)
@@ -212,33 +214,47 @@ class HeuristicPolicy(Policy):
         box = element.box
         y = round(box.center_y)
         if goal.extreme:
-            x = box.x + box.width - 2 if goal.extreme == "max" else box.x + 2
-            target_text = f"its {goal.extreme}imum"
             if self._attempts[goal_id] > 1:
                 return None
-        else:
-            target = min(max(goal.number, low), high)
-            target_text = f"{target:g}"
-            travel = max(box.width - ASSUMED_THUMB_PX, 1.0)
-            clicks = self._slider_clicks.setdefault(goal_id, [])
-            try:
-                current = float(element.value)
-            except ValueError:
-                current = None
-            if clicks and current is not None and abs(current - target) < 1e-9:
-                return None
-            if not clicks:
-                x = box.x + ASSUMED_THUMB_PX / 2 + (target - low) / (high - low) * travel
-            elif current is not None and len(clicks) < 2:
-                x = clicks[-1] + (target - current) / (high - low) * travel  # correct by what the first click did
-            else:
-                return None  # pointing cannot land on this exact value
-            x = round(x)
-            if clicks and x == clicks[-1]:
-                return None
-            clicks.append(x)
-        x = min(max(x, box.x + 1), box.x + box.width - 1)
-        return _decide(Action(kind="click", point=Point(x=round(x), y=y)), f"Clicking along the {element.describe()} where {target_text} should be ({goal.reason}).")
+            x = box.x + box.width - 2 if goal.extreme == "max" else box.x + 2
+            return _decide(Action(kind="click", point=Point(x=round(x), y=y)),
+                           f"Clicking the {goal.extreme} end of the {element.describe()} ({goal.reason}).")
+        target = min(max(goal.number, low), high)
+        if target in (low, high) and self._attempts[goal_id] == 1:  # an end: click past the handle's travel
+            x = box.x + box.width - 2 if target == high else box.x + 2
+            return _decide(Action(kind="click", point=Point(x=round(x), y=y)),
+                           f"Clicking the {'right' if target == high else 'left'} end of the {element.describe()} for {target:g} ({goal.reason}).")
+        action = self._slider_move(goal_id, element, target, low, high)
+        if action is None:
+            return None  # there, or pointing cannot land on this exact value
+        how = "Clicking along" if action.kind == "click" else "Nudging the handle of"
+        return _decide(action, f"{how} the {element.describe()} toward {target:g} ({goal.reason}).")
+
+    def _slider_move(self, goal_id: str, element: Element, target: float, low: float, high: float) -> Action | None:
+        """A click where `target` should be, then drags of the handle corrected by what each move
+        did — what a person nudging a slider does. None: it is there, or no pixel gives the value."""
+        box = element.box
+        y = round(box.center_y)
+        try:
+            current: float | None = float(element.value)
+        except ValueError:
+            current = None
+        moves = self._slider_moves.setdefault(goal_id, [])  # values seen before each move
+        if moves and current is not None and abs(current - target) < 1e-9:
+            return None
+        if len(moves) >= MAX_SLIDER_MOVES or current is None or moves.count(current) >= 2:
+            return None  # out of tries, or the handle keeps coming back here: the value lies between pixels
+        px_per_unit = max(box.width - ASSUMED_THUMB_PX, 1.0) / (high - low)
+        moves.append(current)
+        if len(moves) == 1:
+            x = round(box.x + ASSUMED_THUMB_PX / 2 + (target - low) * px_per_unit)
+            return Action(kind="click", point=Point(x=x, y=y))
+        # Clicking on the handle does not move it; dragging it does, pixel by pixel.
+        handle = round(box.x + ASSUMED_THUMB_PX / 2 + (current - low) * px_per_unit)
+        shift = (target - current) * px_per_unit
+        stuck = 1 + (moves[-2] == current if len(moves) >= 2 else 0)  # a move that changed nothing: push harder
+        shift = round(shift) if abs(shift) >= stuck else (stuck if shift > 0 else -stuck)
+        return Action(kind="drag", point=Point(x=handle, y=y), end=Point(x=handle + shift, y=y))
 
     def _click(self, element: Element, view: PageView, thought: str, clause: Clause | None = None) -> PolicyDecision:
         x, y = element.point

@@ -95,7 +95,10 @@
     const own = clean(el.innerText, 400).length;
     let node = el.parentElement;
     for (let level = 0; level < 6 && node && node !== document.body; level++, node = node.parentElement) {
-      const text = clean(node.innerText, 400);
+      // Rows whose name is an editable field ("[Backpack] [2] [×]") show it as the field's value.
+      const values = [...node.querySelectorAll('input:not([type=checkbox]):not([type=radio]):not([type=range]),textarea')]
+        .map(i => i.value).filter(Boolean).join(' ');
+      const text = clean(node.innerText + ' ' + values, 400);
       if (text.length > 240) return null;
       if (text.length <= own + 1) continue;
       const parent = node.parentElement;

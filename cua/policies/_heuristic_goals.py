@@ -1,56 +1,41 @@
-"""From one clause and the page as it is now to an ordered list of goals.
+"""From one clause and the page as it is now to an ordered list of goals (`_heuristic_goal`).
 
-A goal is one thing to make true with the mouse and keyboard: a field holding a value, a
-drop-down on an option, a slider at a number, a toggle in a state, a button pressed. Goals are
-recomputed from the live page at every step (a form that appears after "New task" is seen at
-once); their ids are stable so the policy remembers which ones it has already done.
+Forms (fields, drop-downs, sliders and the button that submits them), named choices (tabs,
+chips, options) and the action button live here; goals about existing rows, switches and
+toggles in `_heuristic_rows`. Goals are recomputed from the live page at every step (a form that
+appears after "New task" is seen at once); their ids are stable so the policy remembers which
+ones it has already done.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from ._heuristic_goal import (
+    ENTERING,
+    MAX_FORM_LEVELS,
+    MIN_CLICK_SCORE,
+    MIN_CONTEXT_SCORE,
+    MIN_FIELD_SCORE,
+    MIN_TARGET_PX,
+    Goal,
+)
 from ._heuristic_match import (
     CLICK_KINDS,
     FIELD_KINDS,
     click_score,
-    column_label,
-    column_matches,
+    context_score,
     exact_name_match,
     field_score,
-    is_numeric,
     mention_position,
     names_action,
     option_score,
     own_words,
-    row_matches,
 )
 from ._heuristic_page import Element, PageView
+from ._heuristic_rows import row_goals, switch_goals, toggle_goals
 from ._heuristic_task import BUTTON_VERBS, SUBMIT_INTENTS, Clause, Value
-from ._heuristic_text import WEEKDAYS, concept_set, content_words, mentions_phrase, normalize
-
-# Intents that put new text into the app: a quoted value is what to type, even if it exists.
-ENTERING = frozenset({"add", "type", "search", "signup", "login", "register", "submit", "send", "subscribe", "donate", "join", "save", "convert", "calculate", "generate", "guess", "answer", "solve", "test", "run", "compute", "apply"})
-TOGGLING = frozenset({"on", "off", "toggle", "check", "uncheck", "mute", "unmute", "open", "select", "hide", "click"})
-ROW_VERBS = frozenset({"add", "check", "uncheck", "delete", "toggle", "click", "select", "on", "off", "open", "edit", "set"})
-MIN_CLICK_SCORE = 2.5
-MIN_FIELD_SCORE = 0.5
-MAX_FORM_LEVELS = 3  # how far above its button a form's container may be
-MIN_CONTEXT_SCORE = 2.0  # a field named by the words around the value
-
-
-@dataclass(frozen=True)
-class Goal:
-    id: str  # stable across steps, e.g. "fill:Buy milk" or "click:commit"
-    kind: str  # fill | choose | slide | toggle | click
-    element: Element
-    text: str = ""  # text to type (fill) or option to pick (choose)
-    number: float | None = None  # slider target
-    extreme: str | None = None  # "max" / "min" for sliders
-    desired: bool | None = None  # toggle: the state to end in (None: flip once)
-    submit: bool = False  # press Enter after typing
-    reason: str = ""  # why this element, for the thought
+from ._heuristic_text import concept_set, content_words, mentions_phrase, normalize
 
 
 def _appears(text: str, view: PageView) -> bool:
@@ -73,6 +58,9 @@ def split_values(clause: Clause, view: PageView, inherited: list[str]) -> tuple[
     else:
         clause_values = clause.values
     references = list(inherited) if clause.pronoun else []
+    if clause.verb not in ENTERING:
+        # "Remove the Backpack from the list": a capitalised name the page shows is a thing to find.
+        references += [n for n in clause.names if _appears(n, view)]
     for value in clause_values:
         if value.quoted and value.reference:
             references.append(value.text)
@@ -86,13 +74,16 @@ def split_values(clause: Clause, view: PageView, inherited: list[str]) -> tuple[
 def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Goal]:
     """The goals for `clause` on the page as it is now, in the order to pursue them."""
     values, references = split_values(clause, view, inherited)
-    usable = [e for e in view.elements if not e.disabled]
+    usable = [e for e in view.elements if not e.disabled and _big_enough(e)]
     used: set[str] = set()
     if clause.verb == "add":
         # "Add the talk 'Designing for Agents' to my agenda": the thing is already listed, so
         # adding it is done from its row (a star, a "+"), not by typing its name again.
-        listed = [v.text for v in values if v.quoted and not v.proper and any(mentions_phrase(e.row, v.text) for e in usable)]
-        in_row = _row_goals(clause, usable, view, listed, set()) if listed else []
+        typed = {normalize(e.value) for e in usable if e.kind in FIELD_KINDS and e.value}
+        # A value sitting in a field is being entered (by us, a step ago), not listed.
+        listed = [v.text for v in values if v.quoted and not v.proper and normalize(v.text) not in typed
+                  and any(mentions_phrase(e.row, v.text) for e in usable)]
+        in_row = row_goals(clause, usable, view, listed, set()) if listed else []
         if in_row:
             return in_row
 
@@ -110,15 +101,23 @@ def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Go
     _, button, value_goals, missing_field, used = best
     if button is None and buttons:
         button = buttons[0][1]
-    toggles = _toggle_goals(clause, usable, references, used)
+    toggles = toggle_goals(clause, usable, references, used)
     # A clause filling a form is about the form, not about a list row that shares its words.
-    cells = _row_goals(clause, usable, view, references, used) if not toggles and not value_goals else []
+    # A button whose name says the action beats a row that merely shares a word with the task.
+    weak_rows = bool(buttons) and not references
+    cells = row_goals(clause, usable, view, references, used, allow_word_rows=not weak_rows) if not toggles and not value_goals else []
     goals = chips + value_goals + toggles + cells
 
-    goals += _switch_goals(clause, usable, used)
+    goals += switch_goals(clause, usable, used)
     fills = [g for g in value_goals if g.kind == "fill"]
     # "Try the promo code 'FREE100'": a value typed with no other instruction is meant to be used.
     bare_entry = clause.verb in (None, "click") and fills and len(goals) == len(value_goals)
+    # "Load the 'Four on the floor' pattern" with no such thing in sight: pressing a mere "Load"
+    # would load something else. Only a button naming the thing will do.
+    unseen = [v.text for v in values if v.quoted and clause.verb not in ENTERING | {"set", "type"}
+              and not any(g.text == v.text or exact_name_match(v.text, g.element) for g in goals)]
+    if button is not None and unseen and not any(mentions_phrase(button.name, text) for text in unseen):
+        button = None
     if bare_entry or _needs_button(clause, goals, value_goals):
         if button is None and (clause.submits or bare_entry) and fills:
             button = _submit_beside(fills[-1].element, usable, used)
@@ -133,7 +132,7 @@ def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Go
                 goals += [Goal(id=f"commit:{normalize(e.row) or e.key}", kind="click", element=e, reason=reason) for e in twins]
             else:
                 goals.append(Goal(id="commit", kind="click", element=button, reason=reason))
-        elif fills and (clause.submits or bare_entry):
+        elif fills and (clause.submits or bare_entry) and fills[-1].element.tag != "textarea":
             # No button to press: Enter in the last field submits, once everything else is set.
             last = fills[-1]
             goals.remove(last)
@@ -158,26 +157,10 @@ def _submit_beside(field: Element, elements: list[Element], used: set[str]) -> E
     return best
 
 
-def _switch_goals(clause: Clause, elements: list[Element], used: set[str]) -> list[Goal]:
-    """A two-sided switch ("Monthly (o) Yearly") set to the side the clause names."""
-    goals = []
-    for element in elements:
-        if element.key in used or own_words(element) or element.row_key or element.kind not in ("clickable", "button", "checkbox"):
-            continue  # (cells of a list row have the row's texts beside them, not two sides)
-        left, right = normalize(element.before), normalize(element.after)
-        if not re.search("[a-z]", left) or not re.search("[a-z]", right) or len(left) > 20 or len(right) > 20:
-            continue
-        wants_right, wants_left = mentions_phrase(clause.text, right), mentions_phrase(clause.text, left)
-        if wants_right == wants_left:
-            continue
-        # Where the knob is: a visible on-state, or the side's name among the switch's classes.
-        on_right = element.state is True or any(w in element.classes.lower().split() for w in right.split())
-        used.add(element.key)
-        if wants_right != on_right:
-            side = element.after if wants_right else element.before
-            goals.append(Goal(id=f"switch:{element.key}", kind="click", element=element,
-                              reason=f"the switch between '{element.before}' and '{element.after}' should be on '{side}'"))
-    return goals
+def _big_enough(element: Element) -> bool:
+    if element.kind == "range":  # a slider's track may be a hairline; its thumb is what one grabs
+        return element.box.width >= MIN_TARGET_PX
+    return min(element.box.width, element.box.height) >= MIN_TARGET_PX
 
 
 def _needs_button(clause: Clause, goals: list[Goal], value_goals: list[Goal]) -> bool:
@@ -309,6 +292,8 @@ def _value_goals(clause: Clause, values: list[Value], elements: list[Element], r
                 score = field_score(value, element, clause, references)
                 if clause.verb not in ENTERING | {"set", "type", None, "click", "open"} and score < MIN_CONTEXT_SCORE:
                     continue  # "I read my 20 pages, tick it off": a value that only describes
+                if clause.verb == "set" and references and score < 4.0:
+                    continue  # "rename 'Read 5 pages' to …": only a field showing that thing will do
                 if score >= MIN_FIELD_SCORE or (score > 0 and value.quoted):
                     options.append((score + _near(anchor, element, form_depth), index, element, "field"))
             elif value.extreme:
@@ -317,12 +302,14 @@ def _value_goals(clause: Clause, values: list[Value], elements: list[Element], r
                 number = value.number if not value.quoted else None
                 best = max((option_score(value.text, o.text, number) for o in element.options), default=0.0)
                 if best > 0:
-                    context = 0.5 * len(set(value.context) & set(own_words(element) + [*element.before.lower().split()]))
+                    context = context_score(value, own_words(element) + content_words(element.before))
                     options.append((best + context + _near(anchor, element, form_depth), index, element, "select"))
             elif element.kind in CLICK_KINDS and clause.verb not in ("add", "type"):
                 number = value.number if not value.quoted else None
                 score = option_score(value.text, element.name, number)
                 if score >= 3.0:
+                    if value.unit and concept_set([value.unit]) & concept_set(content_words(element.name)):
+                        score += 1.5  # "30 years" and a "30 yr" chip
                     options.append((score - 0.5, index, element, "chip"))
     options.sort(key=lambda item: (-item[0], item[1]))
     chosen: dict[int, tuple[Element, str]] = {}
@@ -342,16 +329,16 @@ def _value_goals(clause: Clause, values: list[Value], elements: list[Element], r
         label = element.describe()
         if how == "field" and element.kind == "range":
             if value.extreme or (value.number is not None and not _slider_at(element, value)):
-                goals.append(Goal(id=f"slide:{value.text}", kind="slide", element=element, number=value.number,
+                goals.append(Goal(id=f"slide#{index}:{value.text}", kind="slide", element=element, number=value.number,
                                   extreme=value.extreme, reason=f"{label} takes {value.text}"))
         elif how == "field":
-            goals.append(Goal(id=f"fill:{value.text}", kind="fill", element=element, text=value.text,
+            goals.append(Goal(id=f"fill#{index}:{value.text}", kind="fill", element=element, text=value.text,
                               reason=f"the {label} fits {value.text!r}"))
         elif how == "select":
             number = value.number if not value.quoted else None
             option = max(element.options, key=lambda o: option_score(value.text, o.text, number))
             if not option.selected:
-                goals.append(Goal(id=f"choose:{option.text}", kind="choose", element=element, text=option.text,
+                goals.append(Goal(id=f"choose#{index}:{option.text}", kind="choose", element=element, text=option.text,
                                   reason=f"{label} has the option '{option.text}'"))
         elif element.state is not True:
             goals.append(Goal(id=f"chip:{element.key}", kind="click", element=element, reason=f"it is labelled {value.text!r}"))
@@ -365,73 +352,3 @@ def _slider_at(element: Element, value: Value) -> bool:
         return False
 
 
-def _toggle_goals(clause: Clause, elements: list[Element], references: list[str], used: set[str]) -> list[Goal]:
-    if clause.verb not in TOGGLING:
-        return []
-    desired = clause.desired
-    if clause.verb in ("open", "select") or (clause.verb == "click" and desired is None):
-        desired = True
-    scored = []
-    for element in elements:
-        switch = element.kind in ("checkbox", "radio") or element.role == "switch"
-        if element.key in used or not switch:
-            continue
-        score = click_score(clause, element)
-        if references:
-            if not any(mentions_phrase(element.row or element.name, r) for r in references):
-                continue
-            score += 3.0
-        if score >= MIN_CLICK_SCORE:
-            scored.append((score, element))
-    scored.sort(key=lambda item: -item[0])
-    chosen = [e for s, e in scored] if clause.every else [e for s, e in scored[:1]]
-    goals = []
-    for element in chosen:
-        used.add(element.key)
-        if desired is None or element.state is not desired:
-            goals.append(Goal(id=f"toggle:{element.key}", kind="toggle", element=element, desired=desired,
-                              reason=f"the {element.describe()} matches the task"))
-    return goals
-
-
-def _row_goals(clause: Clause, elements: list[Element], view: PageView, references: list[str], used: set[str]) -> list[Goal]:
-    """Controls inside the list item / grid row the task names: "step 7 of the kick", "× on 'Floss'"."""
-    rows: dict[str, float] = {}
-    for element in elements:
-        if element.row_key and element.row_key not in rows:
-            rows[element.row_key] = row_matches(element.row, clause, references)
-    if not rows or max(rows.values()) < (5.0 if references else 1.0):
-        return []  # a task naming a thing ("Taxi from airport") only acts inside the row showing it
-    top = max(rows.values())
-    in_rows = [e for e in elements if rows.get(e.row_key, 0) == top and e.key not in used and e.kind in CLICK_KINDS]
-    specifiers = [v.text for v in clause.values if v.number is not None and not v.quoted] + [w for w in clause.words if w in WEEKDAYS]
-    desired = clause.desired
-    goals = []
-    if specifiers and (clause.verb or "click") in ROW_VERBS:
-        cells = [(e, column_matches(column_label(e, view), clause)) for e in in_rows if not own_words(e)]
-        cells = [(e, hit) for e, hit in cells if hit]
-        for element, hit in cells:
-            if not (desired is not None and element.state is desired):
-                goals.append(Goal(id=f"cell:{element.key}", kind="click", element=element,
-                                  reason=f"it is the '{hit[0]}' cell of the row '{element.row[:40]}'"))
-        if cells:
-            return goals  # a grid: the numbers were columns, whatever state the cells are in
-    blank = [e for e in in_rows if not own_words(e)]
-    if clause.every and desired is not None and clause.verb in ROW_VERBS:
-        return [Goal(id=f"cell:{e.key}", kind="click", element=e, reason=f"it is lit in the row '{e.row[:40]}'")
-                for e in blank if e.state is (not desired)]
-    named = [(click_score(clause, e), e) for e in in_rows if own_words(e)]
-    named = [(s, e) for s, e in named if s >= MIN_CLICK_SCORE - 1.0]
-    if named:
-        element = max(named, key=lambda item: item[0])[1]
-        chosen = [e for _, e in named if normalize(e.name) == normalize(element.name)] if clause.every else [element]
-        return [Goal(id=f"row:{normalize(e.row) or e.key}", kind="click", element=e, reason=f"it is the {e.describe()} of the row '{e.row[:40]}'")
-                for e in chosen]
-    if clause.verb in ("check", "uncheck") and len(blank) == 1 and blank[0].state is not desired:
-        return [Goal(id=f"row:{blank[0].key}", kind="click", element=blank[0], reason=f"it is the tick box of the row '{blank[0].row[:40]}'")]
-    unnamed_buttons = [e for e in blank if e.kind == "button"]
-    if clause.verb in ("delete", "add", "select", "check", "open") and references and len(unnamed_buttons) == 1:
-        # An icon-only button alone in the row the task names: most likely the action asked for.
-        element = unnamed_buttons[0]
-        return [Goal(id=f"row:{element.key}", kind="click", element=element, reason=f"it is the only (icon) button of the row '{element.row[:40]}'")]
-    return []

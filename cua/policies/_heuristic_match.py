@@ -11,6 +11,7 @@ import re
 from ._heuristic_page import Element, PageView
 from ._heuristic_task import Clause, Value
 from ._heuristic_text import (
+    GENERIC_WORDS,
     STOPWORDS,
     WEEKDAYS,
     abbreviation_match,
@@ -81,17 +82,27 @@ def field_score(value: Value, element: Element, clause: Clause, references: list
         return 0.0
     words = own_words(element) + side_words(element)
     ids = content_words(split_identifier(element.id_words))
-    score = 2.0 * _hits(value.before, words) + 0.8 * _hits(value.after, words)
+    score = context_score(value, words)
     score += 0.6 * _hits(value.before + value.after, ids)
-    score += 0.4 * min(_hits(clause.words, words), 3) + 0.3 * min(_hits(clause.words, content_words(element.heading)), 2)
+    # The clause's other words help a little — not those that describe its other values
+    # ("$350,000 home … over 30 years": "year" is the term's, not the price's).
+    others = {w for v in clause.values if v is not value for w in v.next_to + v.before + v.after + ((v.unit,) if v.unit else ())}
+    free = tuple(w for w in clause.words if w not in others or w in value.before + value.after)
+    score += 0.4 * min(_hits(free, words), 3) + 0.3 * min(_hits(free, content_words(element.heading)), 2)
     for reference in references:
-        if any(mentions_phrase(text, reference) for text in (element.before, element.label, element.aria_label, element.row)):
+        texts = (element.before, element.label, element.aria_label, element.row, element.value)
+        if any(mentions_phrase(text, reference) for text in texts):
             score += 4.0
-    if value.unit and concept_set([value.unit]) & concept_set(content_words(f"{element.after} {element.label} {element.before}") + tokens(element.after)):
+    if element.row:  # a field in a list row the task describes ("3 water bottles": that row's quantity)
+        score += 0.5 * min(_hits(free, [w for w in content_words(element.row) if w not in words]), 2)
+    unit_text = f"{element.after} {element.label} {element.aria_label} {element.placeholder} {element.title} {element.before}"
+    if value.unit and concept_set([value.unit]) & concept_set(content_words(unit_text) + tokens(unit_text)):
         score += 1.5
     for word in value.before[-1:]:  # "set Red to 255" with a slider labelled "R"
         if any(abbreviation_match(word, text) for text in (element.before, element.label, element.aria_label)):
             score += 2.0
+    if element.kind == "range" and score == 0 and value.extreme is None:
+        return 0.0  # a slider takes a number only when its label, unit or row says it is the one
     text = value.text.strip()
     if value.quoted and not numeric and concept_set([stem("name")]) & concept_set(words):
         score += 1.5 if value.proper else 0.5  # a quoted string is most often the thing's name or title
@@ -117,11 +128,24 @@ def field_score(value: Value, element: Element, clause: Clause, references: list
     return score + 0.01  # any compatible field beats nothing
 
 
+def context_score(value: Value, words: list[str]) -> float:
+    """How much the words around a value in the task name a control with these words.
+
+    The word right beside the value names it most surely ("10% down", "tempo 120"); then the
+    words before it ("set the tempo to 120"); the words after it least.
+    """
+    score = 2.0 * _hits(value.next_to, words)
+    score += 1.5 * _hits(tuple(w for w in value.before if w not in value.next_to), words)
+    score += 0.6 * _hits(tuple(w for w in value.after if w not in value.next_to), words)
+    return score
+
+
 def _in_bounds(number: float, element: Element) -> bool:
     return (element.min is None or number >= element.min) and (element.max is None or number <= element.max)
 
 
-_SELECTING = frozenset(stem(w) for w in ("choose", "select", "pick", "get"))
+# Leading words of a button's name that say "this picks or flips X": the X names it.
+_SELECTING = frozenset(stem(w) for w in ("choose", "select", "pick", "get", "toggle", "switch"))
 
 
 def names_action(clause: Clause, element: Element) -> bool:
@@ -139,7 +163,8 @@ def names_action(clause: Clause, element: Element) -> bool:
         if concept_set([stem(verb)] + ([clause.verb_word] if clause.verb_word else [])) & concept_set(own):
             return True
     query = list(clause.words) + [stem(verb), clause.verb_word]
-    if _coverage(query, named) >= 0.99:
+    specific = [w for w in named if w not in GENERIC_WORDS]
+    if specific and _coverage(query, specific) >= 0.99:
         return True
     title = content_words(element.first_line)
     if title and len(title) < len(own) and _coverage(query, title) >= 0.99:

@@ -43,7 +43,7 @@ DESIRED_STATE = {"on": True, "check": True, "add": True, "off": False, "uncheck"
 
 _QUOTES = [("\"", "\""), ("“", "”"), ("‘", "’"), ("`", "`"), ("«", "»")]
 _SINGLE_QUOTED = re.compile(r"(?<![\w])'([^']+?)'(?![\w])")
-_NUMBER = re.compile(r"(?<![\w#.\x00])([$€£])?(-?\d+(?:[.,]\d+)?)(?:\s*(%|[a-zA-Z]+\b))?")
+_NUMBER = re.compile(r"(?<![\w#.\x00])([$€£])?(-?\d+(?:[.,]\d+)?)(?:\s*-?\s*(%|[a-zA-Z]+\b))?")
 _EXTREME = {
     "max": re.compile(r"\b(maximum|max|highest|largest|longest|all the way up|as many|as much|as high)\b"),
     "min": re.compile(r"\b(minimum|min|lowest|smallest|shortest|all the way down)\b"),
@@ -56,6 +56,7 @@ _UNITS = {
     "mi": "mi", "pages": "page", "year": "year", "years": "year", "month": "month", "months": "month", "week": "week", "weeks": "week", "items": "item", "degrees": "degree", "st": "ordinal", "nd": "ordinal",
     "rd": "ordinal", "th": "ordinal", "pm": "clock", "am": "clock",
 }
+_MEASURE_WORDS = {"long", "high", "tall", "wide", "deep", "old", "heavy", "big", "large", "ago", "later", "each", "per", "apart", "away", "total"}
 _CURRENCY = {"$": "dollar", "€": "euro", "£": "pound"}
 _FIRST_PERSON = {"i", "i'm", "im", "we", "we're", "i've", "my", "our"}
 _WISHES = {"want", "need", "would", "like", "wanna", "must", "have", "should"}
@@ -76,6 +77,7 @@ class Value:
     reference: bool = False  # names an existing thing ("rename 'A' to 'B'": A), not something to enter
     in_list: bool = False  # one of several quoted values listed together ("'A', 'B' and 'C'")
     proper: bool = False  # an unquoted capitalised name ("add Eve"): belongs in a name field
+    next_to: tuple[str, ...] = ()  # content words right beside it: "10% down", "tempo 120"
 
     @property
     def context(self) -> tuple[str, ...]:
@@ -171,6 +173,8 @@ def _find_verb(words: list[str]) -> tuple[str | None, str, int]:
             return ("previous" if following[0] == "back" else "open" if word == "go" else "select"), word, index
         if word == "look" and following[:1] == ["up"]:
             return "search", word, index
+        if word == "start" and following[:1] == ["tracking"]:
+            return "add", word, index  # "start tracking 'Stretch'" adds a habit
         stemmed = stem(word)
         for candidate in (word, stemmed, stemmed + "e", word.rstrip("s")):
             if candidate in INTENT_OF:
@@ -212,7 +216,14 @@ def _values(masked: str, quoted: list[str], verb_word: str, allow_extremes: bool
         next_start = found[index + 1][0] if index + 1 < len(found) else len(masked)
         before = [w for w in content_words(_strip_placeholders(masked[previous_end:start])) if w != stem(verb_word)][-3:]
         after = content_words(_strip_placeholders(masked[end:next_start]))[:2]
-        values.append(replace(value, before=tuple(before), after=tuple(after)))
+        # Beside means touching: "(quantity 1)" puts "quantity" with 1, not with the 60 g before it.
+        left_text, right_text = _strip_placeholders(masked[previous_end:start]), _strip_placeholders(masked[end:next_start])
+        left = tokens(left_text)[-1:] if re.search(r"[\w'%]\s*$", left_text) else []
+        right = tokens(right_text)[:1] if re.match(r"\s*[\w']", right_text) else []
+        if value.unit and right and right[0] in _MEASURE_WORDS:
+            right = []  # "50 minutes long": "long" measures the value, it does not name a field
+        next_to = tuple(stem(w) for w in left + right if w not in STOPWORDS and stem(w) != stem(verb_word))
+        values.append(replace(value, before=tuple(before), after=tuple(after), next_to=next_to))
     return _mark_lists_and_references(masked, found, values)
 
 
@@ -231,6 +242,10 @@ def _mark_lists_and_references(masked: str, found: list, values: list[Value]) ->
         # "rename 'A' to 'B'", "change 'A' to 'B'", "from 'A' to 'B'": A names what exists.
         if gap in ("to", "into", "as") and not out[i].in_list:
             out[i] = replace(out[i], reference=True)
+    # "3 water bottles instead of 2", "High rather than Low": the second is what is there now.
+    for index, (start, _, _) in enumerate(found):
+        if re.search(r"\b(instead of|rather than|not)\s*$", masked[:start], re.IGNORECASE):
+            out[index] = replace(out[index], reference=True)
     return out
 
 
@@ -248,7 +263,11 @@ def parse_task(text: str) -> ParsedTask:
             continue
         if verb is None and words and words[0] in ("keep", "leave", "don't", "never", "without"):
             continue
+        if verb is None and _EXPECTATION.search(f" {' '.join(words)} "):
+            continue  # "the app must fall back to 1 minute": what should happen, not what to do
         values = _values(part, quoted, verb_word, allow_extremes=verb in ("set", "select", None))
+        if verb == "search" and not any(v.quoted for v in values):
+            values = _search_text(part) + values
         lowered = f" {' '.join(words)} "
         clause_words = [w for w in content_words(_strip_placeholders(part)) if w != stem(verb_word)]
         for value in values:
@@ -281,6 +300,20 @@ def parse_task(text: str) -> ParsedTask:
         merged = _absorb(Clause(text=text, verb=None), context)
         clauses.append(replace(merged, verb="click"))
     return ParsedTask(text=text, clauses=tuple(clauses))
+
+
+_EXPECTATION = re.compile(r" (must|should|shouldn't|will|won't|would|expect|expected|supposed) ")
+
+
+def _search_text(masked: str) -> list[Value]:
+    """"Search the archive for the episode about field recording" → "field recording"."""
+    match = re.search(r"\b(?:about|for|called|named|titled|containing|with)\s+((?:the\s+|an?\s+)?[^\x00]+)$", masked, re.IGNORECASE)
+    if not match:
+        return []
+    text = re.sub(r"^(?:the|an?)\s+", "", match.group(1), flags=re.IGNORECASE).strip(" .,!?")
+    inner = re.search(r"\b(?:about|for|called|named|titled|containing|with)\s+(.+)$", text, re.IGNORECASE)
+    text = inner.group(1).strip() if inner else text
+    return [Value(text=text, quoted=True)] if text else []
 
 
 def _proper_names(masked: str) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """Words and how well two pieces of text agree: the heuristic policy's sense of meaning.
 
 Deliberately small: lower-casing, a light stemmer, a table of concepts (so "create" meets "+"
-and "Add", "remove" meets "×" and "Delete"), weekday abbreviations, and an overlap score.
+and "Add", "remove" meets "×" and "Delete"), weekday abbreviations and phrase tests.
 Deterministic and dependency-free.
 """
 
@@ -25,6 +25,7 @@ SYMBOL_WORDS = {
     "✓": "tick", "✔": "tick", "▶": "play", "►": "play", "⏵": "play", "⏸": "pause", "■": "stop", "⏹": "stop",
     "←": "left-arrow", "→": "right-arrow", "‹": "left-arrow", "›": "right-arrow", "«": "left-arrow", "»": "right-arrow",
     "⚙": "gear", "🗑": "bin", "✎": "pencil", "✏": "pencil", "🔍": "magnifier", "⟳": "reload", "↻": "reload", "%": "percent",
+    "$": "dollar", "€": "euro", "£": "pound",
 }
 
 # Concepts: every word in a group stands for the group's first word.
@@ -65,6 +66,7 @@ _CONCEPT_GROUPS = [
     "name title label called named titled",
     "length long size",
     "work focus",
+    "weight weigh heavy mass",
     "mute silence",
     "sound audio volume",
     "total sum",
@@ -90,6 +92,10 @@ def stem(word: str) -> str:
     if word.endswith("e") and len(word) > 3:
         word = word[:-1]
     return word
+
+
+# Words that name no particular control ("New list" is not what "mark every item on the list" means).
+GENERIC_WORDS = frozenset(stem(w) for w in "list item page app button section menu panel form field value thing data view entry".split())
 
 
 @lru_cache(maxsize=4096)
@@ -133,26 +139,6 @@ def concept_set(words: list[str]) -> set[str]:
     for word in words:
         out |= _concepts_of(word)
     return out
-
-
-def overlap(query: list[str], target_text: str) -> float:
-    """How much of `query` (stemmed content words) the target text covers, 0..1, concept-aware."""
-    if not query:
-        return 0.0
-    target = concept_set(content_words(target_text))
-    if not target:
-        return 0.0
-    hits = sum(1 for word in query if _concepts_of(word) & target)
-    return hits / len(query)
-
-
-def coverage(query: list[str], target_text: str) -> float:
-    """How much of the target's words the query mentions, 0..1 (a short exact name scores high)."""
-    target = content_words(target_text)
-    if not target:
-        return 0.0
-    query_concepts = concept_set(query)
-    return sum(1 for word in target if _concepts_of(word) & query_concepts) / len(target)
 
 
 def mentions_phrase(haystack: str, phrase: str) -> bool:

@@ -207,3 +207,32 @@ async def test_concurrent_rollouts_share_one_browser_with_separate_contexts(tmp_
     assert [t.task_id for t in trajectories] == ["t0", "t1", "t2"]
     assert all(t.success and len(t.steps) == 3 for t in trajectories)  # no context saw another's clicks
     assert all(json.loads((tmp_path / f"r{i}" / "trajectory.json").read_text())["success"] for i in range(3))
+
+
+# The observation is taken while the page settles; a change after the action's own effects must
+# send it round again, so the step records the settled page, never the one in between.
+TWO_PHASE = """<!doctype html><body style="margin:0;background:#fff">
+<button id="go" style="position:absolute;left:20px;top:20px;width:100px;height:40px">go</button>
+<div id="state" style="position:absolute;left:0;top:100px;width:400px;height:200px;background:#fff">idle</div>
+<script>
+document.getElementById('go').onclick = () => {
+  const box = document.getElementById('state');
+  box.textContent = 'working';                        // the action's own, synchronous effect
+  setTimeout(() => { box.textContent = 'done'; box.style.background = '#f00'; }, 25);  // then a late one
+};
+</script></body>"""
+
+
+async def _state_is_done(page) -> bool:
+    from cua import isolated_world
+
+    return await isolated_world(page).evaluate("document.getElementById('state').textContent") == "done"
+
+
+async def test_a_late_change_is_in_the_step_screenshot_and_seen_by_the_checker(tmp_path):
+    from PIL import Image
+
+    trajectory = await rollout(TWO_PHASE, "Go", scripted(click((70, 40))), _state_is_done, tmp_path, FAST)
+    assert trajectory.termination == TerminationReason.success, trajectory.steps
+    with Image.open(tmp_path / trajectory.steps[0].screenshot) as shot:
+        assert shot.convert("RGB").getpixel((300, 250)) == (255, 0, 0)  # the red of "done", not the white of "working"

@@ -10,22 +10,23 @@ from dashboard_render import (
     openai_resized,
     openai_visual_tokens,
     qwen_visual_tokens,
-    smart_resize,
     summarize,
 )
+
+from cua import smart_resize
 
 from .builders import synthetic_trajectory
 
 
 def test_qwen_smart_resize_of_1280x720_rounds_to_1288x728_and_costs_1196_tokens():
     # 720/28 = 25.71 → 26 → 728; 1280/28 = 45.71 → 46 → 1288; 26 · 46 = 1196
-    assert smart_resize(720, 1280) == (728, 1288)
+    assert smart_resize(1280, 720) == (1288, 728)
     assert qwen_visual_tokens(1280, 720) == 1196
 
 
 def test_qwen_smart_resize_of_1920x1080_rounds_to_1932x1092_and_costs_2691_tokens():
     # 1080/28 = 38.57 → 39 → 1092; 1920/28 = 68.57 → 69 → 1932; 39 · 69 = 2691
-    assert smart_resize(1080, 1920) == (1092, 1932)
+    assert smart_resize(1920, 1080) == (1932, 1092)
     assert qwen_visual_tokens(1920, 1080) == 2691
 
 
@@ -36,13 +37,13 @@ def test_qwen_small_image_is_scaled_up_to_min_pixels():
 
 
 def test_qwen_huge_image_is_scaled_down_to_max_pixels():
-    height, width = smart_resize(10000, 10000)
+    width, height = smart_resize(10000, 10000)
     assert height * width <= 16384 * 28 * 28 and height % 28 == 0 and width % 28 == 0
 
 
 def test_qwen_rejects_extreme_aspect_ratio():
     with pytest.raises(ValueError, match="aspect"):
-        smart_resize(10, 3000)
+        smart_resize(3000, 10)
 
 
 def test_openai_1280x720_needs_no_resize_and_costs_six_tiles():

@@ -63,7 +63,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 def _command(out: Path) -> list[str]:
-    command = [str(AUI), "run", "--offline", "--rounds", "1", "--mode", "integrated", "--max-steps", "4",
+    command = [str(AUI), "run", "--offline", "--rounds", "1", "--mode", "integrated", "--max-steps", "3",
                "--concurrency", "2", "--name", "resume", "--out", str(out)]
     for app in APPS:
         command += ["--app", app]

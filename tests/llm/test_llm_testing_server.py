@@ -69,3 +69,17 @@ def test_shared_clients_lists_what_get_client_made(tmp_path):
     path.write_text("models:\n  - {name: a, provider: offline}\n")
     client = get_client(path, cache_dir=tmp_path / "c")
     assert any(c is client for c in shared_clients())
+
+
+def test_shared_clients_of_one_registry_leave_out_other_runs_clients(tmp_path):
+    from llm import shared_clients
+
+    mine, theirs = tmp_path / "mine.yaml", tmp_path / "theirs.yaml"
+    for path in (mine, theirs):
+        path.write_text("models:\n  - {name: a, provider: offline}\n")
+    own = [get_client(mine), get_client(mine, {"coder": "a"})]
+    other = get_client(theirs)
+    listed = shared_clients(mine)
+    assert len(listed) == 2 and all(any(c is o for o in own) for c in listed)
+    assert not any(c is other for c in listed)
+    assert any(c is other for c in shared_clients())
