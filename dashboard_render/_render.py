@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -89,15 +90,38 @@ def _start_tiles(
         groups.setdefault(key, (content, []))[1].append(tile)
 
     def compose(content: bytes | None, tiles: list[TileLayout]) -> dict[int, Image.Image]:
-        screenshot = None
+        screenshot, full_height = None, None
         if content is not None:
-            with Image.open(io.BytesIO(content)) as image:
-                screenshot = image.convert("RGB")
+            bottom = max(tile.crop.y + tile.crop.height for tile in tiles) / viewport[1]
+            screenshot, full_height = _decode_top(content, bottom)
         composed = {}
         for tile in tiles:
             step = trajectory.steps[tile.index - 1] if tile.index else None
-            crop = crop_screenshot(screenshot, tile, viewport) if screenshot is not None else None
+            crop = crop_screenshot(screenshot, tile, viewport, full_height) if screenshot is not None else None
             composed[tile.index] = compose_tile(tile, step, trajectory, crop, signal)
         return composed
 
     return [pool.submit(compose, content, tiles) for content, tiles in groups.values()]
+
+
+FILTER_MARGIN_ROWS = 24
+"""Rows decoded below the lowest crop: what a bicubic resize reads past a box's edge (2 source
+pixels per unit of downscale, and crops are shrunk at most ~5×), so the pixels are exactly those
+of a full decode."""
+
+
+def _decode_top(content: bytes, fraction: float) -> tuple[Image.Image, int]:
+    """(the screenshot's top `fraction` decoded as RGB, its full height). The rows below the
+    lowest crop are never read: PNG rows are stored top to bottom, so stopping early gives the
+    same pixels as decoding all and cropping. Any other kind of file is decoded whole."""
+    with Image.open(io.BytesIO(content)) as image:
+        width, height = image.size
+        rows = min(height, math.ceil(fraction * height) + FILTER_MARGIN_ROWS)
+        tiles = image.tile
+        if image.format == "PNG" and len(tiles) == 1 and tiles[0].codec_name == "zip" and rows < height \
+                and not image.info.get("interlace"):
+            # Pillow has no public "decode the first N rows": narrowing the one decoder tile and
+            # the size it fills is that, and the decoder stops once those rows are filled.
+            image.tile = [tiles[0]._replace(extents=(0, 0, width, rows))]
+            image._size = (width, rows)
+        return image.convert("RGB"), height

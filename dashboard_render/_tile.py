@@ -96,10 +96,12 @@ def _shifted(tile: TileLayout, dx: int, dy: int) -> TileLayout:
     return tile.model_copy(update={name: move(getattr(tile, name)) for name in ("tile", "image_area", "image", "caption")})
 
 
-def crop_screenshot(screenshot: Image.Image, tile: TileLayout, viewport: tuple[int, int]) -> Image.Image:
+def crop_screenshot(screenshot: Image.Image, tile: TileLayout, viewport: tuple[int, int], full_height: int | None = None) -> Image.Image:
+    """The tile's crop of `screenshot`, resized to the tile. `full_height`: the screenshot's real
+    height when only its top rows were decoded."""
     # Screenshots may be taken at another pixel density than the viewport: map the crop.
     fx = screenshot.width / viewport[0]
-    fy = screenshot.height / viewport[1]
+    fy = (full_height or screenshot.height) / viewport[1]
     crop = tile.crop
     source = (crop.x * fx, crop.y * fy, (crop.x + crop.width) * fx, (crop.y + crop.height) * fy)
     size = (tile.image.width, tile.image.height)

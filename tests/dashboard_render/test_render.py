@@ -32,6 +32,17 @@ def _acted_points(trajectory: Trajectory, index: int) -> list[tuple[float, float
     return points
 
 
+@pytest.mark.parametrize("steps", [3, 20])
+def test_decoding_only_the_rows_the_crops_need_gives_the_same_pixels_as_a_full_decode(synthetic, steps, monkeypatch):
+    from dashboard_render import _render
+
+    folder = synthetic(steps)
+    partial = render_dashboard(folder).png
+    decode_top = _render._decode_top
+    monkeypatch.setattr(_render, "_decode_top", lambda content, fraction: decode_top(content, 1.0))
+    assert render_dashboard(folder).png == partial
+
+
 @pytest.mark.parametrize("steps", [1, 2, 7, 20, 30])
 def test_dashboard_is_exactly_1920x1080_whatever_the_step_count(tmp_path, synthetic, steps):
     rendered = render_dashboard(synthetic(steps), tmp_path / "dashboard.png")
