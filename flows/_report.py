@@ -105,9 +105,7 @@ def _app_sections(results: list[AppRoundResult]) -> str:
             for t in failed if t.dashboard
         )
         unsolvable = "".join(f"<li>{_e(t.task_id)}: {_e(t.reason or 'unsolvable')}</li>" for t in last.tasks if not t.checker_valid)
-        contract = ""
-        if last.contract:
-            contract = f"<p class=note>Non-regression contract of the last revision: {_e(json.dumps(last.contract)[:400])}</p>"
+        contract = _contract_note(last.contract)
         sections.append(
             f'<section><h3>{_e(app_id)} <small>{_e(first.domain)} · {_e(coder)} · {_e(cua)} · {_e(mode)}</small></h3>'
             f'<div class="shots">{shots}</div>{contract}'
@@ -149,3 +147,21 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
         "</body></html>"
     )
     return write_atomic(run_dir / "report.html", document.encode("utf-8"))
+
+
+def _contract_note(contract: dict | None) -> str:
+    """The last revision's non-regression outcome in one line: kept / violated, what it guarded, what went missing."""
+    if not contract:
+        return ""
+    status = contract.get("status", "?")
+    ids, functions = contract.get("protected_ids") or [], contract.get("protected_functions") or []
+    parts = [f"<b>{_e(status)}</b>: guarded {len(ids)} checker id(s) and {len(functions)} function(s)"]
+    if contract.get("retried"):
+        first = (contract.get("first_missing_ids") or []) + [f"{f}()" for f in contract.get("first_missing_functions") or []]
+        parts.append(f"retried once after the first reply dropped {_e(', '.join(first[:8]) or 'some')}")
+    missing = (contract.get("missing_ids") or []) + [f"{f}()" for f in contract.get("missing_functions") or []]
+    if missing:
+        parts.append(f"still missing: {_e(', '.join(missing[:8]))}")
+    if contract.get("unchecked_ids"):
+        parts.append(f"{len(contract['unchecked_ids'])} id(s) built at run time, not checkable in the source")
+    return f"<p class=note>Non-regression contract of the last revision — {'; '.join(parts)}.</p>"
