@@ -152,3 +152,14 @@ async def test_every_bundled_reference_checker_passes_the_gate(spec):
     assert with_checker, f"{spec.id} has no reference checkers"
     failing = {v.task_id: v.reason for v in verdicts.verdicts if v.task_id in with_checker and not v.valid}
     assert not failing
+
+
+async def test_a_slow_but_finite_checker_passes_the_gate_on_its_patient_retry(counter_html):
+    # Busy-waits 400 ms: over a 300 ms limit, well within the 4× retry. A loaded machine does this
+    # to trivial checkers on heavy pages; an endless loop fails both (test above).
+    slow = "const end = performance.now() + 400; while (performance.now() < end) {} return document.querySelector('#count').textContent === '5';"
+    async with open_app(counter_html) as app:
+        await settle(app.page)
+        result = await gate_checker(app.page, slow, timeout_ms=300)
+    assert result.accepted, result.reason
+    assert any("needed more than 300 ms" in w for w in result.warnings)
