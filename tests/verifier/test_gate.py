@@ -163,3 +163,13 @@ async def test_a_slow_but_finite_checker_passes_the_gate_on_its_patient_retry(co
         result = await gate_checker(app.page, slow, timeout_ms=300)
     assert result.accepted, result.reason
     assert any("needed more than 300 ms" in w for w in result.warnings)
+
+
+async def test_a_rollout_checker_that_times_out_once_is_asked_again_with_more_time(counter_html):
+    slow = "const end = performance.now() + 400; while (performance.now() < end) {} return document.querySelector('#count').textContent === '0';"
+    async with open_app(counter_html) as app:
+        await settle(app.page)
+        outcome = await checker_callback(slow, timeout_ms=300)(app.page)
+        looping = await checker_callback("while (true) {} return true;", timeout_ms=100)(app.page)
+    assert outcome.passed and not outcome.timed_out
+    assert looping.timed_out and not looping.passed
