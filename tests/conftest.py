@@ -21,6 +21,16 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def prefect_server():
+    """A real (test-harness) Prefect server, one for the whole session (flow and reliability tests)."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    # A cold ephemeral server took 18–20 s here; Prefect's default limit is 20 s (environment.md).
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
 @pytest.fixture(scope="session", autouse=True)
 async def _close_browser_at_end():
     yield
