@@ -241,3 +241,9 @@ class HtmlExtractionError(CoderError):
         self.truncated = truncated
         """True when the reply looked like HTML cut off before `</html>` (worth a retry)."""
         self.excerpt = excerpt
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # As `llm.ModelCallError`: the keyword-only fields must survive pickling (Dask workers).
+        from llm._results import _rebuild_error
+
+        return _rebuild_error, (type(self), self.args, dict(model=self.model, truncated=self.truncated, excerpt=self.excerpt))

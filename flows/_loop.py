@@ -92,42 +92,140 @@ async def judge_and_revise(config: ExperimentConfig, app_id: str, coder: str, cu
                            stages: Stages, *, logger: Any = None,
                            on_round: Callable[[ExperimentConfig, AppRoundResult], Awaitable[None]] | None = None,
                            ) -> list[AppRoundResult]:
-    """The body of `design_loop`, with the stages given (Prefect tasks or plain functions)."""
+    """The body of `design_loop`, with the stages given (Prefect tasks or plain functions).
+
+    A model stage that still fails after its retries (the client's, then Prefect's) does not end
+    the track: it degrades to an explicit error in the results (`AppRoundResult.errors`, and the
+    affected tasks' `reason`) — see `_stage_failure`. A failed stage is not cached, so a re-run
+    of the sweep tries it again.
+    """
     logger = logger or logging.getLogger("flows")
     run_dir = str(config.run_dir.resolve())
     apps, models = str(config.apps), str(config.models_config) if config.models_config else None
     v0_dir = str(config.v0_dir) if config.v0_dir else None
     track = _track(coder, cua, mode)
-    async with _one_at_a_time("generate", run_dir, app_id, coder):
-        version = await stages.generate(run_key, run_dir, apps, app_id, coder, models, v0_dir)
-    async with _one_at_a_time("propose", run_dir, app_id, config.proposer):
-        tasks_ref = await stages.propose(run_key, run_dir, apps, app_id, config.proposer,
-                                         str(config.tasks_file) if config.tasks_file else None, config.tasks_per_app, models)
-    tasks = [Task.model_validate(t) for t in json.loads((Path(run_dir) / tasks_ref.path).read_text())]
     domain = next(a.domain.value for a in load_apps(config.apps).apps if a.id == app_id)
+    version: VersionRef | None = None
+    generate_error = propose_error = None
+    try:
+        async with _one_at_a_time("generate", run_dir, app_id, coder):
+            version = await stages.generate(run_key, run_dir, apps, app_id, coder, models, v0_dir)
+    except Exception as error:
+        generate_error = _stage_failure(logger, app_id, "generating the first version", error)
+    try:
+        async with _one_at_a_time("propose", run_dir, app_id, config.proposer):
+            tasks_ref = await stages.propose(run_key, run_dir, apps, app_id, config.proposer,
+                                             str(config.tasks_file) if config.tasks_file else None, config.tasks_per_app, models)
+    except Exception as error:
+        propose_error = _stage_failure(logger, app_id, "proposing tasks", error)
+    if propose_error is not None or version is None:
+        # Nothing to judge: every round says why (no task list, or no app to run the tasks on).
+        tasks = [] if propose_error else _read_tasks(run_dir, tasks_ref)
+        errors = [e for e in (generate_error, propose_error) if e]
+        results = [_unjudged_round(app_id, domain, coder, cua, mode, round_, version, tasks, errors, config)
+                   for round_ in range(config.rounds + 1)]
+        for result in results:
+            if on_round is not None:
+                await on_round(config, result)
+        return results
+    tasks = _read_tasks(run_dir, tasks_ref)
     results: list[AppRoundResult] = []
+    carried: list[str] = []  # failures of the comment/revise stages that made this round's version
     for round_ in range(config.rounds + 1):
-        async with _one_at_a_time("verify", run_dir, version.path, config.verifier):
-            verdicts = await stages.verify(run_key, run_dir, apps, app_id, round_, version.path, version.sha,
-                                           tasks_ref.path, tasks_ref.sha, config.verifier, models)
-        checkers = json.loads((Path(run_dir) / verdicts.path).read_text())
-        checker_by_task = {v["task_id"]: v.get("checker") for v in checkers["verdicts"]}
-        rollouts = await _roll_out_round(config, stages, run_key, run_dir, app_id, round_, version, tasks,
-                                         verdicts.valid, checker_by_task, cua, models)
-        result = _round_result(config, app_id, domain, coder, cua, mode, round_, version, tasks, verdicts, rollouts)
+        errors, carried = carried, []
+        verdicts = verify_error = None
+        try:
+            async with _one_at_a_time("verify", run_dir, version.path, config.verifier):
+                verdicts = await stages.verify(run_key, run_dir, apps, app_id, round_, version.path, version.sha,
+                                               tasks_ref.path, tasks_ref.sha, config.verifier, models)
+        except Exception as error:
+            verify_error = _stage_failure(logger, app_id, f"verifying round {round_}", error)
+            errors.append(verify_error)
+        rollouts: dict[str, RolloutRef] = {}
+        if verdicts is not None:
+            checkers = json.loads((Path(run_dir) / verdicts.path).read_text())
+            checker_by_task = {v["task_id"]: v.get("checker") for v in checkers["verdicts"]}
+            rollouts = await _roll_out_round(config, stages, run_key, run_dir, app_id, round_, version, tasks,
+                                             verdicts.valid, checker_by_task, cua, models)
+        result = _round_result(config, app_id, domain, coder, cua, mode, round_, version, tasks, verdicts, rollouts,
+                               errors, verify_error)
         results.append(result)
         logger.info("%s round %d: FC %.1f%% SR %.1f%%", app_id, round_, 100 * result.fc, 100 * result.sr)
         if on_round is not None:
             await on_round(config, result)
         if round_ == config.rounds:
             break
-        feedback = await stages.comment(run_key, run_dir, app_id, round_, mode, version.path, version.sha,
-                                        [r.trajectory for r in rollouts.values() if not r.success],
-                                        config.commenter, config.commenter_mode, models, track)
-        version = await stages.revise(run_key, run_dir, apps, app_id, round_ + 1, mode, version.path, version.sha,
-                                      verdicts.path, verdicts.sha, tasks_ref.path, feedback.path if feedback else None,
-                                      feedback.sha if feedback else None, coder, config.style_block, v0_dir, models, track)
+        if verdicts is None:
+            # No verdicts, nothing to revise from: the next round judges the same app again.
+            carried.append(f"round {round_ + 1} keeps the round-{round_} version unrevised: its verification failed")
+            version = _kept_version(run_dir, version, round_ + 1, track, carried[-1])
+            continue
+        feedback = None
+        try:
+            feedback = await stages.comment(run_key, run_dir, app_id, round_, mode, version.path, version.sha,
+                                            [r.trajectory for r in rollouts.values() if not r.success],
+                                            config.commenter, config.commenter_mode, models, track)
+        except Exception as error:
+            carried.append(_stage_failure(logger, app_id, f"commenting on round {round_}", error)
+                           + "; revised without CUA feedback")
+        if feedback is not None and feedback.errors:
+            carried.append(f"commenting on round {round_}: {len(feedback.errors)} comment(s) failed and were left out "
+                           f"of the feedback: {'; '.join(feedback.errors)}")
+        try:
+            version = await stages.revise(run_key, run_dir, apps, app_id, round_ + 1, mode, version.path, version.sha,
+                                          verdicts.path, verdicts.sha, tasks_ref.path, feedback.path if feedback else None,
+                                          feedback.sha if feedback else None, coder, config.style_block, v0_dir, models, track)
+        except Exception as error:
+            carried.append(_stage_failure(logger, app_id, f"revising to round {round_ + 1}", error)
+                           + f"; round {round_ + 1} keeps the round-{round_} version")
+            version = _kept_version(run_dir, version, round_ + 1, track, carried[-1])
     return results
+
+
+def _stage_failure(logger: Any, app_id: str, doing: str, error: Exception) -> str:
+    """The recorded text of a stage that failed for good; re-raises what is not a model fault.
+
+    Model faults are what a model endpoint and its replies can do to a stage after every bounded
+    retry: a failed call, no usable HTML, no usable tasks. Anything else is a bug or a broken
+    setup and still stops the sweep, rather than hiding in the results.
+    """
+    from apps_prompts._proposer import ProposerError
+    from coder import CoderError
+    from llm import ModelCallError
+
+    if not isinstance(error, ModelCallError | CoderError | ProposerError):
+        raise error
+    text = f"{doing} failed: {type(error).__name__}: {error}"
+    logger.warning("%s: %s", app_id, text)
+    return text
+
+
+def _read_tasks(run_dir: str, tasks_ref) -> list[Task]:
+    return [Task.model_validate(t) for t in json.loads((Path(run_dir) / tasks_ref.path).read_text())]
+
+
+def _kept_version(run_dir: str, version: VersionRef, round_: int, track: str, why: str) -> VersionRef:
+    """The previous version again, as round `round_`'s own copy (own folder, so its rollouts never
+    overwrite the previous round's); `revision.json` says why it was not revised."""
+    from cua import write_atomic
+
+    folder = Path("apps", version.app_id, *track.split("/"), f"round-{round_}")
+    html = (Path(run_dir) / version.path).read_bytes()
+    write_atomic(Path(run_dir) / folder / "index.html", html)
+    write_atomic(Path(run_dir) / folder / "revision.json",
+                 json.dumps({"kept": version.path, "changed": False, "error": why}, indent=1).encode())
+    return version.model_copy(update={"round": round_, "path": str(folder / "index.html"), "contract": None,
+                                      "transforms": [], "usage": {}})
+
+
+def _unjudged_round(app_id, domain, coder, cua, mode, round_, version: VersionRef | None, tasks: list[Task],
+                    errors: list[str], config: ExperimentConfig) -> AppRoundResult:
+    """A round that could not be judged (no first version, or no tasks): every task carries the reason."""
+    reason = "; ".join(errors)
+    outcomes = [TaskOutcome(task_id=t.id, solvable=False, checker_valid=False, reason=reason) for t in tasks]
+    return AppRoundResult(app_id=app_id, domain=domain, coder=coder, cua=cua, mode=mode, round=round_,
+                          html=version.path if version else "", html_sha=version.sha if version else "",
+                          tasks=outcomes, offline_roles=_offline_roles(config, coder, cua), errors=list(errors))
 
 
 def _track(coder: str, cua: str, mode: str) -> str:
@@ -153,20 +251,24 @@ async def _roll_out_round(config, stages: Stages, run_key, run_dir, app_id, roun
     return dict(pairs)
 
 
-def _round_result(config, app_id, domain, coder, cua, mode, round_, version: VersionRef, tasks, verdicts, rollouts) -> AppRoundResult:
+def _round_result(config, app_id, domain, coder, cua, mode, round_, version: VersionRef, tasks, verdicts, rollouts,
+                  errors: list[str] | None = None, verify_error: str | None = None) -> AppRoundResult:
+    """`verdicts` is None when verification failed: every task then carries `verify_error`."""
+    valid = verdicts.valid if verdicts is not None else {}
+    reasons = verdicts.reasons if verdicts is not None else {t.id: verify_error for t in tasks}
     outcomes = []
     for task in tasks:
         ref = rollouts.get(task.id)
         outcomes.append(TaskOutcome(
             task_id=task.id,
-            solvable=verdicts.valid.get(task.id, False),
-            checker_valid=verdicts.valid.get(task.id, False),
+            solvable=valid.get(task.id, False),
+            checker_valid=valid.get(task.id, False),
             success=bool(ref and ref.success),
             termination=ref.termination if ref else None,
             steps=ref.steps if ref else 0,
             trajectory=ref.trajectory if ref else None,
             dashboard=ref.dashboard if ref else None,
-            reason=(ref.error if ref else verdicts.reasons.get(task.id)) or None,
+            reason=(ref.error if ref else reasons.get(task.id)) or None,
         ))
     screenshot = None
     initial = [r for r in rollouts.values() if r.trajectory]
@@ -174,13 +276,18 @@ def _round_result(config, app_id, domain, coder, cua, mode, round_, version: Ver
         candidate = Path(initial[0].trajectory) / "step_000.png"
         if (Path(config.run_dir) / candidate).exists():
             screenshot = str(candidate)
+    return AppRoundResult(app_id=app_id, domain=domain, coder=coder, cua=cua, mode=mode, round=round_,
+                          html=version.path, html_sha=version.sha, screenshot=screenshot, tasks=outcomes,
+                          contract=version.contract, offline_roles=_offline_roles(config, coder, cua),
+                          errors=list(errors or []))
+
+
+def _offline_roles(config: ExperimentConfig, coder: str, cua: str) -> list[str]:
     offline_roles = [role for role, name in (("coder", coder), ("verifier", config.verifier), ("proposer", config.proposer),
                                              ("commenter", config.commenter)) if name == "offline"]
     if cua == "heuristic":
         offline_roles.append("cua")
-    return AppRoundResult(app_id=app_id, domain=domain, coder=coder, cua=cua, mode=mode, round=round_,
-                          html=version.path, html_sha=version.sha, screenshot=screenshot, tasks=outcomes,
-                          contract=version.contract, offline_roles=offline_roles)
+    return offline_roles
 
 
 def _apps_with_v0(config: ExperimentConfig, app_ids: list[str]) -> list[str]:

@@ -47,6 +47,11 @@ class AppRoundResult(BaseModel):
     tasks: list[TaskOutcome] = Field(default_factory=list)
     contract: dict | None = Field(default=None, description="Non-regression outcome of the revision that made this version.")
     offline_roles: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list, description=(
+        "Model stages that failed for good (after their retries) and degraded this round: its "
+        "verification, or the commenting/revision that should have made this version (then the "
+        "previous version is kept), or for a round that could not be judged at all, the first "
+        "version or the task list."))
 
     @property
     def fc(self) -> float:

@@ -35,8 +35,11 @@ async def comment_failures(run_key: str, run_dir: str, app_id: str, round: int, 
     data = feedback.model_dump_json(indent=1).encode()
     relative = Path("apps", app_id, *track.split("/"), f"feedback-round-{round}.json")
     write_atomic(root / relative, data)
+    # A commenter that failed for a task is recorded in the feedback's sources, not raised (the
+    # revision goes ahead without that comment); the flow lists these in the results.
+    errors = [f"{source.task_id}: {source.error}" for source in feedback.sources if source.error]
     return FeedbackRef(app_id=app_id, path=str(relative), sha=sha256_text(data),
-                       items=len(feedback.actionable_changes), offline=feedback.offline)
+                       items=len(feedback.actionable_changes), offline=feedback.offline, errors=errors)
 
 
 @task(cache_policy=CACHE, persist_result=True, task_run_name="revise {app_id} → r{round} ({mode})", **MODEL_RETRIES)

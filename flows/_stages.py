@@ -76,6 +76,7 @@ class FeedbackRef(BaseModel):
     sha: str
     items: int
     offline: bool
+    errors: list[str] = Field(default_factory=list, description="Comments that failed (model call or reply), per task.")
 
 
 def sha256_text(text: str | bytes) -> str:

@@ -35,6 +35,18 @@ class ModelCallError(RuntimeError):
         self.retryable = retryable
         """True when the last failure was of a retryable kind (retries ran out)."""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # An exception pickles as `cls(*args)`, which would drop the keyword-only fields and fail to
+        # unpickle; a stage's error crosses process boundaries (Dask workers, persisted failures).
+        fields = dict(model=self.model, endpoint=self.endpoint, status=self.status, attempts=self.attempts,
+                      retryable=self.retryable)
+        return _rebuild_error, (type(self), self.args, fields)
+
+
+def _rebuild_error(cls: type[BaseException], args: tuple[Any, ...], fields: dict[str, Any]) -> BaseException:
+    """Unpickles an exception whose constructor takes keyword-only fields (see `ModelCallError.__reduce__`)."""
+    return cls(*args, **fields)
+
 
 class OfflineModelError(ModelCallError):
     """A call was made to an `offline` model, which has no endpoint.
