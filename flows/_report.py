@@ -111,6 +111,7 @@ def _app_sections(results: list[AppRoundResult]) -> str:
             f'<div class="shots">{shots}</div>{contract}'
             + (f"<h4>Failed tasks in the last round ({len(failed)})</h4><div class=dashes>{dashboards}</div>" if failed else "")
             + (f"<h4>Tasks without a valid checker</h4><ul>{unsolvable}</ul>" if unsolvable else "")
+            + _stage_errors(rounds)
             + "</section>"
         )
     return "".join(sections)
@@ -120,6 +121,7 @@ _STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1280px;color:#111;padding:0 16px}
 table.results{border-collapse:collapse;font-size:13px}table.results td,table.results th{border:1px solid #ccc;padding:4px 8px;text-align:center}
 .note{color:#555;font-size:13px}.shots,.dashes{display:flex;flex-wrap:wrap;gap:12px}
+.bad{color:#a11}
 figure{margin:0}figure img{width:400px;border:1px solid #ccc}.dash img{width:600px}
 section{border-top:1px solid #ddd;margin-top:24px}small{color:#666;font-weight:normal}
 .offline{background:#fff4d6;border:1px solid #e0b84c;padding:8px 12px}
@@ -165,3 +167,9 @@ def _contract_note(contract: dict | None) -> str:
     if contract.get("unchecked_ids"):
         parts.append(f"{len(contract['unchecked_ids'])} id(s) built at run time, not checkable in the source")
     return f"<p class=note>Non-regression contract of the last revision — {'; '.join(parts)}.</p>"
+
+
+def _stage_errors(rounds: list[AppRoundResult]) -> str:
+    """Model stages that failed for good and degraded a round (see `AppRoundResult.errors`)."""
+    items = "".join(f"<li>round {r.round}: {_e(error[:300])}</li>" for r in rounds for error in r.errors)
+    return f"<h4 class=bad>Stages that failed after their retries</h4><ul>{items}</ul>" if items else ""
