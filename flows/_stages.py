@@ -25,7 +25,16 @@ from cua import write_atomic
 from ._dask import on_worker_loop
 
 CACHE = INPUTS + TASK_SOURCE
-MODEL_RETRIES = dict(retries=2, retry_delay_seconds=[2, 10], retry_jitter_factor=0.5)
+def _worth_retrying(task, task_run, state) -> bool:
+    """Prefect's stage retries sit on top of the client's own: spend them only on faults that may
+    pass (rate limits, 5xx, timeouts, bad replies), not on a request refused as such (400/401/404)."""
+    from llm import ModelCallError
+
+    error = state.data
+    return not (isinstance(error, ModelCallError) and not error.retryable)
+
+
+MODEL_RETRIES = dict(retries=2, retry_delay_seconds=[2, 10], retry_jitter_factor=0.5, retry_condition_fn=_worth_retrying)
 
 
 class VersionRef(BaseModel):

@@ -336,3 +336,23 @@ def test_stage_errors_survive_pickling_across_processes():
         ModelCallError, "gone", "m", "http://e", 503, 3, True)
     cut = pickle.loads(pickle.dumps(HtmlExtractionError("cut off", model="m", truncated=True, excerpt="<div")))
     assert (type(cut), str(cut), cut.model, cut.truncated, cut.excerpt) == (HtmlExtractionError, "cut off", "m", True, "<div")
+
+
+async def test_a_refused_request_is_not_retried_by_the_stage_but_a_rate_limit_is(prefect_server):
+    # Prefect's stage retries come on top of the client's: a 401 fails the same way every time.
+    from prefect import task as prefect_task
+
+    from llm import ModelCallError
+
+    attempts = {"refused": 0, "limited": 0}
+
+    @prefect_task(**{**MODEL_RETRIES, "retry_delay_seconds": 0})
+    def call(kind: str) -> None:
+        attempts[kind] += 1
+        raise ModelCallError(f"{kind} call failed", model="m", endpoint="http://127.0.0.1:1/v1",
+                             status=401 if kind == "refused" else 429, retryable=kind == "limited")
+
+    for kind in attempts:
+        with pytest.raises(ModelCallError):
+            call(kind)
+    assert attempts == {"refused": 1, "limited": 1 + MODEL_RETRIES["retries"]}
