@@ -1,8 +1,9 @@
 """The LLM coder: generation and revision through a chat model, with bounded retries.
 
-Two bounded loops: a reply cut off before `</html>` is asked again (at most
-`max_truncation_retries` times), and a revision that drops protected ids or functions gets
-exactly one retry that lists them. Everything else (rate limits, timeouts) is the model
+Two bounded loops: a reply cut off before `</html>`, or holding no HTML document at all, is
+asked again (at most `max_truncation_retries` times, each a fresh request with a nudge, so a
+cached bad reply is never replayed as the retry), and a revision that drops protected ids or
+functions gets exactly one retry that lists them. Everything else (rate limits, timeouts) is the model
 client's business.
 """
 
@@ -24,6 +25,7 @@ from ._prompts import (
     contract_retry_text,
     generation_messages,
     merge_feedback,
+    no_html_retry_text,
     revision_messages,
     truncation_retry_text,
 )
@@ -67,7 +69,7 @@ class LLMCoder(Coder):
     async def generate(self, app: AppSpec) -> GenerationResult:
         messages = _to_messages(generation_messages(app))
         usage = CoderUsage()
-        html, attempts, truncated, _ = await self._html_reply(messages, usage)
+        html, attempts, truncated, _ = await self._html_reply(messages, usage, app.id)
         return GenerationResult(
             app_id=app.id, html=html, coder=self.name, model=self.model, source="model",
             prompt_version=PROMPT_VERSION, attempts=attempts, truncated_attempts=truncated, usage=usage,
@@ -88,7 +90,7 @@ class LLMCoder(Coder):
         messages = _to_messages(
             revision_messages(request.mode, request.app, request.html, unsupported, feedback, contract, request.style_block)
         )
-        html, attempts, truncated, reply_text = await self._html_reply(messages, usage)
+        html, attempts, truncated, reply_text = await self._html_reply(messages, usage, request.app.id)
 
         missing_ids, missing_functions = missing_items(contract, request.html, html)
         if missing_ids or missing_functions:
@@ -97,7 +99,7 @@ class LLMCoder(Coder):
             logger.info("app %s: revision dropped ids %s and functions %s; retrying once",
                         request.app.id, missing_ids, missing_functions)
             retry = [*messages, assistant_message(reply_text), user_message(contract_retry_text(missing_ids, missing_functions))]
-            html, more_attempts, more_truncated, _ = await self._html_reply(retry, usage)
+            html, more_attempts, more_truncated, _ = await self._html_reply(retry, usage, request.app.id)
             attempts += more_attempts
             truncated += more_truncated
             missing_ids, missing_functions = missing_items(contract, request.html, html)
@@ -111,11 +113,13 @@ class LLMCoder(Coder):
             changed=html != request.html, attempts=attempts, truncated_attempts=truncated, usage=usage,
         )
 
-    async def _html_reply(self, messages: list[dict[str, Any]], usage: CoderUsage) -> tuple[str, int, int, str]:
-        """(html, attempts, truncated attempts, raw reply text); retries cut-off replies, bounded.
+    async def _html_reply(self, messages: list[dict[str, Any]], usage: CoderUsage,
+                          app_id: str) -> tuple[str, int, int, str]:
+        """(html, attempts, truncated attempts, raw reply text); retries cut-off and non-HTML replies, bounded.
 
         Raises:
-            HtmlExtractionError: a non-HTML reply (at once), or still cut off after the retries.
+            HtmlExtractionError: still no complete HTML document after the retries; the message
+                names the app and the model.
         """
         attempt_messages = messages
         truncated = 0
@@ -129,18 +133,19 @@ class LLMCoder(Coder):
             try:
                 return extract_html(result.text, finish_reason=result.finish_reason, model=self.model), attempt, truncated, result.text
             except HtmlExtractionError as error:
-                if not error.truncated:
-                    raise
-                truncated += 1
-                logger.warning("%s (attempt %d of %d)", error, attempt, self.max_truncation_retries + 1)
+                truncated += int(error.truncated)
+                logger.warning("app %s: %s (attempt %d of %d)", app_id, error, attempt, self.max_truncation_retries + 1)
                 if attempt > self.max_truncation_retries:
+                    advice = ("still cut off after {n} attempts; raise the model's max tokens" if error.truncated
+                              else "no HTML document in any of {n} attempts").format(n=attempt)
                     raise HtmlExtractionError(
-                        f"{error} — still cut off after {attempt} attempts; raise the model's max tokens",
-                        model=self.model, truncated=True, excerpt=error.excerpt,
+                        f"app {app_id!r}: {error} — {advice}",
+                        model=self.model, truncated=error.truncated, excerpt=error.excerpt,
                     ) from error
-                # A fresh request (not the cut-off text) with a nudge to be compact; the attempt
-                # number in it keeps the cache from replaying the cut-off reply.
-                attempt_messages = [*messages, user_message(truncation_retry_text(attempt + 1))]
+                # A fresh request (not the bad reply) with a nudge; the attempt number in it keeps
+                # the cache from replaying the reply just refused.
+                nudge = truncation_retry_text(attempt + 1) if error.truncated else no_html_retry_text(attempt + 1)
+                attempt_messages = [*messages, user_message(nudge)]
         raise AssertionError("unreachable")
 
 

@@ -90,6 +90,14 @@ def truncation_retry_text(attempt: int) -> str:
     )
 
 
+def no_html_retry_text(attempt: int) -> str:
+    """Follow-up after a reply that held no HTML document; the attempt number keeps cache keys apart."""
+    return (
+        f"(Attempt {attempt}.) Your previous answer held no HTML document. Reply with the complete app as one "
+        "```html code block, from <!DOCTYPE html> to </html>, and nothing else."
+    )
+
+
 def contract_retry_text(missing_ids: list[str], missing_functions: list[str]) -> str:
     """Follow-up listing what the revision dropped."""
     lines = ["Your revision dropped things the existing tests rely on. Put them back and keep them working:"]

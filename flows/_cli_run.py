@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -24,9 +26,13 @@ OFFLINE_ROLES = {"coders": ["offline"], "verifier": "offline", "proposer": "offl
                  "cua_policies": ["heuristic"]}
 
 
-def _fail(message: str) -> typer.Exit:
-    err_console.print(f"[red]error:[/] {message}", soft_wrap=True)
-    return typer.Exit(2)
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    """Print `error: message` as one line on stderr; the exit to raise (2: bad input, 1: the run failed)."""
+    from rich.markup import escape
+
+    line = " ".join(str(message).split())  # one line, whatever the exception's text held
+    err_console.print(f"[red]error:[/] {escape(line)}", soft_wrap=True)
+    return typer.Exit(code)
 
 
 def results_table(rows) -> Table:
@@ -49,7 +55,13 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
-def _execute(config: ExperimentConfig) -> None:
+def _execute(config: ExperimentConfig, source: str = "flags") -> None:
+    from ._preflight import check_config
+
+    try:
+        check_config(config, source=source)  # bad input fails here, before Prefect is even imported
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
     from ._loop import sweep
     from ._results import AppRoundResult, table_rows
 
@@ -69,15 +81,61 @@ def _execute(config: ExperimentConfig) -> None:
         except RuntimeError as exc:
             raise _fail(str(exc)) from None
         console.print(f"Stages run on the Dask cluster at {config.dask_address} (prefect-dask).")
+    debug = bool(os.environ.get("AUI_DEBUG"))
+    if not debug:
+        _tracebacks_off_the_console()
     try:
         results: list[AppRoundResult] = asyncio.run(sweep(config))
-    except (ConfigError, ValueError, FileNotFoundError, KeyError) as exc:
-        raise _fail(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - the CLI's edge: one line, not a traceback (AUI_DEBUG=1 keeps it)
+        if debug:
+            raise
+        code = 2 if isinstance(exc, (ConfigError, ValueError, FileNotFoundError, LookupError)) else 1
+        raise _fail(f"run '{config.name}' stopped: {type(exc).__name__}: {exc} "
+                    f"(finished stages are kept and cached; fix the cause and run the same command again)", code) from None
     console.print(results_table(table_rows(results)))
     if config.offline:
         console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")
     console.print(f"Browse dashboards: aui serve {config.run_dir}  ·  Prefect UI: aui ui (http://127.0.0.1:4200)")
+    errors = recorded_errors(results)
+    if errors:
+        more = f" (and {len(errors) - 1} more; see {config.run_dir / 'results.json'})" if len(errors) > 1 else ""
+        raise _fail(f"run '{config.name}' finished, with {len(errors)} failed stage(s): {errors[0]}{more}", 1)
+
+
+def recorded_errors(results) -> list[str]:
+    """Stage errors the sweep recorded instead of raising, once each, naming the app and its track."""
+    found: dict[str, None] = {}
+    for result in results:
+        for error in getattr(result, "errors", None) or []:
+            found[f"{result.app_id} ({result.coder} · {result.cua} · {result.mode}): {error}"] = None
+    return list(found)
+
+
+class _OneLineFormatter(logging.Formatter):
+    """Formats a record as `inner` does, minus its traceback (on a copy: other handlers still get it)."""
+
+    def __init__(self, inner: logging.Formatter | None):
+        super().__init__()
+        self.inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        if not (record.exc_info or record.exc_text or record.stack_info):
+            return self.inner.format(record)
+        bare = copy.copy(record)
+        bare.exc_info, bare.exc_text, bare.stack_info = None, None, None
+        return self.inner.format(bare)
+
+
+def _tracebacks_off_the_console() -> None:
+    """Prefect logs a failed task or flow with its traceback; on the terminal show its one-line message only.
+
+    The Prefect API log handler (the UI's logs) still gets the traceback: it handles each record
+    on the flow/task run logger, before the record propagates to the root logger's console handler.
+    """
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler) and not isinstance(handler.formatter, _OneLineFormatter):
+            handler.setFormatter(_OneLineFormatter(handler.formatter))
 
 
 def run(
@@ -115,7 +173,7 @@ def run(
             config = make_config({k: v for k, v in overrides.items() if v is not None})
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    _execute(config)
+    _execute(config, str(config_file) if config_file is not None else "flags")
 
 
 def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML listing apps × coders × CUAs × modes × rounds."),
@@ -126,7 +184,7 @@ def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML 
         config = load_config(config_file, task_runner=task_runner, dask_address=dask_address)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    _execute(config)
+    _execute(config, str(config_file))
 
 
 def report(run_dir: Path = typer.Argument(..., help="A run folder with results.json.")) -> None:
@@ -177,9 +235,11 @@ def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
            name: str = typer.Option(None, "--name", help="Deployment name (default: the config's name).")) -> None:
     """Serve a scheduled sweep (flow.serve with a cron schedule); runs until interrupted."""
     from ._loop import sweep
+    from ._preflight import check_config
 
     try:
         config = load_config(config_file)
+        check_config(config, source=str(config_file), probe_endpoints=False)  # endpoints may be up by the first run
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     console.print(f"Scheduling sweep '{config.name}' with cron '{cron}'. Needs a Prefect server (aui ui).")

@@ -36,7 +36,7 @@ def _git_commit() -> str | None:
 
 
 def _models_used(config: ExperimentConfig) -> dict:
-    """Model ids and endpoints of every named model (never keys)."""
+    """Model ids, endpoints and request settings of every named model (never keys)."""
     names = {*config.coders, config.verifier, config.proposer, config.commenter}
     if any(p != "heuristic" for p in config.cua_policies):
         names.add(config.cua_model or "cua")
@@ -53,20 +53,67 @@ def _models_used(config: ExperimentConfig) -> dict:
             endpoint = model.endpoint()
         except Exception as exc:  # an unset ${VAR} in the URL: say which, keep going
             endpoint = f"unresolved: {exc}"
-        described[name] = {"name": model.name, "provider": model.provider, "model": model.model, "endpoint": endpoint}
+        described[name] = {"name": model.name, "provider": model.provider, "model": model.model, "endpoint": endpoint,
+                           "params": model.params.to_request(), "timeout_s": model.timeout_s,
+                           "max_retries": model.max_retries}
     return described
 
 
-def _prompt_hashes() -> dict[str, str]:
-    """sha256 of every prompt module, so a changed prompt shows up as a changed manifest."""
-    hashes = {}
-    for path in sorted(PROJECT_ROOT.glob("*/_prompts*.py")):
-        hashes[str(path.relative_to(PROJECT_ROOT))] = hashlib.sha256(path.read_bytes()).hexdigest()
+ROLE_PROMPTS = {
+    "coder": ["coder/_prompts.py"],
+    "proposer": ["apps_prompts/_proposer.py"],
+    "verifier": ["verifier/_prompts.py"],
+    "commenter": ["dashboard_render/_commenter.py"],
+    "cua/uitars": ["cua/policies/_uitars.py"],
+    "cua/openai-cua": ["cua/policies/_openai_cua.py"],
+}
+"""Where each role's prompts are written (the module files, so any change to a prompt shows)."""
+
+
+def _prompt_hashes() -> dict[str, dict[str, str]]:
+    """sha256 of the prompt modules of every role, and the prompt versions the packages declare."""
+    hashes: dict[str, dict[str, str]] = {}
+    for role, files in ROLE_PROMPTS.items():
+        for relative in files:
+            path = PROJECT_ROOT / relative
+            hashes.setdefault(role, {})[relative] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
     return hashes
 
 
+def _prompt_versions() -> dict[str, str]:
+    from coder import PROMPT_VERSION as coder_version
+    from dashboard_render import PROMPT_VERSION as commenter_version
+    from verifier import PROMPT_VERSION as verifier_version
+
+    return {"coder": coder_version, "verifier": verifier_version, "commenter": commenter_version}
+
+
+def _input_hashes(config: ExperimentConfig) -> dict:
+    """sha256 of the inputs the config names by path: app specs (and their reference HTML), tasks file, v0 apps."""
+    from apps_prompts import load_apps, reference_html_path
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    apps = {}
+    for spec in load_apps(config.apps).apps:
+        if config.app_ids and spec.id not in config.app_ids:
+            continue
+        entry = {"spec": digest(Path(spec.source))} if spec.source else {}
+        reference = reference_html_path(spec)
+        if reference is not None and reference.is_file():
+            entry["reference_html"] = digest(reference)
+        if config.v0_dir is not None and (Path(config.v0_dir) / spec.id / "index.html").is_file():
+            entry["v0_html"] = digest(Path(config.v0_dir) / spec.id / "index.html")
+        apps[spec.id] = entry
+    inputs: dict = {"apps": apps}
+    if config.tasks_file is not None and Path(config.tasks_file).is_file():
+        inputs["tasks_file"] = digest(Path(config.tasks_file))
+    return inputs
+
+
 def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
-    """manifest.json: versions, Chromium, git commit, models (no keys), prompt hashes, seed, config."""
+    """manifest.json: versions, Chromium, git commit, models (no keys), prompt hashes, seeds, inputs, config."""
     from cua import BrowserConfig
 
     versions = {}
@@ -75,14 +122,23 @@ def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
+    models = _models_used(config)
+    browser = BrowserConfig()
     manifest = {
         "python": platform.python_version(),
+        "platform": platform.platform(),
         "packages": versions,
-        "chromium": _chromium_version(BrowserConfig().executable_path),
+        "chromium": _chromium_version(browser.executable_path),
+        "chromium_path": str(browser.executable_path),
         "git_commit": _git_commit(),
-        "models": _models_used(config),
+        "models": models,
         "prompt_hashes": _prompt_hashes(),
+        "prompt_versions": _prompt_versions(),
+        # The config's seed, and each model's sampling seed where its params set one (None: the
+        # endpoint's default). The offline roles and the heuristic agent draw no random numbers.
         "seed": config.seed,
+        "seeds": {"config": config.seed, "models": {name: m["params"].get("seed") for name, m in models.items()}},
+        "inputs": _input_hashes(config),
         "offline": config.offline,
         "config": json.loads(config.model_dump_json()),
     }

@@ -27,10 +27,15 @@ from ._dask import on_worker_loop
 CACHE = INPUTS + TASK_SOURCE
 def _worth_retrying(task, task_run, state) -> bool:
     """Prefect's stage retries sit on top of the client's own: spend them only on faults that may
-    pass (rate limits, 5xx, timeouts, bad replies), not on a request refused as such (400/401/404)."""
+    pass (rate limits, 5xx, timeouts), not on a request refused as such (400/401/404), nor on a
+    coder reply without usable HTML — the coder already asked again with a nudge, and a stage
+    retry would only replay the same (cached) replies."""
+    from coder import CoderError
     from llm import ModelCallError
 
     error = state.data
+    if isinstance(error, CoderError):
+        return False
     return not (isinstance(error, ModelCallError) and not error.retryable)
 
 

@@ -48,12 +48,22 @@ async def test_truncation_retries_are_bounded_and_then_raise_naming_the_model(sc
     assert len(server.requests) == 2
 
 
-async def test_a_non_html_reply_raises_at_once_naming_the_model(scripted, counter_app):
-    server, client = scripted([reply_text("I cannot build apps, sorry."), reply_text("unused")])
+async def test_a_non_html_reply_is_asked_again_with_a_nudge_and_the_html_one_is_used(scripted, counter_app, counter_html):
+    server, client = scripted([reply_text("I cannot build apps, sorry."), reply_text(fenced(counter_html))])
+    result = await get_coder("scripted", client).generate(counter_app)
+    assert result.html == counter_html
+    assert (result.attempts, result.truncated_attempts) == (2, 0)
+    assert "no HTML document" in user_text(server.requests[1]) and "no HTML" not in user_text(server.requests[0])
+
+
+async def test_non_html_replies_are_retried_a_bounded_number_of_times_then_raise_naming_app_and_model(scripted, counter_app):
+    server, client = scripted([reply_text("I cannot build apps, sorry.")] * 5)
     with pytest.raises(HtmlExtractionError) as caught:
         await get_coder("scripted", client).generate(counter_app)
-    assert "model 'scripted'" in str(caught.value) and not caught.value.truncated
-    assert len(server.requests) == 1
+    message = str(caught.value)
+    assert "model 'scripted'" in message and "app 'counter'" in message and not caught.value.truncated
+    assert "no HTML document in any of 3 attempts" in message
+    assert len(server.requests) == 3  # the first try and max_truncation_retries (2) more
 
 
 def request_for(mode, counter_app, counter_html, **fields):

@@ -344,15 +344,19 @@ async def test_a_refused_request_is_not_retried_by_the_stage_but_a_rate_limit_is
 
     from llm import ModelCallError
 
-    attempts = {"refused": 0, "limited": 0}
+    from coder import CoderError, HtmlExtractionError
+
+    attempts = {"refused": 0, "limited": 0, "no-html": 0}
 
     @prefect_task(**{**MODEL_RETRIES, "retry_delay_seconds": 0})
     def call(kind: str) -> None:
         attempts[kind] += 1
+        if kind == "no-html":  # the coder already re-asked with a nudge; a stage retry would replay it
+            raise HtmlExtractionError("no HTML in the reply", model="m", truncated=False, excerpt="Sure!")
         raise ModelCallError(f"{kind} call failed", model="m", endpoint="http://127.0.0.1:1/v1",
                              status=401 if kind == "refused" else 429, retryable=kind == "limited")
 
     for kind in attempts:
-        with pytest.raises(ModelCallError):
+        with pytest.raises((ModelCallError, CoderError)):
             call(kind)
-    assert attempts == {"refused": 1, "limited": 1 + MODEL_RETRIES["retries"]}
+    assert attempts == {"refused": 1, "limited": 1 + MODEL_RETRIES["retries"], "no-html": 1}

@@ -1,0 +1,174 @@
+"""Checks a config before a sweep starts, so bad input fails in seconds with one line naming it.
+
+Everything here is something the sweep would otherwise find only deep inside a flow — after the
+Prefect server started, after a stage's retries, with a traceback: a malformed app spec, an
+unknown app id, a `--v0-dir` without one of the apps, a tasks file with a duplicate id, a model
+or CUA policy no registry knows, a model whose key variable is unset, an endpoint nobody answers.
+"""
+
+from __future__ import annotations
+
+import socket
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from ._config import ConfigError, ExperimentConfig
+
+if TYPE_CHECKING:
+    from llm import ModelConfig
+
+PROBE_TIMEOUT_S = 3.0
+"""How long an endpoint may take to accept a TCP connection before the run is refused."""
+
+
+def check_config(config: ExperimentConfig, *, source: str = "config", probe_endpoints: bool = True) -> list[str]:
+    """The app ids the sweep will run, once every input it names is usable.
+
+    `source` (the config file, or "flags") starts the message. With `probe_endpoints`, every
+    endpoint the run will call must accept a TCP connection within `PROBE_TIMEOUT_S`.
+
+    Raises:
+        ConfigError: the first problem found, in one line naming the file, field or value.
+    """
+    try:
+        app_ids = _check_apps(config)
+        _check_tasks_file(config, app_ids)
+        _check_policies(config)
+        models = _check_models(config)
+        if probe_endpoints and models:
+            _probe_endpoints(models)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    return app_ids
+
+
+def _check_apps(config: ExperimentConfig) -> list[str]:
+    from apps_prompts import load_apps
+
+    try:
+        loaded = load_apps(config.apps)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"field 'apps': {exc}") from None
+    if loaded.errors:
+        more = len(loaded.errors) - 1
+        tail = f" (and {more} more problem(s): run `aui apps validate {config.apps}`)" if more else ""
+        raise ConfigError(f"app spec {loaded.errors[0]}{tail}")
+    known = [spec.id for spec in loaded.apps]
+    unknown = [app_id for app_id in config.app_ids if app_id not in known]
+    if unknown:
+        raise ConfigError(f"field 'app_ids': unknown app id(s) {', '.join(map(repr, unknown))} in {config.apps} "
+                          f"(known: {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})")
+    app_ids = list(config.app_ids) or known
+    if config.v0_dir is not None and "offline" in config.coders:
+        from ._loop import _apps_with_v0
+
+        try:
+            app_ids = _apps_with_v0(config, app_ids)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+    return app_ids
+
+
+def _check_tasks_file(config: ExperimentConfig, app_ids: list[str]) -> None:
+    if config.tasks_file is None:
+        return
+    from apps_prompts import load_tasks_file
+    from apps_prompts._proposer_files import TasksFileError
+
+    for app_id in app_ids:
+        try:
+            load_tasks_file(config.tasks_file, app_id)
+        except TasksFileError as exc:
+            raise ConfigError(f"field 'tasks_file': {exc}") from None
+
+
+def _check_policies(config: ExperimentConfig) -> None:
+    from cua.policies import policies
+
+    for policy in config.cua_policies:
+        if policy not in policies:
+            raise ConfigError(f"field 'cua_policies': unknown CUA policy {policy!r}; "
+                              f"known: {', '.join(policies.names())}")
+
+
+def _check_models(config: ExperimentConfig) -> dict[str, ModelConfig]:
+    """The model entries the run will call (by name), after checking each exists and can be configured."""
+    from coder import coders
+
+    wanted: list[tuple[str, str]] = [("coders", name) for name in config.coders if name not in coders]
+    wanted += [(field, getattr(config, field)) for field in ("verifier", "commenter") if getattr(config, field) != "offline"]
+    if config.proposer != "offline" and config.tasks_file is None:  # a tasks file wins over any proposer
+        wanted.append(("proposer", config.proposer))
+    if any(policy != "heuristic" for policy in config.cua_policies):
+        wanted.append(("cua_model", config.cua_model or "cua"))
+    if not wanted:
+        return {}
+    from llm import ModelConfigError, load_model_registry
+
+    try:
+        registry = load_model_registry(config.models_config)
+    except ModelConfigError as exc:
+        raise ConfigError(f"field 'models_config': {exc}") from None
+    used: dict[str, ModelConfig] = {}
+    for field, name in wanted:
+        try:
+            model = registry.get(name)
+        except LookupError:
+            known = [*registry.names(), *(f"{role} (role)" for role in registry.roles)]
+            raise ConfigError(f"field '{field}': unknown model {name!r} in {registry.source} "
+                              f"(known: {', '.join(known)})") from None
+        if model.is_offline:
+            continue
+        try:
+            for part in ("base_url", "api_key", "api_version", "deployment"):
+                model.resolved(part)  # an unset ${VAR}: named now, not at the first call
+            if model.provider in ("openai", "azure") and not model.resolved("api_key"):
+                raise ModelConfigError(f"model {model.name!r} field 'api_key' is empty")
+        except ModelConfigError as exc:
+            raise ConfigError(f"field '{field}': {exc} (in {registry.source})") from None
+        used[model.name] = model
+    return used
+
+
+def _probe_endpoints(models: dict[str, ModelConfig]) -> None:
+    """Refuse the run when an endpoint does not accept a TCP connection (refused, unknown host, silent)."""
+    targets: dict[tuple[str, int], tuple[str, str]] = {}
+    for name, model in models.items():
+        endpoint = model.endpoint()
+        parts = urlsplit(endpoint)
+        if not parts.hostname or _proxied(endpoint):
+            continue  # a proxy carries the requests: it, not us, reaches the endpoint
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        targets.setdefault((parts.hostname, port), (name, endpoint))
+    if not targets:
+        return
+    with ThreadPoolExecutor(max_workers=min(8, len(targets))) as pool:
+        outcomes = list(pool.map(_connect, targets))
+    for (name, endpoint), problem in zip(targets.values(), outcomes, strict=True):
+        if problem:
+            raise ConfigError(f"model {name!r}: endpoint {endpoint} is unreachable ({problem}); "
+                              "start its server or fix its base_url in the model registry")
+
+
+def _connect(address: tuple[str, int]) -> str | None:
+    host, port = address
+    try:
+        with socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S):
+            return None
+    except socket.gaierror as exc:
+        return f"cannot resolve host {host!r}: {exc.strerror or exc}"
+    except TimeoutError:
+        return f"no answer from {host}:{port} within {PROBE_TIMEOUT_S:g} s"
+    except OSError as exc:
+        return f"{exc.strerror or exc} at {host}:{port}"
+
+
+def _proxied(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    scheme = urlsplit(url).scheme or "https"
+    return bool(urllib.request.getproxies().get(scheme)) and not urllib.request.proxy_bypass(host)
+
+
+__all__ = ["PROBE_TIMEOUT_S", "check_config"]
