@@ -31,7 +31,7 @@ from apps_prompts import Task, load_apps
 from ._config import ExperimentConfig
 from ._results import AppRoundResult, TaskOutcome, table_rows
 from ._revision import comment_failures, revise_version
-from ._stages import RolloutRef, VersionRef, generate_initial, propose_tasks, rollout_task, verify_version
+from ._stages import RolloutRef, VersionRef, generate_initial, propose_tasks, rollout_task, use_browser_slots, verify_version
 
 
 @dataclass(frozen=True)
@@ -49,13 +49,7 @@ class Stages:
 PREFECT_STAGES = Stages(generate_initial, propose_tasks, verify_version, rollout_task, comment_failures, revise_version)
 PLAIN_STAGES = Stages(*(getattr(PREFECT_STAGES, field.name).fn for field in fields(Stages)))
 
-_rollout_gates: dict[tuple[int, int], asyncio.Semaphore] = {}
 _stage_locks: dict[tuple, asyncio.Lock] = {}
-
-
-def _rollout_gate(limit: int) -> asyncio.Semaphore:
-    """One semaphore per event loop bounds all rollouts in flight, across apps and tracks."""
-    return _rollout_gates.setdefault((id(asyncio.get_running_loop()), limit), asyncio.Semaphore(limit))
 
 
 def _one_at_a_time(*key: object) -> asyncio.Lock:
@@ -234,14 +228,15 @@ def _track(coder: str, cua: str, mode: str) -> str:
 
 async def _roll_out_round(config, stages: Stages, run_key, run_dir, app_id, round_, version: VersionRef, tasks, valid,
                           checker_by_task, cua, models) -> dict[str, RolloutRef]:
-    gate = _rollout_gate(config.concurrency)
+    # The stage takes a browser slot only around its browser work (`use_browser_slots`), so
+    # Prefect's bookkeeping of one rollout overlaps the browser work of others.
+    use_browser_slots(config.concurrency)
     version_dir = Path(version.path).parent
 
     async def one(task: Task) -> tuple[str, RolloutRef]:
         out_path = str(version_dir / "rollouts" / cua / task.id)
-        # The folder's lock first, then a browser slot: a track waiting for another's identical
-        # rollout (round 0 is shared) holds no slot meanwhile.
-        async with _one_at_a_time("rollout", run_dir, out_path), gate:
+        # A track waiting for another's identical rollout (round 0 is shared) gets its cached result.
+        async with _one_at_a_time("rollout", run_dir, out_path):
             ref = await stages.rollout(run_key, run_dir, app_id, round_, task.id, task.description, task.expected_outcome,
                                        checker_by_task[task.id], version.path, version.sha, cua, config.cua_model,
                                        config.max_steps, models, out_path)

@@ -198,8 +198,9 @@ async def rollout_task(run_key: str, run_dir: str, app_id: str, round: int, task
             if staging.exists():
                 shutil.rmtree(staging)  # what a killed attempt left; never mixed into a new one
             write_atomic(staging / ROLLOUT_INPUTS, json.dumps({"inputs_sha256": inputs_sha, **inputs}, indent=1).encode())
-            trajectory = await _roll_out(root / html_path, staging, app_id, task_id, task_text, expected_outcome,
-                                         checker, policy, cua_model, max_steps, models_config)
+            async with _browser_slot():
+                trajectory = await _roll_out(root / html_path, staging, app_id, task_id, task_text, expected_outcome,
+                                             checker, policy, cua_model, max_steps, models_config)
         if not (staging / DASHBOARD).is_file():
             await _draw_dashboard(trajectory, staging)
         _replace_folder(staging, folder)
@@ -209,6 +210,24 @@ async def rollout_task(run_key: str, run_dir: str, app_id: str, round: int, task
         termination=trajectory.termination.value if trajectory.termination else None,
         success=trajectory.success, steps=len(trajectory.steps), error=trajectory.error,
     )
+
+
+DEFAULT_BROWSER_SLOTS = 2
+_slot_limits: dict[int, int] = {}
+_slots: dict[tuple[int, int], asyncio.Semaphore] = {}
+
+
+def use_browser_slots(limit: int) -> None:
+    """Rollouts in flight at once on this event loop's browser (the run's `concurrency`)."""
+    _slot_limits[id(asyncio.get_running_loop())] = limit
+
+
+def _browser_slot() -> asyncio.Semaphore:
+    """This loop's bound on open browser contexts, across apps and tracks (a Dask worker that was
+    never told a limit uses DEFAULT_BROWSER_SLOTS)."""
+    loop = id(asyncio.get_running_loop())
+    limit = _slot_limits.get(loop, DEFAULT_BROWSER_SLOTS)
+    return _slots.setdefault((loop, limit), asyncio.Semaphore(limit))
 
 
 ROLLOUT_INPUTS = "rollout-inputs.json"
