@@ -85,13 +85,13 @@ _INSTALL = r"""
   const changes = () => state.mutations + state.scrolls;
   // The observation of a step may be taken while the page settles (see cua._settle): settleStart
   // notes what has happened so far, and settle reports whether anything happened after it.
-  const settleStart = () => { state.settleFrom = {changes: changes(), at: performance.now()}; return true; };
+  const settleStart = () => { state.settleFrom = changes(); return true; };
   const settle = (quietMs, capMs) => new Promise(resolve => {
     const start = performance.now();
     const since = state.mark === null ? start : state.mark;
     state.mark = null;
     const before = state.mutations;
-    const from = state.settleFrom || {changes: changes(), at: start};
+    const from = state.settleFrom === null ? changes() : state.settleFrom;
     state.settleFrom = null;
     let done = false, wasBusy = false, timer = null;
     const finish = capped => {
@@ -99,7 +99,7 @@ _INSTALL = r"""
       done = true;
       clearTimeout(backstop); clearTimeout(timer);
       resolve({ms: performance.now() - start, mutations: state.mutations - before, capped,
-               late: changes() - from.changes, busy: wasBusy});
+               late: changes() - from, busy: wasBusy});
     };
     // rAF does not fire in a hidden or throttled page; the timer is the backstop for the cap.
     const backstop = setTimeout(() => finish(true), capMs);

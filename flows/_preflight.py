@@ -166,9 +166,8 @@ def _connect(address: tuple[str, int]) -> str | None:
 
 
 def _proxied(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    scheme = urlsplit(url).scheme or "https"
-    return bool(urllib.request.getproxies().get(scheme)) and not urllib.request.proxy_bypass(host)
+    parts = urlsplit(url)
+    return bool(urllib.request.getproxies().get(parts.scheme or "https")) and not urllib.request.proxy_bypass(parts.hostname or "")
 
 
 __all__ = ["PROBE_TIMEOUT_S", "check_config"]

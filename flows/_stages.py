@@ -25,6 +25,8 @@ from cua import write_atomic
 from ._dask import on_worker_loop
 
 CACHE = INPUTS + TASK_SOURCE
+
+
 def _worth_retrying(task, task_run, state) -> bool:
     """Prefect's stage retries sit on top of the client's own: spend them only on faults that may
     pass (rate limits, 5xx, timeouts), not on a request refused as such (400/401/404), nor on a

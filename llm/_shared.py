@@ -28,8 +28,7 @@ def get_client(
     Raises:
         ModelConfigError: the registry could not be loaded or an override names an unknown model.
     """
-    path = str(Path(models_path).resolve()) if models_path is not None else ""
-    memo_key = (path, tuple(sorted((roles or {}).items())), str(cache_dir or ""))
+    memo_key = (_registry_key(models_path), tuple(sorted((roles or {}).items())), str(cache_dir or ""))
     with _lock:
         client = _clients.get(memo_key)
         if client is None:
@@ -48,5 +47,10 @@ def shared_clients(models_path: str | Path | None = ..., /) -> list[ModelClient]
     with _lock:
         if models_path is ...:
             return list(_clients.values())
-        path = str(Path(models_path).resolve()) if models_path is not None else ""
+        path = _registry_key(models_path)
         return [client for key, client in _clients.items() if key[0] == path]
+
+
+def _registry_key(models_path: str | Path | None) -> str:
+    """How a registry file is named in the client memo ("" for the default registry)."""
+    return str(Path(models_path).resolve()) if models_path is not None else ""

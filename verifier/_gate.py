@@ -19,7 +19,7 @@ from cua import BrowserConfig, JavaScriptError, JavaScriptTimeout, isolated_worl
 
 from ._checker import CheckerKind, CompiledChecker, compile_checker
 from ._rules import RuleSyntaxError
-from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker
+from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker_patiently
 
 _ISOLATION_HINT = (
     "checkers run in an isolated world that sees the page's DOM but not the app's JavaScript "
@@ -94,13 +94,7 @@ async def gate_checker(
     compiled = precompile(checker, kind)
     if isinstance(compiled, GateResult):
         return compiled
-    outcome = await run_checker(page, compiled.javascript, timeout_ms=timeout_ms)
-    slow_retry = False
-    if outcome.timed_out and not outcome.mutated_dom:
-        # A busy page on a loaded machine can hold a trivial checker past the limit; an endless
-        # loop fails the longer limit too, so one patient retry tells the two apart.
-        outcome = await run_checker(page, compiled.javascript, timeout_ms=timeout_ms * SLOW_RETRY_FACTOR)
-        slow_retry = not outcome.timed_out
+    outcome, slow_retry = await run_checker_patiently(page, compiled.javascript, timeout_ms, SLOW_RETRY_FACTOR)
     result = GateResult(accepted=False, kind=compiled.kind, javascript=compiled.javascript, initial=outcome)
     if slow_retry:
         result.warnings.append(f"needed more than {timeout_ms} ms on the loaded page (ran within {timeout_ms * SLOW_RETRY_FACTOR} ms on a retry)")

@@ -183,6 +183,20 @@ async def run_checker(page: Page, checker: str, timeout_ms: int = DEFAULT_TIMEOU
 PATIENT_RETRY_FACTOR = 3  # 1 s + 3 s stays inside a rollout's 5 s checker limit
 
 
+async def run_checker_patiently(page: Page, checker: str, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                                factor: int = PATIENT_RETRY_FACTOR) -> tuple[CheckerOutcome, bool]:
+    """`run_checker`, and once more with `factor`× the limit if it timed out without touching the DOM.
+
+    A busy page on a loaded machine can hold a checker that ends past its limit; an endless loop
+    fails the longer limit too. Returns (outcome, whether only the patient retry finished).
+    """
+    outcome = await run_checker(page, checker, timeout_ms=timeout_ms)
+    if not outcome.timed_out or outcome.mutated_dom:
+        return outcome, False
+    outcome = await run_checker(page, checker, timeout_ms=timeout_ms * factor)
+    return outcome, not outcome.timed_out
+
+
 def checker_callback(checker: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Callable[[Page], Awaitable[CheckerOutcome]]:
     """The `async (page) -> CheckerOutcome` a rollout calls after every step (`cua.Checker`).
 
@@ -190,12 +204,9 @@ def checker_callback(checker: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Call
     """
 
     async def check(page: Page) -> CheckerOutcome:
-        outcome = await run_checker(page, checker, timeout_ms=timeout_ms)
-        if outcome.timed_out and not outcome.mutated_dom:
-            # The checker passed the gate, so it ends: a timeout here is a page (or machine) too
-            # busy to answer in time, and the step's verdict should not depend on that.
-            outcome = await run_checker(page, checker, timeout_ms=timeout_ms * PATIENT_RETRY_FACTOR)
-        return outcome
+        # The checker passed the gate, so it ends: a timeout is a page (or machine) too busy to
+        # answer in time, and the step's verdict should not depend on that.
+        return (await run_checker_patiently(page, checker, timeout_ms))[0]
 
     return check
 
