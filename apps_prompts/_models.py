@@ -49,6 +49,9 @@ class AppPrompt(BaseModel):
         return "\n".join(lines)
 
 
+MAX_WAIT_S = 60.0  # a solution may wait out an app's timer (a 20 s game round), never forever
+
+
 class SolutionStep(BaseModel):
     """One selector-level step of a reference solution, replayed to prove a task solvable.
 
@@ -57,14 +60,24 @@ class SolutionStep(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    action: Literal["click", "fill", "press", "select", "check", "hover", "dblclick"]
+    action: Literal["click", "fill", "press", "select", "check", "hover", "dblclick", "wait"]
     selector: str
-    value: str | None = Field(default=None, description="Text for fill, key for press, option for select.")
+    value: str | None = Field(
+        default=None,
+        description="Text for fill, key for press, option for select; for wait, the most seconds to wait (≤ 60).",
+    )
 
     @model_validator(mode="after")
     def _value_needed(self) -> "SolutionStep":
         if self.action in ("fill", "press", "select") and self.value is None:
             raise ValueError(f"step '{self.action} {self.selector}' needs a value")
+        if self.action == "wait" and self.value is not None:
+            try:
+                seconds = float(self.value)
+            except ValueError:
+                seconds = -1.0
+            if not 0 < seconds <= MAX_WAIT_S:
+                raise ValueError(f"step 'wait {self.selector}' value {self.value!r} must be seconds in (0, {MAX_WAIT_S:g}]")
         return self
 
 

@@ -17,6 +17,7 @@ from ._gate import GateResult, gate_checker, precompile
 from ._runtime import run_checker
 
 STEP_TIMEOUT_MS = 10_000  # an upper bound: a loaded machine is slow, a wrong selector still fails
+WAIT_DEFAULT_S = 10.0
 
 
 class TaskProof(BaseModel):
@@ -90,6 +91,10 @@ async def _replay(page, step: SolutionStep) -> None:
             await locator.dblclick(timeout=STEP_TIMEOUT_MS)
         case "hover":
             await locator.hover(timeout=STEP_TIMEOUT_MS)
+        case "wait":
+            # for what the app does by itself (a timer running out): wait on the app's state, not a clock
+            seconds = float(step.value) if step.value is not None else WAIT_DEFAULT_S
+            await locator.wait_for(state="visible", timeout=seconds * 1000)
         case "check":
             await locator.check(timeout=STEP_TIMEOUT_MS)
         case "fill":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps_prompts import load_apps, reference_html_path
+from apps_prompts import SolutionStep, Task, load_apps, reference_html_path
 from cua import open_app, settle
 from verifier import checker_callback, gate_checker, gate_checkers, gate_on_fresh_app, prove_task, run_checker, verify_app
 from verifier._reference import _replay
@@ -173,3 +173,26 @@ async def test_a_rollout_checker_that_times_out_once_is_asked_again_with_more_ti
         looping = await checker_callback("while (true) {} return true;", timeout_ms=100)(app.page)
     assert outcome.passed and not outcome.timed_out
     assert looping.timed_out and not looping.passed
+
+
+TIMER_APP = """<button id=go onclick="setTimeout(() => document.querySelector('#done').hidden = false, 1500)">Go</button>
+<p id=done hidden>Time's up</p>"""
+
+
+async def test_a_wait_step_waits_on_the_apps_own_timer_and_is_bounded():
+    task = Task(
+        id="timer", description="Start the timer and let it run out.", expected_outcome="Time's up is shown.",
+        checker="return document.querySelector('#done')?.hidden === false;",
+        solution=[SolutionStep(action="click", selector="#go"), SolutionStep(action="wait", selector="#done", value="5")],
+    )
+    proof = await prove_task(TIMER_APP, "timer", task)
+    assert proof.ok, proof.problems
+    too_short = task.model_copy(update={"solution": [task.solution[0], SolutionStep(action="wait", selector="#done", value="0.3")]})
+    proof = await prove_task(TIMER_APP, "timer", too_short)
+    assert not proof.ok and "solution step 2 (wait #done) failed" in proof.problems[0]
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "61", "soon"])
+def test_a_wait_step_needs_a_bounded_number_of_seconds(value):
+    with pytest.raises(ValueError, match=f"wait #done.*{value}"):
+        SolutionStep(action="wait", selector="#done", value=value)
