@@ -9,7 +9,12 @@
   PNG + atomic JSON write).
 - overhead_ratio = engine / floor.
 - steps_per_s_1 / steps_per_s_2: throughput of whole rollouts (context, load, steps) with 1 and
-  2 at a time, zero-latency policy; *_model200 variants add a simulated 200 ms model call.
+  2 at a time (4 and 8 rollouts of 20 steps), zero-latency policy; *_model200 variants add a
+  simulated 200 ms model call.
+- cores_busy_1 / cores_busy_2: CPU seconds of this process tree (Python, the Playwright driver,
+  Chromium's browser, GPU and renderer processes) per wall second during those runs;
+  throughput_gain_ceiling = cpus / cores_busy_1, the most a second concurrent rollout can add
+  when one rollout alone already keeps that many cores busy.
 - mb_per_extra_rollout: proportional memory (PSS) of this process tree per extra open rollout.
 - heuristic_sr_bundled: the heuristic policy's success rate over all bundled tasks on their
   reference apps (null, with a reason, if the heuristic or the bundled apps are missing).
@@ -132,19 +137,22 @@ async def engine_ms_per_step(steps: int, out: Path) -> tuple[float, dict[str, fl
     return statistics.median(s.timings.total_ms for s in measured), parts
 
 
-async def steps_per_second(concurrency: int, rollouts: int, steps: int, out: Path, latency_s: float = 0.0) -> float:
+async def steps_per_second(concurrency: int, rollouts: int, steps: int, out: Path, latency_s: float = 0.0) -> tuple[float, float]:
+    """(steps per second, CPU cores kept busy on average) over `rollouts` whole rollouts."""
     jobs = [
         RolloutJob(PAGE, "Add tasks", _SlowClicks(latency_s) if latency_s else click_policy(steps), run_checker_js,
                    out / f"c{concurrency}-{latency_s}-{i}")
         for i in range(rollouts)
     ]
-    started = time.perf_counter()
+    cpu_started, started = _tree_cpu_s(os.getpid()), time.perf_counter()
     trajectories = await run_rollouts(jobs, bench_config(steps), concurrency=concurrency)
     elapsed = time.perf_counter() - started
-    return sum(len(t.steps) for t in trajectories) / elapsed
+    cores_busy = (_tree_cpu_s(os.getpid()) - cpu_started) / elapsed
+    return sum(len(t.steps) for t in trajectories) / elapsed, cores_busy
 
 
-def _tree_pss_kb(root: int) -> int:
+def _tree(root: int) -> list[int]:
+    """`root` and every process below it (the Playwright driver, Chromium and its children)."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -154,16 +162,36 @@ def _tree_pss_kb(root: int) -> int:
                 children.setdefault(parent, []).append(int(entry))
             except (OSError, IndexError, ValueError):
                 continue
-    total, stack = 0, [root]
+    found, stack = [], [root]
     while stack:
         pid = stack.pop()
+        found.append(pid)
         stack.extend(children.get(pid, []))
+    return found
+
+
+def _tree_pss_kb(root: int) -> int:
+    total = 0
+    for pid in _tree(root):
         try:
             with open(f"/proc/{pid}/smaps_rollup") as handle:
                 total += next(int(line.split()[1]) for line in handle if line.startswith("Pss:"))
         except (OSError, StopIteration, ValueError):
             continue
     return total
+
+
+def _tree_cpu_s(root: int) -> float:
+    """CPU seconds used so far by the tree, including its exited children (a closed page's renderer)."""
+    ticks = 0
+    for pid in _tree(root):
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            ticks += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        except (OSError, ValueError):
+            continue
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 async def mb_per_extra_rollout(extra: int = 3) -> float:
@@ -234,11 +262,11 @@ async def main(args: argparse.Namespace) -> dict:
         result.update(floor_ms_per_step=round(floor, 2), engine_ms_per_step=round(engine, 2),
                       overhead_ratio=round(engine / floor, 3), engine_parts_ms=parts)
         log("throughput …")
-        one = await steps_per_second(1, 2, 20, out)
-        two = await steps_per_second(2, 4, 20, out)
-        one_model = await steps_per_second(1, 2, 10, out, latency_s=0.2)
-        two_model = await steps_per_second(2, 4, 10, out, latency_s=0.2)
+        (one, busy_one), (two, busy_two) = await steps_per_second(1, 4, 20, out), await steps_per_second(2, 8, 20, out)
+        (one_model, _), (two_model, _) = await steps_per_second(1, 2, 10, out, 0.2), await steps_per_second(2, 4, 10, out, 0.2)
         result.update(steps_per_s_1=round(one, 2), steps_per_s_2=round(two, 2),
+                      cores_busy_1=round(busy_one, 2), cores_busy_2=round(busy_two, 2),
+                      throughput_gain_ceiling=round(result["cpus"] / busy_one, 2),
                       steps_per_s_1_model200=round(one_model, 2), steps_per_s_2_model200=round(two_model, 2))
         log("memory …")
         result["mb_per_extra_rollout"] = round(await mb_per_extra_rollout(), 1)

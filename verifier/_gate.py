@@ -21,6 +21,9 @@ from ._checker import CheckerKind, CompiledChecker, compile_checker
 from ._rules import RuleSyntaxError
 from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker_patiently
 
+# `el.onanimationstart = …`, `el['onclick'] = …` (not `==`): the runtime refuses the handlers of
+# user input at the call, and this refuses the rest (see _runtime's wrapper) by the checker's text.
+_HANDLER_ASSIGNMENT = re.compile(r"""(\.\s*on[a-z]+|\[\s*['"`]on[a-z]+['"`]\s*\])\s*=(?!=)""")
 _ISOLATION_HINT = (
     "checkers run in an isolated world that sees the page's DOM but not the app's JavaScript "
     "variables; read the state from the DOM (text, values, attributes, classes) instead"
@@ -119,6 +122,12 @@ async def gate_checker(
     elif outcome.returned_type == "undefined" and not re.search(r"\breturn\b", compiled.javascript):
         result.reasons.append("returns nothing: the body has no `return` statement, so it can never be true")
 
+    handler = _HANDLER_ASSIGNMENT.search(compiled.javascript)
+    if handler:
+        result.reasons.append(
+            f"assigns an event handler ({handler.group(1)}), which would run later, after the check; "
+            "a checker may only read the page"
+        )
     if unseen:
         names = ", ".join(f"window.{name}" for name in unseen)
         result.reasons.append(f"reads {names}, which the checker cannot see: {_ISOLATION_HINT}")
