@@ -43,7 +43,12 @@ class ExperimentConfig(BaseModel):
     models_config: Path | None = Field(default=None, description="Model registry YAML (default configs/models.yaml).")
     out_dir: Path = Field(default=Path("runs"))
     serve_url: str = Field(default="http://127.0.0.1:8765", description="Where `aui serve` serves the run folder (links in Prefect artifacts).")
-    seed: int = 0
+    seed: int = Field(
+        default=0,
+        description="Recorded in the manifest as the run's label for its randomness. The offline providers are "
+        "deterministic without it; a model's sampling seed is its own `params.seed` in the model registry "
+        "(sent only to servers that accept one).",
+    )
     task_runner: Literal["default", "dask"] = Field(default="default", description="Where stages run: this process, or a Dask cluster (prefect-dask).")
     dask_address: str | None = Field(default=None, description="Scheduler of the Dask cluster, e.g. tcp://10.0.0.5:8786 (with task_runner: dask).")
 
