@@ -5,7 +5,8 @@ in an isolated world of its own, new for every run — the app's DOM is visible,
 are not, and nothing it leaves behind reaches the next run or the harness — is compiled with
 `new Function` (so its text cannot escape the wrapper), is cut off at a time limit, and is
 watched: a checker that changes the DOM (MutationObserver), form values, storage, cookies or the
-URL is invalid, and one that schedules work, fires events or navigates is refused at the call.
+URL is invalid — also when it does so after an `await`, as the check waits out the checker's
+microtasks — and one that schedules work, fires events or navigates is refused at the call.
 What it returns never travels back (only its truthiness and type), nor more than
 MAX_MESSAGE_CHARS of what it throws.
 """
@@ -83,9 +84,9 @@ _WRAPPER = r"""
   ]) for (const name of names) lock(proto, name);
   // Event-handler properties of the events a user's input fires. Not all ~450 `on*` properties:
   // redefining each costs ~13 µs in every new world (6 ms a call, half a checker's cost), and
-  // the gate rejects any checker whose text assigns an `on…` property (`assigns_event_handler`).
+  // the gate rejects any checker whose text assigns an `on…` property (_gate._HANDLER_ASSIGNMENT).
   for (const target of [window, Document.prototype, Element.prototype, HTMLElement.prototype, SVGElement.prototype,
-    MathMLElement.prototype]) for (const name of ['onclick', 'ondblclick', 'onauxclick', 'oncontextmenu', 'onmousedown',
+    ...(typeof MathMLElement === 'function' ? [MathMLElement.prototype] : [])]) for (const name of ['onclick', 'ondblclick', 'onauxclick', 'oncontextmenu', 'onmousedown',
     'onmouseup', 'onmousemove', 'onmouseover', 'onmouseout', 'onmouseenter', 'onmouseleave', 'onpointerdown',
     'onpointerup', 'onpointermove', 'onpointerover', 'onpointerout', 'onwheel', 'onscroll', 'onkeydown', 'onkeyup',
     'onkeypress', 'onbeforeinput', 'oninput', 'onchange', 'onsubmit', 'onfocus', 'onblur', 'onfocusin', 'onselect',
