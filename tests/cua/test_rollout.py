@@ -236,3 +236,44 @@ async def test_a_late_change_is_in_the_step_screenshot_and_seen_by_the_checker(t
     assert trajectory.termination == TerminationReason.success, trajectory.steps
     with Image.open(tmp_path / trajectory.steps[0].screenshot) as shot:
         assert shot.convert("RGB").getpixel((300, 250)) == (255, 0, 0)  # the red of "done", not the white of "working"
+
+
+TWO_PAGES = """<!doctype html><body style="margin:0">
+<a id="next" href="index.html?page=2" style="position:absolute;left:20px;top:20px;width:120px;height:40px;display:block">Next</a>
+<h1 id="title" style="margin-top:100px"></h1>
+<script>
+  document.getElementById('title').textContent = location.search === '?page=2' ? 'Page 2' : 'Page 1';
+  window.addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = ''; });
+</script></body>"""
+
+
+class _ClickWhileThePageIsSlowToAnswer(Policy):
+    """Clicks the link once, with the second page answered 0.6 s late (a loaded machine, a big page)."""
+
+    name = "slow-second-page"
+    offline = True  # so that it is handed the page
+
+    @property
+    def coordinate_space(self) -> str:
+        return "screen"
+
+    async def act(self, observation: Observation) -> PolicyDecision:
+        async def late(route):
+            await asyncio.sleep(0.6)
+            await route.fallback()
+
+        await observation.page.context.route("**/index.html?page=2", late)
+        return PolicyDecision(actions=[click((80, 40))])
+
+
+async def on_page_two(page) -> bool:
+    return await page.evaluate("document.querySelector('#title')?.textContent === 'Page 2'")
+
+
+async def test_a_link_to_another_page_of_the_app_is_observed_on_the_page_it_leads_to(tmp_path):
+    config = RolloutConfig(max_steps=1, step_timeout_s=20, episode_timeout_s=60)
+    trajectory = await rollout(TWO_PAGES, "Go to page 2", _ClickWhileThePageIsSlowToAnswer(), on_page_two, tmp_path, config)
+    assert trajectory.termination == TerminationReason.success, (trajectory.termination, trajectory.error)
+    assert [d.kind for d in trajectory.dialogs] == ["beforeunload"]
+    [step] = trajectory.steps
+    assert step.checker_passed and step.screen_changed and step.dom_changed
