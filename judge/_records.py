@@ -1,0 +1,103 @@
+"""The records judges and people leave in a run folder, and the trajectories they are about.
+
+A trajectory is named by its folder relative to the run folder (`TaskOutcome.trajectory` in
+`results.json`, e.g. `apps/<app>/offline/round-0/rollouts/heuristic/<task>`): the same id in
+`judgements.jsonl`, `labels.jsonl`, the report and the viewer. A rollout shared by several tracks
+(round 0 is rolled out once per app and CUA) is one trajectory.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+JUDGEMENTS_FILE = "judgements.jsonl"
+LABELS_FILE = "labels.jsonl"
+
+JudgeMode = Literal["screenshot", "flow"]
+"""What a model judge is shown: the final screenshot, or the trajectory's dashboard (expected flow)."""
+
+LabelValue = Literal["success", "failure", "unsure"]
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class TrajectoryRef(BaseModel):
+    """One judged trajectory of a run, with what the checker decided about it."""
+
+    trajectory_id: str = Field(description="The rollout folder, relative to the run folder.")
+    app_id: str
+    task_id: str
+    round: int
+    cua: str
+    checker_valid: bool = Field(description="The task had a checker that passed the gate (else the checker has no say).")
+    checker_success: bool = Field(description="The checker turned true during the rollout.")
+    dashboard: str | None = Field(default=None, description="The 1920×1080 dashboard, relative to the run folder.")
+
+
+class Judgement(BaseModel):
+    """One judge's decision on one trajectory (a line of `judgements.jsonl`)."""
+
+    trajectory_id: str
+    app_id: str
+    task_id: str
+    judge: str = Field(description="'offline' or the registry model name that judged.")
+    offline: bool
+    mode: JudgeMode
+    success: bool | None = Field(description="None when the judge gave no usable answer (see `error`).")
+    reason: str = ""
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    error: str | None = None
+    prompt_version: str | None = None
+    prompt_sha256: str | None = None
+    tokens: int = 0
+    when: datetime = Field(default_factory=_now)
+
+
+class Label(BaseModel):
+    """A person's label of one trajectory (a line of `labels.jsonl`)."""
+
+    trajectory_id: str = Field(min_length=1)
+    label: LabelValue
+    note: str = ""
+    who: str = Field(min_length=1)
+    when: datetime = Field(default_factory=_now)
+
+
+def run_trajectories(run_dir: Path | str) -> list[TrajectoryRef]:
+    """Every trajectory of a finished run (from its `results.json`), once each, in results order.
+
+    Raises:
+        FileNotFoundError: the folder has no results.json (not a finished run).
+        ValueError: results.json is not JSON, naming the file.
+    """
+    path = Path(run_dir) / "results.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no results.json here — is '{run_dir}' a finished run folder?")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    seen: dict[str, TrajectoryRef] = {}
+    for app in data.get("apps", []):
+        for task in app.get("tasks", []):
+            trajectory = task.get("trajectory")
+            if not trajectory or trajectory in seen:
+                continue
+            seen[trajectory] = TrajectoryRef(
+                trajectory_id=trajectory,
+                app_id=app["app_id"],
+                task_id=task["task_id"],
+                round=app["round"],
+                cua=app["cua"],
+                checker_valid=bool(task.get("checker_valid")),
+                checker_success=bool(task.get("success")),
+                dashboard=task.get("dashboard"),
+            )
+    return list(seen.values())
