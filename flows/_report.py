@@ -179,6 +179,7 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
         f"<h2>Results (paper Table 3 shape)</h2>{_table_html(rows)}<h2>By CUA</h2>{by_cua}"
         + (f"<h2>By commenter mode</h2>{by_commenter}" if by_commenter else "")
         + (f'<h2>FC and SR across rounds</h2><img id="plot" src="{PLOT_FILE}" alt="FC and SR across rounds" width="1000">' if plot else "")
+        + _agreement_section(run_dir)
         + f"{usage_html}<h2>Apps</h2>{_app_sections(results)}"
         f"<details><summary>Markdown table</summary><pre>{_e(markdown_table(rows))}</pre></details>"
         "</body></html>"
@@ -235,3 +236,10 @@ def _gaming(rounds: list[AppRoundResult]) -> str:
     items = "".join(f"<li>round {r.round}: <b>{_e(s.task_id)}</b> — {_e(s.reason)}</li>" for r in rounds for s in r.gaming_suspects)
     return (f"<h4 class=bad>Successes to check by hand (the revision may show a state without the change behind it)</h4>"
             f"<ul>{items}</ul>") if items else ""
+
+
+def _agreement_section(run_dir: Path) -> str:
+    """The section "Agreement between judges" (and agreement.json) when the run has judgements or labels, else ""."""
+    from ._report_agreement import agreement_section_html, write_agreement
+
+    return agreement_section_html(write_agreement(run_dir))

@@ -2,6 +2,7 @@
 
     aui run | sweep | report | serve | ui | deploy     (`_run.py`: the design loop and its outputs)
     aui apps list | import | validate                   (`_apps.py`)
+    aui label import                                    (`_labels.py`: people's labels of a run)
     aui verify / rollout / dashboard / comment          (one stage at a time)
 """
 
@@ -12,6 +13,7 @@ import typer
 from .. import configure_prefect_env
 from ._apps import apps_app
 from ._dashboard import comment_command, dashboard_command
+from ._labels import label_app
 from ._rollout import rollout_command
 from ._run import deploy, report, run, serve, sweep_command, ui
 from ._verify import verify_command
@@ -24,6 +26,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(apps_app, name="apps")
+app.add_typer(label_app, name="label")
 app.command("run")(run)
 app.command("sweep")(sweep_command)
 app.command("report")(report)
@@ -41,6 +44,7 @@ __all__ = [
     "comment_command",
     "dashboard_command",
     "deploy",
+    "label_app",
     "report",
     "rollout_command",
     "run",

@@ -234,6 +234,21 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
     rows = write_results(run_dir, results, usage=data.get("usage"), offline_roles=data.get("offline_roles"))
     out = write_report(run_dir, rows, results, data.get("offline_roles", []), data.get("usage"))
     console.print(f"report: {out}")
+    _print_agreement(run_dir)
+
+
+def _print_agreement(run_dir: Path) -> None:
+    """The pair table of agreement.json (written with the report when the run has judgements or labels)."""
+    from .._report_agreement import read_agreement
+    from ._labels import agreement_table
+
+    agreement = read_agreement(run_dir)
+    if agreement is None:
+        return
+    console.print(agreement_table(agreement))
+    for problem in agreement.problems:
+        err_console.print(f"[yellow]warning:[/] {escape(problem)}", soft_wrap=True, highlight=False)
+    console.print(f"agreement: {run_dir / 'agreement.json'}")
 
 
 def serve(run_dir: Path = typer.Argument(..., help="Folder to serve (a run folder or runs/)."),

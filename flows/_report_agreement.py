@@ -1,0 +1,117 @@
+"""The report's "Agreement between judges" section and `agreement.json` (issue 14; the paper's Table 6 shape).
+
+Written whenever the run folder holds judgements (`judgements.jsonl`) or people's labels
+(`labels.jsonl`); a run with neither gets no section and no agreement.json.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from cua import write_atomic
+from judge import AGREEMENT_FILE, AgreementReport, PairAgreement, agreement_report
+
+
+def write_agreement(run_dir: Path) -> AgreementReport | None:
+    """Compare the run's judges and write `agreement.json`; None (and no file written) when there is nothing to compare.
+
+    An agreement.json left from earlier judgements or labels that are gone is removed, so the file
+    always describes the folder as it is.
+    """
+    report = agreement_report(run_dir)
+    path = run_dir / AGREEMENT_FILE
+    if report.empty:
+        path.unlink(missing_ok=True)
+        return None
+    write_atomic(path, report.model_dump_json(indent=1).encode("utf-8"))
+    return report
+
+
+def read_agreement(run_dir: Path) -> AgreementReport | None:
+    """The run's `agreement.json` as written by `write_agreement`, or None when there is none."""
+    path = run_dir / AGREEMENT_FILE
+    return AgreementReport.model_validate_json(path.read_bytes()) if path.is_file() else None
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text))
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _kappa(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _confusion_html(pair: PairAgreement) -> str:
+    """2×2 counts: rows the reference's decision, columns the other judge's (S success, F failure)."""
+    counts = pair.confusion
+    return ('<table class="confusion"><tr><th></th><th>S</th><th>F</th></tr>'
+            f"<tr><th>S</th><td>{counts.success_success}</td><td>{counts.success_failure}</td></tr>"
+            f"<tr><th>F</th><td>{counts.failure_success}</td><td>{counts.failure_failure}</td></tr></table>")
+
+
+def _trajectory_link(trajectory: str, dashboards: dict[str, str]) -> str:
+    dashboard = dashboards.get(trajectory)
+    if not dashboard:
+        return f"<code>{_e(trajectory)}</code> (no dashboard)"
+    return f'<a href="{_e(dashboard)}"><code>{_e(trajectory)}</code></a>'
+
+
+def _disagreements_html(pair: PairAgreement, dashboards: dict[str, str]) -> str:
+    if not pair.disagreements:
+        return ""
+    groups = ((f"{pair.reference}: success, {pair.other}: failure", pair.reference_success_other_failure),
+              (f"{pair.reference}: failure, {pair.other}: success", pair.reference_failure_other_success))
+    items = "".join(f"<h5>{_e(title)} ({len(ids)})</h5><ul>" + "".join(f"<li>{_trajectory_link(t, dashboards)}</li>" for t in ids)
+                    + "</ul>" for title, ids in groups if ids)
+    return (f'<details class="disagreements"><summary>{_e(pair.reference)} vs {_e(pair.other)}: '
+            f"{len(pair.disagreements)} {'trajectory' if len(pair.disagreements) == 1 else 'trajectories'} decided differently"
+            f"</summary>{items}</details>")
+
+
+def agreement_section_html(report: AgreementReport | None) -> str:
+    """The section's HTML (empty when there is no report): judges, the pair table, disagreements
+    linked to their dashboards (paths relative to the run folder, where report.html sits)."""
+    if report is None:
+        return ""
+    judges = "".join(f"<tr><td>{_e(j.name)}</td><td>{_e(j.kind)}</td><td>{j.decided}</td><td>{j.undecided}</td></tr>"
+                     for j in report.judges)
+    rows = []
+    for pair in report.pairs:
+        notes = "; ".join(_e(note) for note in (pair.reason, pair.kappa_note, pair.balanced_accuracy_note) if note)
+        rows.append(
+            f"<tr><td>{_e(pair.reference)}</td><td>{_e(pair.other)}</td><td>{pair.n}</td>"
+            f"<td>{pair.left_out_unsure} / {pair.left_out_missing}</td><td>{_pct(pair.agreement)}</td>"
+            f"<td>{_kappa(pair.kappa)}</td><td>{_pct(pair.balanced_accuracy)}</td><td>{_confusion_html(pair)}</td>"
+            f"<td>{len(pair.disagreements)}</td><td class=note>{notes}</td></tr>")
+    pairs = ('<table class="summary agreement"><thead><tr><th>reference</th><th>other</th><th>n</th>'
+             "<th>left out (unsure / one judge only)</th><th>agreement (%)</th><th>Cohen's κ</th>"
+             "<th>balanced accuracy (%)</th><th>confusion (rows: reference)</th><th>disagreements</th><th>notes</th></tr></thead>"
+             f"<tbody>{''.join(rows)}</tbody></table>") if rows else "<p class=note>Only one judge so far: no pair to compare.</p>"
+    disagreements = "".join(_disagreements_html(pair, report.dashboards) for pair in report.pairs)
+    conflicts = "".join(
+        f"<li>{_trajectory_link(c.trajectory_id, report.dashboards)}: "
+        + _e(", ".join(f"{who} {value}" for who, value in c.labels.items())) + "</li>" for c in report.label_conflicts)
+    problems = "".join(f"<li><code>{_e(problem)}</code></li>" for problem in report.problems)
+    return (
+        '<h2 id="agreement">Agreement between judges</h2>'
+        "<style>table.confusion{border-collapse:collapse;margin:auto}table.confusion td,table.confusion th"
+        "{border:1px solid #ddd;padding:1px 5px;font-size:12px}table.agreement{margin-top:12px}"
+        ".agreement td.note{text-align:left}</style>"
+        f'<table class="summary"><thead><tr><th>judge</th><th>kind</th><th>decided</th><th>unsure / no answer</th></tr></thead>'
+        f"<tbody>{judges}</tbody></table>{pairs}"
+        "<p class=note>Each pair is compared over the n trajectories both judges decided (success or failure); the rest "
+        "are left out. Confusion: rows the reference's decision, columns the other's; S success, F failure. "
+        "The reference (human, then checker, then model judges) is the truth for balanced accuracy (mean "
+        "of the other judge's recall on the reference's successes and failures); agreement and κ are symmetric. The "
+        "checker decides only trajectories whose task had a valid checker; people's labels are merged (latest per "
+        "person; success against failure is unsure). The paper's Table 6 shape.</p>"
+        + disagreements
+        + (f"<h4 class=bad>Labels people disagree on (merged as unsure)</h4><ul>{conflicts}</ul>" if conflicts else "")
+        + (f"<details><summary>{len(report.problems)} line(s) or record(s) skipped</summary><ul>{problems}</ul></details>"
+           if problems else "")
+    )
