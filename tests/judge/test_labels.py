@@ -216,3 +216,14 @@ def test_many_bad_lines_are_all_kept_and_the_message_is_capped(tiny_run, tmp_pat
     assert caught.value.listing[-1] == "… and 10 more" and len(caught.value.listing) == MAX_PROBLEMS_SHOWN + 1
     assert f"{file}:{bad + 1}: label" in caught.value.problems[-1]  # the last data line is line bad + 1
     assert str(caught.value).count("\n") == MAX_PROBLEMS_SHOWN + 1
+
+
+def test_a_note_over_several_lines_keeps_the_line_numbers_of_the_file(tiny_run, tmp_path):
+    file = tmp_path / "multiline.csv"
+    file.write_text("trajectory_id,label,note,who\n"
+                    f'{trajectory_id("t1")},success,"first line\nsecond line",ana\n'   # lines 2–3
+                    "\n"                                                               # line 4
+                    f"{trajectory_id('t2')},nope,,ana\n")                              # line 5
+    with pytest.raises(LabelImportError) as caught:
+        import_labels(file, tiny_run)
+    assert [problem.split(": ")[0] for problem in caught.value.problems] == [f"{file}:5"]
