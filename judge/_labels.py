@@ -196,8 +196,8 @@ def _validate_row(file: Path, line: int, row: dict[str, Any], known: set[str], r
     if imported.trajectory_id not in known:
         close = difflib.get_close_matches(imported.trajectory_id, sorted(known), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
-        return None, [f"{file}:{line}: trajectory_id: '{imported.trajectory_id}' is not a trajectory of the run in "
-                      f"{run_dir} (see its results.json){hint}"]
+        return None, [f"{file}:{line}: trajectory_id: '{imported.trajectory_id}' is not a trajectory of the run "
+                      f"(not in {Path(run_dir) / 'results.json'}){hint}"]
     when = imported.when if imported.when.tzinfo else imported.when.replace(tzinfo=timezone.utc)
     return Label(**imported.model_dump(exclude={"when"}), when=when), []
 
