@@ -35,4 +35,9 @@ class RolloutConfig(BaseModel):
     )
     scroll_px: int = Field(default=DEFAULT_SCROLL_PX, ge=1, description="Scroll distance when the model gives none.")
     trace: bool = Field(default=False, description="Record a Playwright trace.zip (slower; for debugging).")
+    final_text_max_chars: int = Field(
+        default=20_000, ge=0,
+        description="Characters of the final page's visible text kept in the trajectory (`Trajectory.final_text`, "
+        "read once at the end; what text-only judges decide from); 0 does not read it.",
+    )
     browser: BrowserConfig = Field(default_factory=BrowserConfig)

@@ -25,6 +25,7 @@ from ._check import Checker, CheckResult
 from ._config import RolloutConfig
 from ._coordinates import place_action
 from ._executor import execute, page_fingerprint
+from ._isolated import isolated_world
 from ._policy import Observation
 from ._screenshot import ScreenshotTimeout, capture_png
 from ._settle import is_quiet_since_start, settle, start_settling
@@ -32,6 +33,8 @@ from ._trajectory import Step
 from ._viewport import Viewport
 
 TRACE_STOP_TIMEOUT_S = 30
+VISIBLE_TEXT_TIMEOUT_MS = 500
+_VISIBLE_TEXT = Path(__file__).with_name("_visible_text.js").read_text(encoding="utf-8")
 # Of a step's remaining time, what settling leaves for the observation after it (screenshot,
 # fingerprint, checker, write): waiting for motion never eats the whole step.
 OBSERVE_RESERVE_MS = 1_000
@@ -180,6 +183,22 @@ class AppEnv:
         self.screenshot = screenshot
         self._count(step, started)
         return StepResult(self._observation(), check, check.passed, step, fingerprint)
+
+    async def visible_text(self, max_chars: int, timeout_ms: int = VISIBLE_TEXT_TIMEOUT_MS) -> tuple[str, bool]:
+        """The page's visible text now (`document.body.innerText`, read in the harness's isolated
+        world: the app's scripts cannot change what it says), at most `max_chars` characters, and
+        whether it was cut. Form fields' values are not part of it (innerText leaves them out).
+
+        Raises:
+            RuntimeError: before `reset`.
+            JavaScriptError: the page could not be read (closed, crashed).
+            JavaScriptTimeout: the page did not answer within `timeout_ms` (about a second more on a hung page).
+        """
+        read = await isolated_world(self.page).call(_VISIBLE_TEXT, max(0, int(max_chars)), timeout_ms=timeout_ms)
+        text = str((read or {}).get("text") or "")
+        # A page's text may hold lone surrogates (JS strings allow them; UTF-8 does not): replace them.
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return text, int((read or {}).get("length") or 0) > max_chars
 
     async def save_trace(self, path: str | Path) -> bool:
         """Stop the Playwright trace (`config.trace`) and write it to `path`; False if there was none or it failed."""

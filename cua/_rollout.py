@@ -3,8 +3,9 @@
 observe → policy.act (model-call limit; a reply that does not parse or points off the screen is
 re-asked, a bounded number of times) → `env.step` (convert coordinates, execute, settle,
 screenshot, checker) → write the step (PNG + atomic JSON) → stop on success, `finished`, stuck or
-a limit. Whatever happens — a hung page, a dead browser, a model that will not answer —
-`rollout` returns the trajectory so far with a termination reason; no exception escapes it.
+a limit; then the final page's visible text is kept (`final_text`, one read, for text-only judges).
+Whatever happens — a hung page, a dead browser, a model that will not answer — `rollout` returns
+the trajectory so far with a termination reason; no exception escapes it.
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ class _Rollout:
                         self._end(TerminationReason.error, CANCELLED)
                         self._save()
                     raise
+                await self._read_final_text()
                 if await self.env.save_trace(self.out_dir / TRACE_FILE):
                     trajectory.trace = TRACE_FILE
         except Exception as exc:  # no browser, no context: still leave a record
@@ -288,6 +290,21 @@ class _Rollout:
             raise _Ended(TerminationReason.timeout, f"step {step.index} exceeded {self.config.step_timeout_s:g} s")
 
     # ---- recording ------------------------------------------------------------------------
+
+    async def _read_final_text(self) -> None:
+        """Keep the final page's visible text in the trajectory (one evaluate; a failure is recorded, never raised)."""
+        limit = self.config.final_text_max_chars
+        if limit <= 0:
+            return
+        if self.env.events is None:
+            self.trajectory.final_text_error = "no page was loaded"
+            return
+        try:
+            text, truncated = await self.env.visible_text(limit)
+        except Exception as exc:  # a crashed or hung page: the record says why there is no text
+            self.trajectory.final_text_error = describe_error(exc)
+            return
+        self.trajectory.final_text, self.trajectory.final_text_truncated = text, truncated
 
     def _commit(self, step: Step) -> None:
         self.trajectory.steps.append(step)

@@ -131,6 +131,14 @@ class Trajectory(BaseModel):
     error: str | None = None
     duration_s: float = 0.0
     trace: str | None = Field(default=None, description="Playwright trace.zip, relative to the folder.")
+    final_text: str | None = Field(
+        default=None,
+        description="The final page's visible text (`document.body.innerText`, read in the harness's isolated world "
+        "once the episode ended), cut at `RolloutConfig.final_text_max_chars`; None in trajectories recorded before "
+        "it was kept, or when the page could not be read (`final_text_error`).",
+    )
+    final_text_truncated: bool = Field(default=False, description="`final_text` was cut at its cap.")
+    final_text_error: str | None = Field(default=None, description="Why the final page's text could not be read.")
 
     @property
     def viewport(self) -> Viewport:
