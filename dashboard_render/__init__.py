@@ -2,6 +2,7 @@
 
     rendered = render_dashboard(trajectory_dir, out=trajectory_dir / "dashboard.png")
     account = account_trajectory(trajectory_dir)            # raw screenshots vs dashboard tokens
+    blind = render_trajectory(trajectory, folder, hide_verdict=True)   # for judges: no checker verdict drawn
 
 Pure drawing (Pillow): no browser, no model. The commenter (`commenter/`) reads what this draws.
 """

@@ -22,6 +22,7 @@ MIN_HEIGHT = 100
 TASK_LINES = 3
 EXPECTED_LINES = 2
 LEGEND = "Markers: ring + number = click (double ring: double-click)   ➜ drag / scroll   ⌨ typed text   keys: hotkey   amber = no DOM change, red = error or final failure, green = checker passed"
+LEGEND_WITHOUT_VERDICT = "Markers: ring + number = click (double ring: double-click)   ➜ drag / scroll   ⌨ typed text   keys: hotkey   amber = no DOM change, red = error"
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,9 @@ def plan_header(trajectory: Trajectory) -> HeaderText:
     return HeaderText(task=task, expected=expected, meta=meta, height=max(MIN_HEIGHT, height))
 
 
-def result_label(trajectory: Trajectory) -> tuple[str, tuple[int, int, int]]:
+def result_label(trajectory: Trajectory, hide_verdict: bool = False) -> tuple[str, tuple[int, int, int]]:
+    if hide_verdict:
+        return "ATTEMPT", MUTED
     if trajectory.success:
         return "SUCCESS", SUCCESS
     if trajectory.termination is None:
@@ -57,9 +60,10 @@ def result_label(trajectory: Trajectory) -> tuple[str, tuple[int, int, int]]:
     return "FAILURE", FAILURE
 
 
-def draw_header(draw: ImageDraw.ImageDraw, trajectory: Trajectory, text: HeaderText, box: Rect) -> None:
+def draw_header(draw: ImageDraw.ImageDraw, trajectory: Trajectory, text: HeaderText, box: Rect, hide_verdict: bool = False) -> None:
+    """The header; with `hide_verdict` the badge says neither the result nor how the rollout ended."""
     draw.rounded_rectangle((box.x, box.y, box.right, box.bottom), radius=10, fill=PANEL, outline=BORDER)
-    label, colour = result_label(trajectory)
+    label, colour = result_label(trajectory, hide_verdict)
     badge = (box.x + PAD, box.y + PAD, box.x + PAD + BADGE_WIDTH, box.bottom - PAD)
     draw.rounded_rectangle(badge, radius=8, fill=colour)
     big = font("bold", 30)
@@ -67,7 +71,8 @@ def draw_header(draw: ImageDraw.ImageDraw, trajectory: Trajectory, text: HeaderT
     small = font("condensed-bold", 17)
     reason = trajectory.termination.value if trajectory.termination else "no termination recorded"
     steps = len(trajectory.steps)
-    lines = [f"ended: {reason}", f"{steps} step{'s' if steps != 1 else ''}" + (f"  ·  {trajectory.duration_s:.1f} s" if trajectory.duration_s else "")]
+    lines = [] if hide_verdict else [f"ended: {reason}"]
+    lines += [f"{steps} step{'s' if steps != 1 else ''}" + (f"  ·  {trajectory.duration_s:.1f} s" if trajectory.duration_s else "")]
     y = badge[1] + 8 + big.line_height + 2
     for line in lines:
         if y + small.line_height > badge[3]:
@@ -90,4 +95,4 @@ def draw_header(draw: ImageDraw.ImageDraw, trajectory: Trajectory, text: HeaderT
     meta = font("sans", 14)
     meta.draw(draw, (x, y), fit_line(meta, text.meta, _text_width()), fill=MUTED)
     y += meta.line_height
-    meta.draw(draw, (x, y), fit_line(meta, LEGEND, _text_width()), fill=MUTED)
+    meta.draw(draw, (x, y), fit_line(meta, LEGEND_WITHOUT_VERDICT if hide_verdict else LEGEND, _text_width()), fill=MUTED)

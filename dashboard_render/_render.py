@@ -56,16 +56,22 @@ def render_dashboard(trajectory_dir: Path | str, out: Path | str | None = None) 
     return render_trajectory(Trajectory.load(folder), folder, out)
 
 
-def render_trajectory(trajectory: Trajectory, folder: Path | str, out: Path | str | None = None) -> RenderedDashboard:
-    """Render an already loaded trajectory whose screenshots live under `folder`."""
+def render_trajectory(
+    trajectory: Trajectory, folder: Path | str, out: Path | str | None = None, *, hide_verdict: bool = False
+) -> RenderedDashboard:
+    """Render an already loaded trajectory whose screenshots live under `folder`.
+
+    `hide_verdict` draws it without what the checker decided (no SUCCESS/FAILURE badge, no
+    termination reason, no "checker passed" green): the dashboard a judge of success is shown.
+    """
     folder = Path(folder)
     header_text = plan_header(trajectory)
     layout = plan_layout(trajectory, header_text.height)
-    signal = first_failure_signal(trajectory)
+    signal = first_failure_signal(trajectory, hide_verdict)
     canvas = Image.new("RGB", (CANVAS_WIDTH, CANVAS_HEIGHT), BACKGROUND)
     with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
-        batches = _start_tiles(pool, folder, trajectory, layout, signal)
-        draw_header(ImageDraw.Draw(canvas), trajectory, header_text, layout.header)
+        batches = _start_tiles(pool, folder, trajectory, layout, signal, hide_verdict)
+        draw_header(ImageDraw.Draw(canvas), trajectory, header_text, layout.header, hide_verdict)
         for batch in batches:
             for index, tile_image in batch.result().items():
                 tile = layout.tiles[index]
@@ -76,7 +82,8 @@ def render_trajectory(trajectory: Trajectory, folder: Path | str, out: Path | st
 
 
 def _start_tiles(
-    pool: ThreadPoolExecutor, folder: Path, trajectory: Trajectory, layout: DashboardLayout, signal: int | None
+    pool: ThreadPoolExecutor, folder: Path, trajectory: Trajectory, layout: DashboardLayout, signal: int | None,
+    hide_verdict: bool = False,
 ) -> list[Future]:
     """One job per distinct screenshot (byte-identical files of no-change steps decode once),
     plus one for tiles whose screenshot is missing; each returns {tile index: tile image}."""
@@ -98,7 +105,7 @@ def _start_tiles(
         for tile in tiles:
             step = trajectory.steps[tile.index - 1] if tile.index else None
             crop = crop_screenshot(screenshot, tile, viewport, full_height) if screenshot is not None else None
-            composed[tile.index] = compose_tile(tile, step, trajectory, crop, signal)
+            composed[tile.index] = compose_tile(tile, step, trajectory, crop, signal, hide_verdict)
         return composed
 
     return [pool.submit(compose, content, tiles) for content, tiles in groups.values()]

@@ -2,7 +2,9 @@
 
 Colour code: green = the checker passed at this step, amber = the action changed nothing in the
 DOM, red = an error or the step the rollout ended on without success; the first failure signal
-(first error or no-effect action) gets a thicker border and says so.
+(first error or no-effect action) gets a thicker border and says so. Without the verdict
+(`hide_verdict`, for judges who must decide for themselves) nothing says what the checker found:
+no green, no "ended" red, and the failure signal is marked whatever the outcome.
 """
 
 from __future__ import annotations
@@ -25,23 +27,25 @@ class StepStatus:
     colour: tuple[int, int, int]
 
 
-def step_status(step: Step, trajectory: Trajectory, is_last: bool) -> StepStatus:
-    """How a step's tile is colour-coded: success green, failure red, a no-effect step amber."""
-    if step.checker_passed:
+def step_status(step: Step, trajectory: Trajectory, is_last: bool, hide_verdict: bool = False) -> StepStatus:
+    """How a step's tile is colour-coded: success green, failure red, a no-effect step amber
+    (with `hide_verdict`, only errors and no-effect steps are marked)."""
+    if step.checker_passed and not hide_verdict:
         return StepStatus("checker passed", SUCCESS)
     if step.error:
         return StepStatus("error", FAILURE)
     if _no_effect(step):
         return StepStatus("no DOM change", WARNING)
-    if is_last and not trajectory.success:
+    if is_last and not trajectory.success and not hide_verdict:
         reason = trajectory.termination.value if trajectory.termination else "incomplete"
         return StepStatus(f"ended: {reason}", FAILURE)
     return StepStatus(None, NEUTRAL)
 
 
-def first_failure_signal(trajectory: Trajectory) -> int | None:
-    """Index of the first step that signals trouble (an error or an action with no DOM effect)."""
-    if trajectory.success:
+def first_failure_signal(trajectory: Trajectory, hide_verdict: bool = False) -> int | None:
+    """Index of the first step that signals trouble (an error or an action with no DOM effect);
+    None for a success, unless `hide_verdict` (then its absence would tell the outcome)."""
+    if trajectory.success and not hide_verdict:
         return None
     for step in trajectory.steps:
         if step.error or _no_effect(step):
@@ -55,7 +59,8 @@ def _no_effect(step: Step) -> bool:
     return step.dom_changed is False and kind not in (None, "wait", "finished")
 
 
-def compose_tile(tile: TileLayout, step: Step | None, trajectory: Trajectory, crop: Image.Image | None, signal: int | None) -> Image.Image:
+def compose_tile(tile: TileLayout, step: Step | None, trajectory: Trajectory, crop: Image.Image | None, signal: int | None,
+                 hide_verdict: bool = False) -> Image.Image:
     """The finished tile as its own image (crop, markers, badges, caption, border), to paste at `tile.tile`.
 
     Self-contained so tiles can be composed in worker threads while others decode.
@@ -65,7 +70,7 @@ def compose_tile(tile: TileLayout, step: Step | None, trajectory: Trajectory, cr
     image = Image.new("RGB", (box.width + 1, box.height + 1), BACKGROUND)
     draw = ImageDraw.Draw(image)  # opaque shapes only: alpha blending is slow; markers draw on the crop
     is_last = step is not None and step.index == len(trajectory.steps)
-    status = step_status(step, trajectory, is_last) if step is not None else StepStatus("initial state", NEUTRAL)
+    status = step_status(step, trajectory, is_last, hide_verdict) if step is not None else StepStatus("initial state", NEUTRAL)
     emphasis = tile.key or (step is not None and step.index == signal)
     outline = (0, 0, box.width, box.height)
     draw.rounded_rectangle(outline, radius=6, fill=PANEL)
