@@ -1,0 +1,156 @@
+"""The model judge: task + expected outcome + an image of the attempt → a validated verdict.
+
+`screenshot` mode shows the trajectory's last screenshot, `flow` mode its dashboard drawn without
+the checker's verdict. The reply is untrusted: parsed as JSON (a code fence or a sentence around
+the object is tolerated; NaN and Infinity are not JSON) and validated against `VERDICT_SCHEMA`.
+A reply that fails is asked for once more, quoting what was wrong; a second failure is recorded
+as an error with `success=None` — never guessed. A model call that fails for good is recorded the
+same way, so one bad trajectory does not cost the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from cua import Trajectory
+from dashboard_render import render_trajectory
+from llm import ModelCallError, ModelClient, ModelConfigError
+
+from ._prompts import MODES, PROMPT_VERSION, VERDICT_SCHEMA, build_messages, prompt_sha256, repair_messages
+from ._records import Judgement, JudgeMode, TrajectoryRef
+
+DEFAULT_ROLE = "judge"
+MAX_REPAIRS = 1
+MAX_REASON_CHARS = 2_000  # a verdict's reason is a sentence or two; a runaway one is cut, not stored whole
+_QUOTED_REPLY_CHARS = 200
+
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
+
+
+class VerdictError(ValueError):
+    """A reply that is not a usable verdict; the message says what is wrong (quoted in the re-ask)."""
+
+
+def parse_verdict(text: str) -> dict[str, Any]:
+    """The verdict in a model reply, validated against `VERDICT_SCHEMA`.
+
+    Raises:
+        VerdictError: no JSON object, not valid JSON (NaN/Infinity included), or the object breaks
+            the schema — naming the field and the value at fault.
+    """
+    fenced = _FENCED.search(text)
+    start, end = text.find("{"), text.rfind("}")
+    if fenced:
+        candidate = fenced.group(1)
+    elif start < 0:
+        raise VerdictError("the reply contains no JSON object")
+    else:
+        candidate = text[start : end + 1] if end > start else text[start:]  # unclosed: let the parser say where
+    try:
+        data = json.loads(candidate, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise VerdictError(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except ValueError as exc:
+        raise VerdictError(f"the reply is not valid JSON ({exc})") from None
+    validator = jsonschema.Draft202012Validator(VERDICT_SCHEMA)
+    problems = [
+        f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
+        for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    ]
+    if problems:
+        raise VerdictError("the JSON breaks the schema: " + "; ".join(problems))
+    return data
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def last_screenshot(trajectory: Trajectory, folder: Path) -> Path:
+    """The last screenshot of the attempt on disk: the latest step's that exists, else the initial one.
+
+    Raises:
+        FileNotFoundError: the trajectory has no screenshot on disk, naming the folder.
+    """
+    names = [step.screenshot for step in reversed(trajectory.steps)] + [trajectory.initial_screenshot]
+    for name in names:
+        if name and (folder / name).is_file():
+            return folder / name
+    raise FileNotFoundError(f"{folder}: the trajectory has no screenshot on disk")
+
+
+class ModelJudge:
+    """Judges trajectories through a VLM named by registry role or model name (default: the `judge` role).
+
+        judge = ModelJudge(ModelClient(), mode="flow")
+        judgement = await judge.judge(ref, run_dir)      # a `Judgement`; failures are in `.error`
+
+    Raises (constructor):
+        ValueError: `mode` is not 'screenshot' or 'flow'.
+        UnknownModelError: `model` is neither a role nor a model of the client's registry.
+    """
+
+    offline = False
+
+    def __init__(self, client: ModelClient, model: str = DEFAULT_ROLE, mode: JudgeMode = "screenshot",
+                 max_repairs: int = MAX_REPAIRS, **params: Any):
+        if mode not in MODES:
+            raise ValueError(f"judge mode {mode!r} is not one of {', '.join(MODES)}")
+        self.client = client
+        self.model = model
+        self.name = client.registry.model_name(model)
+        """The registry model name behind `model`: the `judge` field of every judgement."""
+        self.mode: JudgeMode = mode
+        self.max_repairs = max(0, max_repairs)
+        self.params = params
+        self.prompt_version = PROMPT_VERSION
+        self.prompt_sha256 = prompt_sha256(mode)
+
+    async def judge(self, ref: TrajectoryRef, run_dir: Path | str) -> Judgement:
+        """Judge the trajectory `ref` names under `run_dir`. Never raises for the trajectory or the model."""
+        judgement = Judgement(trajectory_id=ref.trajectory_id, app_id=ref.app_id, task_id=ref.task_id,
+                              judge=self.name, offline=False, mode=self.mode, success=None,
+                              prompt_version=self.prompt_version, prompt_sha256=self.prompt_sha256)
+        folder = Path(run_dir) / ref.trajectory_id
+        try:
+            trajectory = Trajectory.load(folder)
+            image = await self._image(trajectory, folder)
+        except (FileNotFoundError, ValueError, OSError) as exc:
+            judgement.error = f"nothing to judge: {exc}"
+            return judgement
+        asked = build_messages(self.mode, trajectory.viewport, trajectory.task, trajectory.expected_outcome, image)
+        messages = asked
+        for attempt in range(1 + self.max_repairs):
+            try:
+                reply = await self.client.chat(messages, role=self.model, **self.params)
+            except (ModelCallError, ModelConfigError) as exc:
+                judgement.error = f"model call failed: {exc}"
+                return judgement
+            judgement.tokens += reply.usage.total_tokens
+            try:
+                verdict = parse_verdict(reply.text)
+            except VerdictError as exc:
+                quoted = reply.text[:_QUOTED_REPLY_CHARS] + ("…" if len(reply.text) > _QUOTED_REPLY_CHARS else "")
+                judgement.error = f"invalid reply after {attempt + 1} attempt(s): {exc}; last reply: {quoted!r}"
+                messages = repair_messages(asked, reply.text, str(exc))
+                continue
+            reason = verdict["reason"].strip()
+            judgement.success = verdict["success"]
+            judgement.reason = reason[:MAX_REASON_CHARS] + ("…" if len(reason) > MAX_REASON_CHARS else "")
+            judgement.confidence = float(verdict["confidence"])
+            judgement.error = None
+            return judgement
+        return judgement
+
+    async def _image(self, trajectory: Trajectory, folder: Path) -> bytes:
+        if self.mode == "screenshot":
+            return last_screenshot(trajectory, folder).read_bytes()
+        # The dashboard as flows store it says SUCCESS or FAILURE: the judge is shown one without the verdict.
+        rendered = await asyncio.to_thread(render_trajectory, trajectory, folder, hide_verdict=True)
+        return rendered.png
