@@ -56,6 +56,9 @@ class Judgement(BaseModel):
     error: str | None = None
     prompt_version: str | None = None
     prompt_sha256: str | None = None
+    trajectory_sha256: str | None = Field(
+        default=None, description="sha256 of the trajectory.json judged: a changed trajectory is judged again."
+    )
     tokens: int = 0
     when: datetime = Field(default_factory=_now)
 

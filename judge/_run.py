@@ -1,0 +1,165 @@
+"""Judging a finished run: every trajectory, in parallel with a bound, one line each in judgements.jsonl.
+
+    judgements = await judge_run("runs/demo", judge="offline")                 # the baseline, no model
+    judgements = await judge_run("runs/demo", judge="judge", mode="flow")      # the `judge` role's model
+
+Cached like every model stage: a trajectory already judged (without error) by the same judge, mode
+and prompt (`prompt_sha256`), and whose trajectory.json has not changed since, is not judged again;
+a judgement that ended in an error is asked again (model calls go through the llm call cache too,
+so an identical request costs nothing). The file only grows, one `write` per line: a crash loses
+at most the line being written, and `read_judgements` skips such a cut line. When a trajectory was
+judged more than once, the latest line is its judgement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from cua import TRAJECTORY_FILE
+from llm import ModelClient, ModelConfigError
+
+from ._model import ModelJudge
+from ._offline import OFFLINE_JUDGE, OfflineJudge
+from ._prompts import MODES
+from ._records import JUDGEMENTS_FILE, Judgement, JudgeMode, run_trajectories
+
+DEFAULT_CONCURRENCY = 4
+"""Trajectories judged at once: model calls overlap their waits; the offline judge hardly waits at all."""
+
+Judge = ModelJudge | OfflineJudge
+
+
+def read_judgements(run_dir: Path | str) -> list[Judgement]:
+    """Every judgement in `run_dir/judgements.jsonl`, in file order ([] when there is none).
+
+    A line that is not JSON — the one a crash cut short — is skipped.
+
+    Raises:
+        ValueError: a line is JSON but not a judgement, naming the file and the line.
+    """
+    path = Path(run_dir) / JUDGEMENTS_FILE
+    if not path.is_file():
+        return []
+    judgements = []
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a write cut short by a crash
+        try:
+            judgements.append(Judgement.model_validate(data))
+        except ValueError as exc:
+            raise ValueError(f"{path}:{number}: not a judgement: {str(exc).splitlines()[0]}") from None
+    return judgements
+
+
+def latest_judgements(judgements: list[Judgement]) -> dict[tuple[str, str, str], Judgement]:
+    """The latest judgement per (trajectory, judge, mode)."""
+    return {(j.trajectory_id, j.judge, j.mode): j for j in judgements}
+
+
+def append_judgement(run_dir: Path | str, judgement: Judgement) -> None:
+    """Append one line to `run_dir/judgements.jsonl` with a single write.
+
+    A line left without its newline by a crash is closed first, so the new line stays whole.
+    """
+    path = Path(run_dir) / JUDGEMENTS_FILE
+    line = (judgement.model_dump_json() + "\n").encode("utf-8")
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(descriptor).st_size
+        if size:
+            with path.open("rb") as handle:
+                handle.seek(size - 1)
+                if handle.read(1) != b"\n":
+                    line = b"\n" + line
+        os.write(descriptor, line)
+    finally:
+        os.close(descriptor)
+
+
+def make_judge(judge: str = OFFLINE_JUDGE, mode: JudgeMode = "screenshot", client: ModelClient | None = None) -> Judge:
+    """The judge `judge` names: 'offline', or a model role or name of the client's registry (a role
+    or model that is offline in the registry gives the offline judge).
+
+    Raises:
+        ValueError: `mode` is unknown, or the offline judge was asked for the flow mode.
+        UnknownModelError: no such role or model (the message lists them).
+        ModelConfigError: the model needs an environment variable that is not set, or the registry file is bad.
+    """
+    if mode not in MODES:
+        raise ValueError(f"judge mode {mode!r} is not one of {', '.join(MODES)}")
+    if judge != OFFLINE_JUDGE:
+        client = client or ModelClient()
+        config = client.registry.get(judge)
+        if not config.is_offline:
+            for part in ("base_url", "api_key", "api_version", "deployment"):
+                config.resolved(part)  # an unset ${VAR}: named now, not once per trajectory
+            if config.provider in ("openai", "azure") and not config.resolved("api_key"):
+                raise ModelConfigError(f"model {config.name!r} field 'api_key' is empty")
+            return ModelJudge(client, judge, mode)
+    if mode != OfflineJudge.mode:
+        raise ValueError(f"the offline judge reads the final page's text only: use mode {OfflineJudge.mode!r}, not {mode!r}")
+    return OfflineJudge()
+
+
+async def judge_run(
+    run_dir: Path | str,
+    judge: str = OFFLINE_JUDGE,
+    mode: JudgeMode = "screenshot",
+    client: ModelClient | None = None,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> list[Judgement]:
+    """Judge every trajectory of the finished run in `run_dir`; returns one judgement per trajectory
+    (cached ones included), in results order, and appends the new ones to judgements.jsonl.
+
+    `judge` is 'offline' or a model role or name (`client`'s registry, default configs/models.yaml).
+    A trajectory that cannot be judged gets a judgement with `success=None` and `error`.
+
+    Raises:
+        FileNotFoundError: `run_dir` has no results.json (not a finished run).
+        ValueError: results.json or judgements.jsonl is unreadable, or `mode` is unusable (see `make_judge`).
+        UnknownModelError, ModelConfigError: as for `make_judge`.
+    """
+    run_dir = Path(run_dir)
+    refs = run_trajectories(run_dir)
+    owned = client is None and judge != OFFLINE_JUDGE
+    client = client or (ModelClient() if judge != OFFLINE_JUDGE else None)
+    chosen = make_judge(judge, mode, client)
+    done = {
+        (j.trajectory_id, j.trajectory_sha256): j
+        for j in read_judgements(run_dir)
+        if j.success is not None and (j.judge, j.mode, j.prompt_sha256) == (chosen.name, chosen.mode, chosen.prompt_sha256)
+    }
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(ref) -> Judgement:
+        sha = _trajectory_sha(run_dir / ref.trajectory_id)
+        cached = done.get((ref.trajectory_id, sha)) if sha is not None else None
+        if cached is not None:
+            return cached
+        async with gate:
+            judgement = await chosen.judge(ref, run_dir)
+        judgement.trajectory_sha256 = sha
+        append_judgement(run_dir, judgement)
+        return judgement
+
+    try:
+        return list(await asyncio.gather(*(one(ref) for ref in refs)))
+    finally:
+        if owned and client is not None:
+            await client.aclose()
+
+
+def _trajectory_sha(folder: Path) -> str | None:
+    try:
+        return hashlib.sha256((folder / TRAJECTORY_FILE).read_bytes()).hexdigest()
+    except OSError:
+        return None
