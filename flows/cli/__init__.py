@@ -4,6 +4,7 @@
     aui apps list | import | validate                   (`_apps.py`)
     aui label import                                    (`_labels.py`: people's labels of a run)
     aui verify / rollout / dashboard / comment          (one stage at a time)
+    aui judge RUN_DIR                                   (`_judge.py`: judges of a finished run's trajectories)
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import typer
 from .. import configure_prefect_env
 from ._apps import apps_app
 from ._dashboard import comment_command, dashboard_command
+from ._judge import judge_command
 from ._labels import label_app
 from ._rollout import rollout_command
 from ._run import deploy, report, run, serve, sweep_command, ui
@@ -37,6 +39,7 @@ app.command("verify")(verify_command)
 app.command("rollout")(rollout_command)
 app.command("dashboard")(dashboard_command)
 app.command("comment")(comment_command)
+app.command("judge")(judge_command)
 
 __all__ = [
     "app",
@@ -44,6 +47,7 @@ __all__ = [
     "comment_command",
     "dashboard_command",
     "deploy",
+    "judge_command",
     "label_app",
     "report",
     "rollout_command",
