@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import threading
+import time
 
 import pytest
 from PIL import Image
@@ -23,7 +25,7 @@ from judge import (
     read_judgements,
     run_trajectories,
 )
-from llm import ModelClient
+from llm import DEFAULT_REPLY_CAPS, ROLES, ModelClient, load_model_registry
 from llm.testing import ScriptedOpenAIServer, reply_status, reply_text, scripted_registry
 from tests.judge.conftest import make_run
 
@@ -175,3 +177,32 @@ async def test_a_cached_rerun_sends_no_request_and_a_changed_trajectory_is_judge
         await judge_run(run_dir, judge="judge", mode="flow", client=_client(server))
         assert len(server.requests) == 5  # another mode is another judge
     assert len(read_judgements(run_dir)) == 5
+
+
+async def test_trajectories_are_judged_in_parallel_within_the_bound(tmp_path):
+    cases = [{"task_id": f"t{i}", "task": f"Finish job {i}.", "expected_outcome": '"done"', "final_text": "done",
+              "success": True} for i in range(6)]
+    run_dir = make_run(tmp_path, cases)
+    in_flight, peak = [0], [0]
+    lock = threading.Lock()
+
+    def slow(request):  # the server answers each request after 0.3 s, counting how many wait at once
+        with lock:
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+        time.sleep(0.3)
+        with lock:
+            in_flight[0] -= 1
+        return reply_text(json.dumps(VALID))
+
+    with ScriptedOpenAIServer(slow) as server:
+        judgements = await judge_run(run_dir, judge="judge", client=_client(server), concurrency=2)
+    assert len(server.requests) == 6 and all(j.success for j in judgements)
+    assert peak[0] == 2  # overlapped, and never more than the bound
+
+
+def test_the_judge_role_is_in_the_registry_the_scripted_registry_and_the_reply_caps():
+    assert "judge" in ROLES and DEFAULT_REPLY_CAPS["judge"] == 256 * 1024
+    assert load_model_registry().model_name("judge") == "gpt-5"  # configs/models.yaml
+    with ScriptedOpenAIServer([]) as server:
+        assert scripted_registry(server).model_name("judge") == "scripted"
