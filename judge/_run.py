@@ -25,7 +25,7 @@ from llm import ModelClient, ModelConfigError
 from ._model import ModelJudge
 from ._offline import OFFLINE_JUDGE, OfflineJudge
 from ._prompts import MODES
-from ._records import JUDGEMENTS_FILE, Judgement, JudgeMode, run_trajectories
+from ._records import JUDGEMENTS_FILE, Judgement, JudgeMode, TrajectoryRef, run_trajectories
 
 DEFAULT_CONCURRENCY = 4
 """Trajectories judged at once: model calls overlap their waits; the offline judge hardly waits at all."""
@@ -130,7 +130,7 @@ async def judge_run(
     """
     run_dir = Path(run_dir)
     refs = run_trajectories(run_dir)
-    owned = client is None and judge != OFFLINE_JUDGE
+    owned = client is None and judge != OFFLINE_JUDGE  # a client made here is closed here
     client = client or (ModelClient() if judge != OFFLINE_JUDGE else None)
     chosen = make_judge(judge, mode, client)
     done = {
@@ -140,7 +140,7 @@ async def judge_run(
     }
     gate = asyncio.Semaphore(max(1, concurrency))
 
-    async def one(ref) -> Judgement:
+    async def one(ref: TrajectoryRef) -> Judgement:
         sha = _trajectory_sha(run_dir / ref.trajectory_id)
         cached = done.get((ref.trajectory_id, sha)) if sha is not None else None
         if cached is not None:
