@@ -6,22 +6,21 @@
 Cached like every model stage: a trajectory already judged (without error) by the same judge, mode
 and prompt (`prompt_sha256`), and whose trajectory.json has not changed since, is not judged again;
 a judgement that ended in an error is asked again (model calls go through the llm call cache too,
-so an identical request costs nothing). The file only grows, one `write` per line: a crash loses
-at most the line being written, and `read_judgements` skips such a cut line. When a trajectory was
-judged more than once, the latest line is its judgement.
+so an identical request costs nothing). The file only grows, one locked `write` per line: a crash
+loses at most the line being written, and `read_judgements` skips such a cut line. When a
+trajectory was judged more than once, the latest line is its judgement.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
-import os
 from pathlib import Path
 
 from cua import TRAJECTORY_FILE
 from llm import ModelClient, ModelConfigError
 
+from ._jsonl_log import append_records, read_records
 from ._model import ModelJudge
 from ._offline import OFFLINE_JUDGE, OfflineJudge
 from ._prompts import MODES
@@ -36,52 +35,27 @@ Judge = ModelJudge | OfflineJudge
 def read_judgements(run_dir: Path | str) -> list[Judgement]:
     """Every judgement in `run_dir/judgements.jsonl`, in file order ([] when there is none).
 
-    A line that is not JSON — the one a crash cut short — is skipped.
-
-    Raises:
-        ValueError: a line is JSON but not a judgement, naming the file and the line.
+    A line that cannot be read — the one a crash cut short, or one that is not a judgement — is
+    skipped, as the agreement report skips it (`agreement_report(...).problems` names each).
     """
-    path = Path(run_dir) / JUDGEMENTS_FILE
-    if not path.is_file():
-        return []
-    judgements = []
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a write cut short by a crash
-        try:
-            judgements.append(Judgement.model_validate(data))
-        except ValueError as exc:
-            raise ValueError(f"{path}:{number}: not a judgement: {str(exc).splitlines()[0]}") from None
+    judgements, _skipped = read_records(Path(run_dir) / JUDGEMENTS_FILE, Judgement)
     return judgements
 
 
 def latest_judgements(judgements: list[Judgement]) -> dict[tuple[str, str, str], Judgement]:
-    """The latest judgement per (trajectory, judge, mode)."""
+    """The latest judgement per (trajectory, judge, mode): the one the agreement report counts."""
     return {(j.trajectory_id, j.judge, j.mode): j for j in judgements}
 
 
 def append_judgement(run_dir: Path | str, judgement: Judgement) -> None:
-    """Append one line to `run_dir/judgements.jsonl` with a single write.
+    """Append one line to `run_dir/judgements.jsonl`: one locked write, fsynced (`judge._jsonl_log`).
 
     A line left without its newline by a crash is closed first, so the new line stays whole.
+
+    Raises:
+        OSError: the file cannot be opened, locked or written.
     """
-    path = Path(run_dir) / JUDGEMENTS_FILE
-    line = (judgement.model_dump_json() + "\n").encode("utf-8")
-    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        size = os.fstat(descriptor).st_size
-        if size:
-            with path.open("rb") as handle:
-                handle.seek(size - 1)
-                if handle.read(1) != b"\n":
-                    line = b"\n" + line
-        os.write(descriptor, line)
-    finally:
-        os.close(descriptor)
+    append_records(Path(run_dir) / JUDGEMENTS_FILE, [judgement])
 
 
 def make_judge(judge: str = OFFLINE_JUDGE, mode: JudgeMode = "screenshot", client: ModelClient | None = None) -> Judge:
@@ -125,7 +99,7 @@ async def judge_run(
 
     Raises:
         FileNotFoundError: `run_dir` has no results.json (not a finished run).
-        ValueError: results.json or judgements.jsonl is unreadable, or `mode` is unusable (see `make_judge`).
+        ValueError: results.json is unreadable, or `mode` is unusable (see `make_judge`).
         UnknownModelError, ModelConfigError: as for `make_judge`.
     """
     run_dir = Path(run_dir)
@@ -148,7 +122,7 @@ async def judge_run(
         async with gate:
             judgement = await chosen.judge(ref, run_dir)
         judgement.trajectory_sha256 = sha
-        append_judgement(run_dir, judgement)
+        await asyncio.to_thread(append_judgement, run_dir, judgement)  # a lock and an fsync: off the event loop
         return judgement
 
     try:

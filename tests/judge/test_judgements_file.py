@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from judge import JUDGEMENTS_FILE, Judgement, append_judgement, latest_judgements, read_judgements
 
 
@@ -26,12 +24,12 @@ def test_a_line_cut_by_a_crash_is_skipped_and_the_next_append_stays_whole(tmp_pa
     assert lines[1] == cut and json.loads(lines[2])["task_id"] == "three"
 
 
-def test_a_line_that_is_json_but_no_judgement_is_named(tmp_path):
+def test_a_line_that_is_json_but_no_judgement_is_skipped_as_the_agreement_report_skips_it(tmp_path):
     append_judgement(tmp_path, _judgement("one"))
     with (tmp_path / JUDGEMENTS_FILE).open("a") as handle:
         handle.write(json.dumps({"trajectory_id": "x"}) + "\n")
-    with pytest.raises(ValueError, match=r"judgements\.jsonl:2: not a judgement"):
-        read_judgements(tmp_path)
+    append_judgement(tmp_path, _judgement("two"))
+    assert [j.task_id for j in read_judgements(tmp_path)] == ["one", "two"]
 
 
 def test_the_latest_line_of_a_trajectory_is_its_judgement(tmp_path):

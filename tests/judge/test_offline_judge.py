@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from cua import Trajectory
-from judge import SUCCESS_SHARE, OfflineJudge, check_facts, judge_run, outcome_facts, run_trajectories
+from judge import SUCCESS_SHARE, OfflineJudge, agreement_report, check_facts, judge_run, outcome_facts, run_trajectories
 from judge._offline import decide
 from tests.judge.conftest import make_run
 
@@ -98,3 +98,11 @@ async def test_judge_run_offline_on_a_real_run_needs_no_model_and_is_cached(real
     assert len((real_run / "judgements.jsonl").read_text().splitlines()) == 3  # cached: nothing appended
     with pytest.raises(ValueError, match="the offline judge reads the final page's text only"):
         await judge_run(real_run, mode="flow")
+
+
+async def test_the_agreement_report_compares_the_offline_judge_with_the_checker(real_run):
+    judgements = await judge_run(real_run)
+    report = agreement_report(real_run)
+    [pair] = [p for p in report.pairs if {p.reference, p.other} == {"checker", "offline judge (screenshot)"}]
+    agreed = sum(j.success == ref.checker_success for j, ref in zip(judgements, run_trajectories(real_run)))
+    assert pair.n == 3 and pair.agreement == pytest.approx(agreed / 3) and report.problems == []
