@@ -7,7 +7,7 @@ import pytest
 from apps_prompts import SolutionStep, Task, load_apps, reference_html_path
 from cua import open_app, settle
 from verifier import rollout_checker, gate_checker, gate_checkers, gate_on_fresh_app, prove_task, run_checker, verify_app
-from verifier._reference import _replay
+from verifier._proof import replay_step as _replay
 
 BUNDLED = load_apps().apps
 

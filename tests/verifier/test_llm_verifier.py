@@ -12,9 +12,11 @@ from verifier import LLMVerifierConfig, function_completeness, read_verdicts, ve
 
 GOOD = {
     "add-three": {"task_id": "add-three", "solvable": True, "reason": "The Add one button raises #count.",
-                  "rule": "#count == 3"},
+                  "rule": "#count == 3", "solution": [{"action": "click", "selector": "#inc"}] * 3},
     "greet-ada": {"task_id": "greet-ada", "solvable": True, "reason": "Name field and Save button exist.",
-                  "checker": "return document.querySelector('#greeting')?.textContent === 'Hello, Ada!';"},
+                  "checker": "return document.querySelector('#greeting')?.textContent === 'Hello, Ada!';",
+                  "solution": [{"action": "fill", "selector": "#name", "value": "Ada"},
+                               {"action": "click", "selector": "#save"}]},
     "reset": {"task_id": "reset", "solvable": False, "reason": "There is no reset control."},
 }
 
@@ -46,6 +48,9 @@ async def test_good_reply_gives_gated_checkers_and_writes_verdicts(counter_spec,
     assert add.valid and add.checker_kind == "rule" and "__read" in add.checker
     assert greet.valid and greet.checker_kind == "js" and greet.gate.accepted
     assert not reset.valid and reset.reasons == ["There is no reset control."]
+    assert [v.proof for v in verdicts.verdicts] == ["proven", "proven", "unsupported"]
+    assert add.proven and [s.selector for s in add.solution] == ["#inc"] * 3 and "3-step solution" in add.proof_reason
+    assert verdicts.function_completeness_proven == pytest.approx(2 / 3, abs=1e-6)
     assert verdicts.verifier == "scripted" and not verdicts.offline and add.model == "scripted"
     assert verdicts.tokens.calls == 1 and verdicts.tokens.total_tokens == 42
     assert [v.tokens for v in verdicts.verdicts] == [14, 14, 14]
