@@ -13,6 +13,7 @@ Solutions act through selectors (a spec author's or the verifier's shortcut); ag
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import weakref
 from collections.abc import Mapping, Sequence
@@ -39,6 +40,7 @@ PROOF_TIMEOUT_S = 90.0  # the whole replay: a solution may wait out a timer, nev
 PROOF_CONCURRENCY = 4
 MAX_PROBED_SELECTORS = 6
 PROBED_TEXT_CHARS = 80
+_BLOCKING = re.compile(r"\bis not\b|intercepts pointer events|outside of the viewport|not attached")
 _PROBE_JS = Path(__file__).with_name("_proof_probe.js").read_text(encoding="utf-8")
 
 Key = TypeVar("Key")
@@ -79,9 +81,10 @@ class SolutionProof(BaseModel):
             return "the checker was not run after the replay"
         if not self.final.ok:
             return f"after the replay of the {self.steps}-step solution the checker {self.final.reason}"
+        kind = self.final.returned_type
+        value = "false" if kind in (None, "boolean") else kind if kind in ("null", "undefined") else f"a falsy {kind}"
         shown = f"; after the replay {'; '.join(self.after)}" if self.after else ""
-        return (f"the checker returned false after the replay of the {self.steps}-step solution "
-                f"(it returned a falsy {self.final.returned_type or 'value'}){shown}")
+        return f"the checker returned {value} after the replay of the {self.steps}-step solution{shown}"
 
 
 def proof_status(gate: GateResult, proof: SolutionProof | None) -> ProofStatus:
@@ -254,9 +257,11 @@ async def _explain_step_error(page: Page, step: SolutionStep, exc: Exception) ->
         return message
     if found == 0:
         return f"{message} — no element matches '{step.selector}' on the page at that point"
-    # Playwright's call log ends with what it was still waiting for ("element is not visible").
-    waiting = next((line.lstrip("- ") for line in reversed(lines) if line.startswith("-")), "")
-    return f"{message} — '{step.selector}' matches {found} element(s), but the first {waiting or 'could not be acted on'}"[:400]
+    if step.action == "wait":
+        return f"{message} — '{step.selector}' matches {found} element(s), but the first did not become visible in time"
+    # Playwright's call log says what it was still waiting for ("element is not visible", "… intercepts pointer events").
+    blocking = next((line.lstrip("- ") for line in reversed(lines) if _BLOCKING.search(line)), "could not be acted on")
+    return f"{message} — '{step.selector}' matches {found} element(s), but for the first: {blocking}"[:400]
 
 
 async def _what_it_reads(page: Page, selectors: Sequence[str]) -> list[str]:
@@ -274,9 +279,8 @@ async def _what_it_reads(page: Page, selectors: Sequence[str]) -> list[str]:
         elif not item.get("count"):
             described.append(f"'{selector}' matches nothing")
         else:
-            parts = [f"text '{item.get('text', '')}'"]
-            if item.get("value") is not None:
-                parts.append(f"value '{item['value']}'")
+            control = item.get("value") is not None  # a form control: its value is what it shows
+            parts = [f"value '{item['value']}'" if control else f"text '{item.get('text', '')}'"]
             if item.get("checked") is not None:
                 parts.append("checked" if item["checked"] else "not checked")
             if item.get("hidden"):

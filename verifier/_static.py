@@ -192,23 +192,21 @@ def _outside_brackets(selector: str) -> str:
 def _can_appear(name: str, html: str) -> bool:
     if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", html):
         return True
-    # Built from parts: 'habit-' + id, `cell${i}`, `${kind}-done`, 'row' + n.
-    for cut in _cuts(name):
-        head, tail = name[:cut], name[cut:]
-        if len(head) >= 2 and re.search(rf"{re.escape(head)}(?:['\"`]|\$\{{)", html):
-            return True
-        if len(tail) >= 2 and re.search(rf"(?:['\"`}}]){re.escape(tail)}", html):
+    # Built from parts: 'habit-' + id, `${kind}-done`, 'cell' + i, `row${n}`.
+    for head, tail in _splits(name):
+        if re.search(rf"{re.escape(head)}(?:['\"`]|\$\{{)", html) or re.search(rf"['\"`}}]{re.escape(tail)}", html):
             return True
     return False
 
 
-def _cuts(name: str) -> list[int]:
-    """Where a script might have joined `name` from two parts: around - and _, between letters and digits."""
-    cuts = set()
+def _splits(name: str) -> list[tuple[str, str]]:
+    """Where a script might have joined `name` from two parts: keeping a - or _ on both sides
+    (`habit-` + …, … + `-done`), or between letters and digits (`cell` + 3)."""
+    splits = []
+    for k in range(1, len(name) - 1):
+        if name[k] in "-_":
+            splits.append((name[: k + 1], name[k:]))
     for k in range(1, len(name)):
-        before, char = name[k - 1], name[k]
-        if char in "-_":
-            cuts.update((k, k + 1))
-        elif before.isdigit() != char.isdigit() and before not in "-_":
-            cuts.add(k)
-    return sorted(cut for cut in cuts if 0 < cut < len(name))
+        if name[k - 1].isdigit() != name[k].isdigit() and name[k - 1] not in "-_" and name[k] not in "-_":
+            splits.append((name[:k], name[k:]))
+    return [(head, tail) for head, tail in splits if len(head) >= 2 and len(tail) >= 2]
