@@ -194,7 +194,9 @@ def _can_appear(name: str, html: str) -> bool:
         return True
     # Built from parts: 'habit-' + id, `${kind}-done`, 'cell' + i, `row${n}`.
     for head, tail in _splits(name):
-        if re.search(rf"{re.escape(head)}(?:['\"`]|\$\{{)", html) or re.search(rf"['\"`}}]{re.escape(tail)}", html):
+        if len(head) >= 2 and re.search(rf"{re.escape(head)}(?:['\"`]|\$\{{)", html):
+            return True
+        if len(tail) >= 2 and re.search(rf"['\"`}}]{re.escape(tail)}", html):
             return True
     return False
 
@@ -209,4 +211,4 @@ def _splits(name: str) -> list[tuple[str, str]]:
     for k in range(1, len(name)):
         if name[k - 1].isdigit() != name[k].isdigit() and name[k - 1] not in "-_" and name[k] not in "-_":
             splits.append((name[:k], name[k:]))
-    return [(head, tail) for head, tail in splits if len(head) >= 2 and len(tail) >= 2]
+    return splits
