@@ -21,7 +21,7 @@ from ._rules import RuleSyntaxError, parse_rule
 from ._script_scan import mask
 from ._static_logic import contradiction_in_rule, js_conjuncts_contradict
 
-_FUNCTION_EXPRESSION = re.compile(r"^\(?\s*(?:function\s*[\w$]*\s*\(\s*\)\s*|\(\s*\)\s*=>\s*)")
+_FUNCTION_EXPRESSION = re.compile(r"^(?P<wrapped>\()?\s*(?:function\s*[\w$]*\s*\(\s*\)\s*|\(\s*\)\s*=>\s*)")
 _NESTED_FUNCTION_BODY = re.compile(r"=>\s*\{|\bfunction\b\s*\*?\s*[\w$]*\s*\([^()]*\)\s*\{")
 _CONSTANT_FALSY = re.compile(
     r"^(?:false|0|0\.0*|-0|0n|null|undefined|void\s*0|NaN|''|\"\"|``|!\s*1|!\s*true|!!\s*(?:0|false|null|''|\"\"))$"
@@ -70,7 +70,7 @@ def _function_body(source: str) -> str:
     if not head:
         return source
     rest = text[head.end():].strip()
-    if rest.endswith(")") and text.startswith("("):
+    if head.group("wrapped") and rest.endswith(")"):
         rest = rest[:-1].rstrip()
     if rest.startswith("{") and rest.endswith("}"):
         return rest[1:-1]

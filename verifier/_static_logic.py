@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ._rules import Condition, Logical, Node, Not, number_in
+from ._rules import Condition, Node, Not, number_in
 from ._rules_js import css_selector
 from ._script_scan import mask
 
@@ -174,6 +174,7 @@ class _Interval:
 
 # --- JS: `x === 'a' && x === 'b'`, `n > 5 && n < 3` ---------------------------------------------
 
+_IMPURE = re.compile(r"\b(?:random|now|next|shift|pop|splice)\s*\(|\+\+|--")
 _JS_OPERATORS = ("===", "!==", "==", "!=", ">=", "<=", ">", "<")
 _JS_STRING = re.compile(r"""^(['"])((?:\\.|(?!\1).)*)\1$""", re.DOTALL)
 _JS_NUMBER = re.compile(r"^-?(?:\d+\.?\d*|\.\d+)$")
@@ -225,8 +226,8 @@ def _js_comparison(conjunct: str) -> tuple[str, str, str | float] | None:
         literal, left, op = _js_literal(left), right, _FLIPPED[op]
         if literal is None:
             return None
-    if _js_literal(left) is not None or re.search(r"&&|\|\||\?(?!\.)", mask(left)):
-        return None  # a literal on both sides, or a subject that is itself a condition
+    if _js_literal(left) is not None or re.search(r"&&|\|\||\?(?!\.)", mask(left)) or _IMPURE.search(left):
+        return None  # a literal on both sides, a subject that is itself a condition, or one that changes per call
     return re.sub(r"\s+", "", left), op, literal
 
 
