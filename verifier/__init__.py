@@ -1,7 +1,8 @@
-"""The verifier: task solvability, JS checkers, the checker runtime and gate, Function Completeness.
+"""The verifier: task solvability, JS checkers, the checker runtime, gate and proofs, Function Completeness.
 
     verdicts = await verify_app(spec, html, verifier="offline" | "<model or role>", out_dir=...)
     verdicts.checkers()                 # task id → gated JS checker, for the rollouts
+    verdicts.verdict(task_id).proof     # "proven" (true after replaying its solution) | "claimed" | "unsupported"
     rollout_checker(verdict)            # the rollout's `cua.Checker` (a verdict, or a checker's source)
     function_completeness(verdicts)     # Rate: valid checkers / all tasks (the paper's FC)
     function_completeness_proven(verdicts)  # Rate: checkers proven true after their solution / all tasks

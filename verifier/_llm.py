@@ -195,7 +195,7 @@ def _after_repair(
     The better attempt is kept (proven > claimed > unsupported; a tie goes to the repair), unless
     the repair judged the task unsolvable: then it is unsupported, as the verifier now says.
     """
-    first_failure = f"first attempt {first.what_happened}"
+    first_failure = f"first attempt: {first.what_happened}"
     if repaired is None:
         why = f"the repair reply was unusable: {repair_error}" if repair_error else "the repair reply left this task out"
         verdict = verdict_from_attempt(task_id, first, model=model, reason=entry.reason, repairs=1)
@@ -216,7 +216,7 @@ def _after_repair(
                                f"after one repair the checker still failed the gate: {second.gate.reason}"]
         return verdict
     verdict = verdict_from_attempt(task_id, first, model=model, reason=entry.reason, repairs=1)
-    verdict.warnings.append(f"the repaired checker was not kept: it {second.what_happened}")
+    verdict.warnings.append(f"the repaired checker was not kept ({second.what_happened})")
     return verdict
 
 

@@ -210,7 +210,7 @@ async def test_a_solution_that_leaves_the_checker_false_is_repaired_with_its_val
     assert '"selector": "#inc"' in repair and "greet-ada" not in repair
     add = verdicts.verdict("add-three")
     assert add.proven and add.repairs == 1 and len(add.solution) == 3
-    assert add.warnings[0].startswith("first attempt passed the gate at load, but was not proven")
+    assert add.warnings[0].startswith("first attempt: passed the gate at load, but was not proven")
 
 
 async def test_a_repair_that_does_worse_keeps_the_first_checker_as_claimed(counter_spec, counter_html, tmp_path):
@@ -227,7 +227,7 @@ async def test_a_repair_that_does_worse_keeps_the_first_checker_as_claimed(count
     assert greet.proof == "claimed" and greet.valid and greet.repairs == 1
     assert greet.checker_source == GOOD["greet-ada"]["checker"]
     assert greet.proof_reason.startswith("solution step 2 (click #submit) failed")
-    assert any(w.startswith("the repaired checker was not kept: it rejected by the validation gate") for w in greet.warnings)
+    assert any(w.startswith("the repaired checker was not kept (rejected by the validation gate") for w in greet.warnings)
     assert verdicts.function_completeness == pytest.approx(2 / 3, abs=1e-6)
     assert verdicts.function_completeness_proven == pytest.approx(1 / 3, abs=1e-6)
 

@@ -209,7 +209,7 @@ async def test_a_repair_that_fixes_one_planted_checker_makes_it_proven(tmp_path)
     repaired = verdicts.verdict("miles-to-km")
     assert repaired.proven and repaired.repairs == 1 and repaired.static_warnings == []
     assert repaired.checker_source == real(UC, "miles-to-km").checker
-    assert any(w.startswith("first attempt passed the gate at load, but was not proven") for w in repaired.warnings)
+    assert any(w.startswith("first attempt: passed the gate at load, but was not proven") for w in repaired.warnings)
     still_bad = [v for v in verdicts.verdicts if v.task_id != "miles-to-km"]
     assert still_bad and not any(v.proven for v in still_bad)
     assert verdicts.function_completeness_proven == round(1 / len(verdicts.verdicts), 6)
