@@ -1,29 +1,45 @@
-"""The verifier: task solvability, JS checkers, the checker runtime and gate, Function Completeness.
+"""The verifier: task solvability, JS checkers, the checker runtime, gate and proofs, Function Completeness.
 
     verdicts = await verify_app(spec, html, verifier="offline" | "<model or role>", out_dir=...)
     verdicts.checkers()                 # task id → gated JS checker, for the rollouts
+    verdicts.verdict(task_id).proof     # "proven" (true after replaying its solution) | "claimed" | "unsupported"
     rollout_checker(verdict)            # the rollout's `cua.Checker` (a verdict, or a checker's source)
-    function_completeness(verdicts)     # Rate: valid checkers / all tasks
+    function_completeness(verdicts)     # Rate: valid checkers / all tasks (the paper's FC)
+    function_completeness_proven(verdicts)  # Rate: checkers proven true after their solution / all tasks
+    static_warnings(checker, html)      # why a checker looks like it can never be true (a warning, not a proof)
     audit_revision(before_html, after_html, checker).suspect   # markup changed, the code writing it did not
 """
 
 from ._audit import ElementChange, RevisionAudit, ScriptChange, audit_revision
 from ._checker import MAX_CHECKER_CHARS, CheckerKind, CompiledChecker, compile_checker
 from ._gate import GateResult, gate_checker, gate_checkers, gate_on_fresh_app
-from ._llm import LLMVerifierConfig, VerifierReplyError, judge_app, parse_reply
+from ._llm import LLMVerifierConfig, judge_app
 from ._metrics import (
     CompletenessSummary,
     Rate,
     completeness_summary,
     function_completeness,
+    function_completeness_proven,
     success_outcomes,
     success_rate,
+    success_rate_proven,
 )
-from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, verdict_reply_schema
+from ._proof import (
+    PROOF_CONCURRENCY,
+    ProofStatus,
+    SolutionProof,
+    StepFailure,
+    gate_and_prove,
+    gate_and_prove_all,
+    replay_solution,
+)
+from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, solution_schema, verdict_reply_schema
 from ._reference import TaskProof, prove_app, prove_task
+from ._reply import VerdictEntry, VerifierReplyError, parse_reply, parse_solution
 from ._rules import RuleSyntaxError, looks_like_rule, parse_rule
 from ._rules_js import CompiledRule, compile_rule
 from ._rollout_checker import rollout_checker
+from ._static import static_warnings
 from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker
 from ._verdicts import (
     OFFLINE,
@@ -41,6 +57,7 @@ __all__ = [
     "DEFAULT_TIMEOUT_MS",
     "MAX_CHECKER_CHARS",
     "OFFLINE",
+    "PROOF_CONCURRENCY",
     "PROMPT_VERSION",
     "SYSTEM_PROMPT",
     "VERDICTS_FILE",
@@ -53,19 +70,26 @@ __all__ = [
     "ElementChange",
     "GateResult",
     "LLMVerifierConfig",
+    "ProofStatus",
     "Rate",
     "RevisionAudit",
     "RuleSyntaxError",
     "ScriptChange",
+    "SolutionProof",
+    "StepFailure",
     "TaskProof",
     "TokenTotals",
     "Verdict",
+    "VerdictEntry",
     "VerifierReplyError",
     "audit_revision",
     "compile_checker",
     "compile_rule",
     "completeness_summary",
     "function_completeness",
+    "function_completeness_proven",
+    "gate_and_prove",
+    "gate_and_prove_all",
     "gate_checker",
     "gate_checkers",
     "gate_on_fresh_app",
@@ -74,14 +98,19 @@ __all__ = [
     "looks_like_rule",
     "parse_reply",
     "parse_rule",
+    "parse_solution",
     "prove_app",
     "prove_task",
     "read_verdicts",
+    "replay_solution",
     "reference_verdicts",
     "rollout_checker",
     "run_checker",
+    "solution_schema",
+    "static_warnings",
     "success_outcomes",
     "success_rate",
+    "success_rate_proven",
     "verdict_reply_schema",
     "verify_app",
     "write_verdicts",

@@ -1,41 +1,36 @@
-"""The LLM verifier: a model judges an app's tasks in batches and writes their checkers.
+"""The LLM verifier: a model judges an app's tasks in batches, writing each checker with a solution.
 
 Per batch: one conversation. A reply that is not JSON or breaks the schema gets at most
-`format_repairs` re-asks quoting the error; then every checker is put through the gate, and the
-rejected ones get exactly one repair round-trip quoting the gate's reasons. Whatever is still
-missing or rejected after that is unsolvable, with the reason recorded. Model text is parsed
-as JSON and run only as a checker in the browser's isolated world — never evaluated in Python.
+`format_repairs` re-asks quoting the error. Then every checker is put through the gate on a
+fresh copy of the app and, if it passes, its solution is replayed there and the checker run
+again (`_proof`); a static reading flags checkers that look like they can never be true. Every
+task not proven — rejected by the gate, or its solution missing, failing at a step, or leaving
+the checker false — goes into exactly one repair round-trip that says what happened; the
+repaired entry is judged again, and the better of the two attempts is kept. A task ends
+"proven", "claimed" (a checker that passed the gate, not proven) or "unsupported". Model text
+is parsed as JSON and run only as a checker in the browser's isolated world, or as selector
+steps in the page — never evaluated in Python.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
 from pydantic import BaseModel, Field
 
 from apps_prompts import AppSpec, Task
 from cua import BrowserConfig, open_app, settle
 from llm import ModelClient, assistant_message, system_message, user_message
 
-from ._checker import CompiledChecker
-from ._gate import GateResult, gate_checkers, precompile
-from ._prompts import (
-    SYSTEM_PROMPT,
-    render_format_repair,
-    render_gate_repair,
-    render_request,
-    verdict_reply_schema,
-)
+from ._attempts import Attempt, Candidate, attempt_all, unsupported_verdict, verdict_from_attempt
+from ._proof import PROOF_TIMEOUT_S, STEP_TIMEOUT_MS
+from ._prompts import SYSTEM_PROMPT, RepairItem, render_format_repair, render_repair, render_request
+from ._reply import VerdictEntry, VerifierReplyError, parse_reply
 from ._runtime import DEFAULT_TIMEOUT_MS
 from ._verdicts import TokenTotals, Verdict
-
-_VALIDATOR = jsonschema.Draft202012Validator(verdict_reply_schema())
 
 
 class LLMVerifierConfig(BaseModel):
@@ -47,10 +42,10 @@ class LLMVerifierConfig(BaseModel):
     max_html_chars: int = Field(default=120_000, ge=1_000, description="Longer HTML is cut (and the cut is said).")
     concurrent_batches: int = Field(default=2, ge=1, description="Batches in flight at once.")
     checker_timeout_ms: int = Field(default=DEFAULT_TIMEOUT_MS, ge=50)
-
-
-class VerifierReplyError(ValueError):
-    """The model's reply could not be used even after the allowed repairs."""
+    proof_step_timeout_ms: int = Field(
+        default=STEP_TIMEOUT_MS, ge=100, description="How long one solution step may wait for its element."
+    )
+    proof_timeout_s: float = Field(default=PROOF_TIMEOUT_S, gt=0, le=600, description="The whole replay of one solution.")
 
 
 @dataclass
@@ -71,7 +66,7 @@ class _Conversation:
         self.messages.append(assistant_message(result.text))
         return result.text
 
-    async def ask_json(self, format_repairs: int) -> dict[str, dict[str, Any]]:
+    async def ask_json(self, format_repairs: int) -> dict[str, VerdictEntry]:
         """Ask, parse and validate; re-ask quoting the error at most `format_repairs` times.
 
         Returns task id → entry (the first entry wins for a repeated id).
@@ -86,40 +81,6 @@ class _Conversation:
                     raise
                 self.messages.append(user_message(render_format_repair(str(exc))))
         raise AssertionError("unreachable")
-
-
-def parse_reply(text: str) -> dict[str, dict[str, Any]]:
-    """Task id → entry from a reply; raises VerifierReplyError saying what is wrong with it."""
-    candidate = _json_text(text)
-    try:
-        data = json.loads(candidate)
-    except json.JSONDecodeError as exc:
-        raise VerifierReplyError(f"it is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    error = next(iter(sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.path))), None)
-    if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "the top level"
-        hint = error.schema.get("description") if isinstance(error.schema, dict) else None
-        message = hint or error.message
-        raise VerifierReplyError(f"it does not match the required format at {where}: {message[:400]}")
-    entries: dict[str, dict[str, Any]] = {}
-    for entry in data["verdicts"]:
-        entries.setdefault(entry["task_id"], entry)
-    return entries
-
-
-def _json_text(text: str) -> str:
-    """The JSON object in a reply: inside a ```json fence if there is one, else first { to last }."""
-    fenced = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.DOTALL)
-    if fenced:
-        return fenced.group(1)
-    start, end = text.find("{"), text.rfind("}")
-    return text[start : end + 1] if start != -1 and end > start else text.strip()
-
-
-def _candidate(entry: dict[str, Any]) -> CompiledChecker | GateResult:
-    if entry.get("checker"):
-        return precompile(entry["checker"])
-    return precompile(entry["rule"], kind="rule")
 
 
 async def judge_batch(
@@ -141,47 +102,76 @@ async def judge_batch(
         [system_message(SYSTEM_PROMPT), user_message(request, images=[screenshot] if screenshot else ())],
     )
 
-    def unsolvable(task: Task, *reasons: str) -> Verdict:
-        return Verdict(task_id=task.id, model=model, solvable=False, reasons=list(reasons))
-
     try:
         entries = await conversation.ask_json(config.format_repairs)
     except VerifierReplyError as exc:
         reason = f"the verifier's reply was unusable after {config.format_repairs} repair(s): {exc}"
-        return _with_token_shares([unsolvable(t, reason) for t in tasks], conversation.tokens), conversation.tokens
+        verdicts = [unsupported_verdict(t.id, reason, model=model) for t in tasks]
+        return _with_token_shares(verdicts, conversation.tokens), conversation.tokens
 
     decided: dict[str, Verdict] = {}
-    candidates: dict[str, CompiledChecker | GateResult] = {}
+    candidates: dict[str, Candidate] = {}
     for task in tasks:
         entry = entries.get(task.id)
         if entry is None:
-            decided[task.id] = unsolvable(task, "the verifier's reply did not include this task")
-        elif not entry["solvable"]:
-            decided[task.id] = unsolvable(task, entry["reason"] or "judged unsolvable")
+            decided[task.id] = unsupported_verdict(task.id, "the verifier's reply did not include this task", model=model)
+        elif not entry.solvable:
+            decided[task.id] = unsupported_verdict(task.id, entry.reason or "judged unsolvable", model=model)
         else:
             candidates[task.id] = _candidate(entry)
 
-    gates = await _gate_all(html, candidates, browser, config.checker_timeout_ms)
-    failing = {task_id: gate for task_id, gate in gates.items() if not gate.accepted}
-    repaired: dict[str, dict[str, Any]] = {}
+    judge = _Judge(html, browser, config)
+    first = await judge.attempt_all(candidates)
+    failing = {task_id: attempt for task_id, attempt in first.items() if attempt.status != "proven"}
+    repaired: dict[str, VerdictEntry] = {}
     repair_error: str | None = None
+    second: dict[str, Attempt] = {}
     if failing:
-        shown = {tid: (_source(entries[tid]), gate.reason) for tid, gate in failing.items()}
-        conversation.messages.append(user_message(render_gate_repair(shown)))
+        conversation.messages.append(user_message(render_repair({tid: _repair_item(a) for tid, a in failing.items()})))
         try:
             repaired = await conversation.ask_json(config.format_repairs)
         except VerifierReplyError as exc:
             repair_error = str(exc)
-        second = {tid: _candidate(repaired[tid]) for tid in failing if tid in repaired and repaired[tid]["solvable"]}
-        gates.update(await _gate_all(html, second, browser, config.checker_timeout_ms))
+        again = {tid: _candidate(repaired[tid]) for tid in failing if tid in repaired and repaired[tid].solvable}
+        second = await judge.attempt_all(again)
 
     for task in tasks:
-        if task.id not in decided:
-            decided[task.id] = _final_verdict(
-                task, model, entries[task.id], gates[task.id], failing.get(task.id), repaired.get(task.id), repair_error
+        if task.id in decided:
+            continue
+        if task.id not in failing:
+            decided[task.id] = verdict_from_attempt(task.id, first[task.id], model=model, reason=entries[task.id].reason)
+        else:
+            decided[task.id] = _after_repair(
+                task.id, model, entries[task.id], first[task.id], repaired.get(task.id), second.get(task.id), repair_error
             )
-
     return _with_token_shares([decided[t.id] for t in tasks], conversation.tokens), conversation.tokens
+
+
+@dataclass
+class _Judge:
+    """Gates, proves and reads checkers against one app version, as the config says."""
+
+    html: str
+    browser: BrowserConfig | None
+    config: LLMVerifierConfig
+
+    async def attempt_all(self, candidates: dict[str, Candidate]) -> dict[str, Attempt]:
+        if not candidates:
+            return {}
+        return await attempt_all(
+            self.html, candidates, browser=self.browser, timeout_ms=self.config.checker_timeout_ms,
+            step_timeout_ms=self.config.proof_step_timeout_ms, proof_timeout_s=self.config.proof_timeout_s,
+        )
+
+
+def _candidate(entry: VerdictEntry) -> Candidate:
+    return Candidate(source=entry.source, kind=entry.kind, solution=tuple(entry.solution),
+                     solution_error=entry.solution_error, solution_text=entry.solution_text)
+
+
+def _repair_item(attempt: Attempt) -> RepairItem:
+    return RepairItem(checker=attempt.candidate.source, solution=attempt.candidate.solution_text,
+                      what_happened=attempt.what_happened, static_warnings=attempt.static_warnings)
 
 
 def _with_token_shares(verdicts: list[Verdict], tokens: TokenTotals) -> list[Verdict]:
@@ -191,63 +181,43 @@ def _with_token_shares(verdicts: list[Verdict], tokens: TokenTotals) -> list[Ver
     return verdicts
 
 
-def _final_verdict(
-    task: Task,
+def _after_repair(
+    task_id: str,
     model: str,
-    first: dict[str, Any],
-    gate: GateResult,
-    first_failure: GateResult | None,
-    repaired: dict[str, Any] | None,
+    entry: VerdictEntry,
+    first: Attempt,
+    repaired: VerdictEntry | None,
+    second: Attempt | None,
     repair_error: str | None,
 ) -> Verdict:
-    """The verdict of a task the model called solvable, after at most one gate repair."""
-    if first_failure is None:
-        return _checked_verdict(task, model, first, gate)
-    rejected = f"checker failed the validation gate: {first_failure.reason}"
+    """The verdict of a task whose first checker was not proven, after its one repair round-trip.
+
+    The better attempt is kept (proven > claimed > unsupported; a tie goes to the repair), unless
+    the repair judged the task unsolvable: then it is unsupported, as the verifier now says.
+    """
+    first_failure = f"first attempt: {first.what_happened}"
     if repaired is None:
         why = f"the repair reply was unusable: {repair_error}" if repair_error else "the repair reply left this task out"
-        return Verdict(task_id=task.id, model=model, solvable=False, reasons=[rejected, why],
-                       checker_source=_source(first), checker_kind=first_failure.kind, gate=first_failure, repairs=1)
-    if not repaired["solvable"]:
-        return Verdict(task_id=task.id, model=model, solvable=False, gate=first_failure, repairs=1,
-                       reasons=[rejected, repaired["reason"] or "judged unsolvable on repair"],
-                       checker_source=_source(first), checker_kind=first_failure.kind)
-    second = _checked_verdict(task, model, repaired, gate)
-    second.repairs = 1
-    if second.valid:
-        second.warnings.insert(0, f"first {rejected}")
-    else:
-        second.reasons = [rejected, f"after one repair the checker still failed the gate: {gate.reason}"]
-    return second
-
-
-def _checked_verdict(task: Task, model: str, entry: dict[str, Any], gate: GateResult) -> Verdict:
-    accepted = gate.accepted
-    return Verdict(
-        task_id=task.id,
-        model=model,
-        solvable=accepted,
-        checker=gate.javascript if accepted else None,
-        checker_source=_source(entry),
-        checker_kind=gate.kind,
-        gate=gate,
-        reasons=[entry["reason"]] if accepted else [entry["reason"], f"checker failed the validation gate: {gate.reason}"],
-        warnings=list(gate.warnings),
-    )
-
-
-def _source(entry: dict[str, Any]) -> str:
-    return str(entry.get("checker") or entry.get("rule") or "")
-
-
-async def _gate_all(
-    html: str, candidates: dict[str, CompiledChecker | GateResult], browser: BrowserConfig | None, timeout_ms: int
-) -> dict[str, GateResult]:
-    results = {tid: c for tid, c in candidates.items() if isinstance(c, GateResult)}
-    runnable = {tid: c for tid, c in candidates.items() if isinstance(c, CompiledChecker)}
-    if runnable:
-        results.update(await gate_checkers(html, runnable, config=browser, timeout_ms=timeout_ms))
-    return results
+        verdict = verdict_from_attempt(task_id, first, model=model, reason=entry.reason, repairs=1)
+        (verdict.warnings if verdict.valid else verdict.reasons).append(why)
+        return verdict
+    if not repaired.solvable:
+        return unsupported_verdict(
+            task_id, first_failure, repaired.reason or "judged unsolvable on repair", model=model,
+            checker_source=first.candidate.source, checker_kind=first.gate.kind, gate=first.gate, repairs=1,
+        )
+    assert second is not None  # a solvable repaired entry is always judged again
+    if second.better_than(first):
+        verdict = verdict_from_attempt(task_id, second, model=model, reason=repaired.reason, repairs=1)
+        if verdict.valid:
+            verdict.warnings.insert(0, first_failure)
+        else:
+            verdict.reasons = [f"checker failed the validation gate: {first.gate.reason}",
+                               f"after one repair the checker still failed the gate: {second.gate.reason}"]
+        return verdict
+    verdict = verdict_from_attempt(task_id, first, model=model, reason=entry.reason, repairs=1)
+    verdict.warnings.append(f"the repaired checker was not kept ({second.what_happened})")
+    return verdict
 
 
 async def loaded_screenshot(html: str, browser: BrowserConfig | None = None) -> bytes:

@@ -8,11 +8,19 @@ Bump PROMPT_VERSION whenever the wording or the schema changes (it is recorded i
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import get_args
 
-from apps_prompts import AppSpec, Task
+from pydantic import BaseModel, Field
 
-PROMPT_VERSION = "verifier-2"
+from apps_prompts import AppSpec, SolutionStep, Task
+
+PROMPT_VERSION = "verifier-3"
+MAX_SOLUTION_STEPS = 60
+MAX_SELECTOR_CHARS = 500
+MAX_VALUE_CHARS = 2_000
+SOLUTION_ACTIONS: tuple[str, ...] = get_args(SolutionStep.model_fields["action"].annotation)
+VALUE_ACTIONS = ("fill", "press", "select")
 
 SYSTEM_PROMPT = """\
 You are the verifier in a loop where one model writes single-file web apps and a computer-use \
@@ -47,23 +55,75 @@ Instead of JavaScript you may give a one-line rule:
   the element's text or value is compared), `.item count >= 3`, combined with AND, OR, NOT
   and parentheses (AND binds tighter than OR). Without `text`, an input's value is read.
 
+With every checker, give a reference solution: the steps a user would take on the freshly \
+loaded app to reach the task's end state. We replay it in a real browser on a fresh copy of the \
+app and run your checker afterwards: the checker counts as proven only if it is false at load \
+and true after the replay. Each step is {"action": ..., "selector": ..., "value": ...}:
+- "selector": a CSS selector for the element to act on; the first element it matches is used, \
+and it must be visible and enabled when the step runs (Playwright's `:has-text("...")` works too).
+- "click", "dblclick", "hover" (e.g. to open a menu that opens on hover), "check" (tick a \
+checkbox or radio button): no value.
+- "fill": replace the text of an input or textarea with "value" (a string, e.g. "5").
+- "press": press one key while the element has focus; "value" is a key name such as "Enter", \
+"Escape", "ArrowUp", "Tab" or a combination such as "Control+a".
+- "select": choose the option of a <select> whose value or visible label is "value".
+- "wait": wait until the element is visible, for something the app does by itself (a timer \
+running out); "value" is the most seconds to wait (a number up to 60; default 10).
+Steps run in order; after each one the page settles (animations end, the DOM goes quiet). Use \
+only elements the HTML really has or its scripts really create, and at most 60 steps.
+
 Reply with a single JSON object and nothing else:
 {"verdicts": [{"task_id": "<id>", "solvable": true, "reason": "<one or two sentences>", \
-"checker": "<JS function body>"}]}
+"checker": "<JS function body>", "solution": [{"action": "fill", "selector": "#amount", \
+"value": "5"}, {"action": "click", "selector": "#convert"}]}]}
 Use "rule": "<rule>" in place of "checker" if you wrote a rule. For a task that is not \
-solvable, set "solvable": false, explain why in "reason" and leave out the checker. Include \
-every task id you were given, exactly once."""
+solvable, set "solvable": false, explain why in "reason" and leave out the checker and the \
+solution. Include every task id you were given, exactly once."""
 
 
-def verdict_reply_schema() -> dict:
-    """JSON Schema of the verifier's reply (draft 2020-12)."""
-    checker_needed = {
+def solution_schema() -> dict:
+    """JSON Schema of a reference solution: the rules of `apps_prompts.SolutionStep`, as a schema."""
+    step = {
+        "type": "object",
+        "required": ["action", "selector"],
+        "additionalProperties": False,
+        "properties": {
+            "action": {"enum": list(SOLUTION_ACTIONS)},
+            "selector": {"type": "string", "minLength": 1, "maxLength": MAX_SELECTOR_CHARS},
+            "value": {"type": ["string", "number", "null"], "maxLength": MAX_VALUE_CHARS},
+        },
+        "if": {"properties": {"action": {"enum": list(VALUE_ACTIONS)}}, "required": ["action"]},
+        "then": {
+            "description": "fill, press and select steps need a 'value' (the text, the key, the option)",
+            "required": ["value"],
+            "properties": {"value": {"type": ["string", "number"]}},
+        },
+    }
+    return {
+        "description": f"a solvable task needs a 'solution': 1 to {MAX_SOLUTION_STEPS} steps {{action, selector, value?}}",
+        "type": "array",
+        "minItems": 1,
+        "maxItems": MAX_SOLUTION_STEPS,
+        "items": step,
+    }
+
+
+def verdict_reply_schema(*, solutions: bool = True) -> dict:
+    """JSON Schema of the verifier's reply (draft 2020-12).
+
+    A solvable entry needs a checker (or rule) and a solution. With `solutions=False`, the shape
+    without the solution: what a reply must match to be usable at all (the parser checks each
+    entry's solution on its own, so one bad solution costs its task a proof, not the batch).
+    """
+    needs = [{
         "description": "a solvable task needs a non-empty 'checker' (a JS function body) or 'rule'",
         "anyOf": [
             {"required": ["checker"], "properties": {"checker": {"type": "string", "minLength": 1}}},
             {"required": ["rule"], "properties": {"rule": {"type": "string", "minLength": 1}}},
         ],
-    }
+    }]
+    if solutions:
+        needs.append({"required": ["solution"], "properties": {"solution": solution_schema()}})
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -80,9 +140,10 @@ def verdict_reply_schema() -> dict:
                         "reason": {"type": "string"},
                         "checker": {"type": ["string", "null"]},
                         "rule": {"type": ["string", "null"]},
+                        "solution": solution_schema() if solutions else {},
                     },
                     "if": {"properties": {"solvable": {"const": True}}, "required": ["solvable"]},
-                    "then": checker_needed,
+                    "then": needs[0] if len(needs) == 1 else {"allOf": needs},
                 },
             }
         },
@@ -110,20 +171,36 @@ def render_format_repair(error: str) -> str:
     return (
         f"Your reply could not be used: {error}\n"
         "Send the whole answer again as one JSON object of the form "
-        '{"verdicts": [{"task_id": ..., "solvable": ..., "reason": ..., "checker" or "rule": ...}]}, '
+        '{"verdicts": [{"task_id": ..., "solvable": ..., "reason": ..., "checker" or "rule": ..., "solution": [...]}]}, '
         "with no text before or after it."
     )
 
 
-def render_gate_repair(failures: dict[str, tuple[str, str]]) -> str:
-    """Asking for new checkers after some failed the validation gate: task id → (checker, reasons)."""
+def render_repair(failures: Mapping[str, RepairItem]) -> str:
+    """Asking for new checkers and solutions after some failed the gate or their proof (task id → what happened)."""
     lines = [
-        "These checkers were run on the freshly loaded app and rejected by the validation gate:",
+        "Each checker was run on a freshly loaded copy of the app, then your solution was replayed on "
+        "it and the checker run again. These tasks did not pass:",
     ]
-    for task_id, (checker, reasons) in failures.items():
-        lines.append(f"- task {task_id}: {reasons}\n  checker was: {checker[:1500]}")
+    for task_id, item in failures.items():
+        lines.append(f"- task {task_id}: {item.what_happened}")
+        for warning in item.static_warnings:
+            lines.append(f"  warning: {warning}")
+        lines.append(f"  checker was: {item.checker[:1500]}")
+        if item.solution:
+            lines.append(f"  solution was: {item.solution[:1500]}")
     lines.append(
-        "Reply with one JSON object in the same format, covering only these task ids: a corrected "
-        "checker for each (false on the loaded page, reading the DOM only), or solvable: false with the reason."
+        "Reply with one JSON object in the same format, covering only these task ids: for each, a "
+        "corrected checker (false on the loaded page, reading the DOM only) with a solution that makes "
+        "it true, or solvable: false with the reason."
     )
     return "\n".join(lines)
+
+
+class RepairItem(BaseModel):
+    """One task in a repair message: what was tried and what happened to it."""
+
+    checker: str
+    solution: str = Field(default="", description="The solution as the model sent it (JSON), or ''.")
+    what_happened: str
+    static_warnings: list[str] = Field(default_factory=list)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, Field, computed_field, model_validator
 
+from apps_prompts import SolutionStep
 from cua import write_atomic
 
 from ._checker import CheckerKind
 from ._gate import GateResult
+from ._proof import ProofStatus
 
 VERDICTS_FILE = "verdicts.json"
 OFFLINE = "offline"
@@ -22,6 +24,9 @@ class Verdict(BaseModel):
 
     `checker` is set only when the checker passed the gate: it is the JS body rollouts run.
     A rejected attempt stays visible in `checker_source` and `gate` for whoever reads the record.
+    `proof` says how far the checker is trusted: "proven" (true after replaying `solution` on a
+    fresh page), "claimed" (passed the gate, not proven) or "unsupported" (no valid checker). A
+    verdict written before proofs existed loads as "claimed" or "unsupported" by its validity.
     """
 
     task_id: str
@@ -35,12 +40,39 @@ class Verdict(BaseModel):
     model: str = Field(description="Registry model name that judged, or 'offline'.")
     offline: bool = False
     tokens: int = Field(default=0, description="This task's share of its batch's tokens (even split).")
-    repairs: int = Field(default=0, description="Gate repair round-trips spent on this task (0 or 1).")
+    repairs: int = Field(default=0, description="Repair round-trips spent on this task, for the gate or the proof (0 or 1).")
+    proof: ProofStatus = Field(
+        default="unsupported",
+        description="proven: true after replaying `solution`; claimed: passed the gate, not proven; unsupported: no valid checker.",
+    )
+    proof_reason: str = Field(default="", description="Why the proof is what it is (the failed step, the checker's value).")
+    solution: list[SolutionStep] = Field(default_factory=list, description="The steps replayed to prove the checker.")
+    static_warnings: list[str] = Field(
+        default_factory=list, description="Why the checker looks like it can never be true (a static reading; not a proof)."
+    )
+
+    @model_validator(mode="after")
+    def _proof_agrees_with_validity(self) -> "Verdict":
+        if "proof" not in self.model_fields_set:  # built without a proof, or read from an older file
+            self.proof = "claimed" if self.valid else "unsupported"
+            if not self.proof_reason:
+                self.proof_reason = "no solution was replayed" if self.valid else "no checker passed the gate"
+        elif (self.proof == "unsupported") == self.valid:
+            raise ValueError(
+                f"task '{self.task_id}': proof '{self.proof}' contradicts a checker that "
+                f"{'passed' if self.valid else 'did not pass'} the gate"
+            )
+        return self
 
     @property
     def valid(self) -> bool:
-        """Has a checker that passed the gate: counts towards Function Completeness."""
+        """Has a checker that passed the gate: counts towards Function Completeness (the paper's)."""
         return self.solvable and self.checker is not None and self.gate is not None and self.gate.accepted
+
+    @property
+    def proven(self) -> bool:
+        """The checker passed the gate and turned true after replaying its solution: counts towards FC (proven)."""
+        return self.proof == "proven" and self.valid
 
     @property
     def reason(self) -> str:
@@ -76,6 +108,12 @@ class AppVerdicts(BaseModel):
     def function_completeness(self) -> float:
         """Tasks with a valid checker / all tasks (0.0 for an app without tasks)."""
         return round(sum(v.valid for v in self.verdicts) / len(self.verdicts), 6) if self.verdicts else 0.0
+
+    @computed_field
+    @property
+    def function_completeness_proven(self) -> float:
+        """Tasks with a proven checker / all tasks (0.0 for an app without tasks)."""
+        return round(sum(v.proven for v in self.verdicts) / len(self.verdicts), 6) if self.verdicts else 0.0
 
     def verdict(self, task_id: str) -> Verdict:
         """The verdict of one task; raises KeyError naming the known ids."""

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from apps_prompts import AppSpec, reference_html_path
 from cua import BrowserConfig
 
-from ._checker import CompiledChecker
-from ._gate import GateResult, gate_checkers, precompile
+from ._attempts import Candidate, attempt_all, unsupported_verdict, verdict_from_attempt
 from ._llm import LLMVerifierConfig, judge_app
+from ._proof import STEP_TIMEOUT_MS
 from ._prompts import PROMPT_VERSION
 from ._runtime import DEFAULT_TIMEOUT_MS
 from ._verdicts import OFFLINE, AppVerdicts, TokenTotals, Verdict, html_sha256, write_verdicts
@@ -78,40 +78,41 @@ async def verify_app(
 
 
 async def reference_verdicts(
-    spec: AppSpec, html: str, *, browser: BrowserConfig | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS
+    spec: AppSpec,
+    html: str,
+    *,
+    browser: BrowserConfig | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    step_timeout_ms: int = STEP_TIMEOUT_MS,
 ) -> tuple[list[Verdict], TokenTotals]:
-    """The offline verifier: each task's reference checker, through the same gate as a model's."""
-    compiled: dict[str, CompiledChecker | GateResult] = {
-        task.id: precompile(task.checker) for task in spec.tasks if task.checker
+    """The offline verifier: each task's reference checker through the same gate and proof as a model's.
+
+    The spec's reference solution is what is replayed, so a task whose checker and solution agree
+    with `html` ends "proven"; one without a solution "claimed"; one without a checker "unsupported".
+    """
+    candidates = {
+        task.id: Candidate(
+            source=task.checker,
+            solution=tuple(task.solution),
+            solution_error=None if task.solution else "the spec gives no reference solution for this task",
+        )
+        for task in spec.tasks if task.checker
     }
-    runnable = {tid: c for tid, c in compiled.items() if isinstance(c, CompiledChecker)}
-    gates = {tid: c for tid, c in compiled.items() if isinstance(c, GateResult)}
-    if runnable:
-        gates.update(await gate_checkers(html, runnable, config=browser, timeout_ms=timeout_ms))
+    attempts = await attempt_all(html, candidates, browser=browser, timeout_ms=timeout_ms, step_timeout_ms=step_timeout_ms)
     verdicts = []
     for task in spec.tasks:
-        if task.id not in gates:
-            verdicts.append(
-                Verdict(task_id=task.id, solvable=False, model=OFFLINE, offline=True,
-                        reasons=["the spec has no reference checker for this task (the offline verifier uses only those)"])
-            )
+        attempt = attempts.get(task.id)
+        if attempt is None:
+            verdicts.append(unsupported_verdict(
+                task.id, "the spec has no reference checker for this task (the offline verifier uses only those)",
+                model=OFFLINE, offline=True,
+            ))
             continue
-        gate = gates[task.id]
-        verdicts.append(
-            Verdict(
-                task_id=task.id,
-                solvable=gate.accepted,
-                checker=gate.javascript if gate.accepted else None,
-                checker_source=task.checker,
-                checker_kind=gate.kind,
-                gate=gate,
-                reasons=["reference checker passed the gate"] if gate.accepted
-                else [f"reference checker failed the validation gate: {gate.reason}"],
-                warnings=list(gate.warnings),
-                model=OFFLINE,
-                offline=True,
-            )
-        )
+        reason = "reference checker passed the gate" if attempt.gate.accepted else "reference checker failed the gate"
+        verdict = verdict_from_attempt(task.id, attempt, model=OFFLINE, offline=True, reason=reason)
+        if not attempt.gate.accepted:
+            verdict.reasons = [f"reference checker failed the validation gate: {attempt.gate.reason}"]
+        verdicts.append(verdict)
     return verdicts, TokenTotals()
 
 

@@ -7,7 +7,7 @@ import pytest
 from apps_prompts import SolutionStep, Task, load_apps, reference_html_path
 from cua import open_app, settle
 from verifier import rollout_checker, gate_checker, gate_checkers, gate_on_fresh_app, prove_task, run_checker, verify_app
-from verifier._reference import _replay
+from verifier._proof import replay_step as _replay
 
 BUNDLED = load_apps().apps
 
@@ -144,14 +144,27 @@ async def test_a_bundled_reference_checker_passes_the_gate_and_turns_true_after_
 
 
 @pytest.mark.parametrize("spec", BUNDLED or [None], ids=[s.id for s in BUNDLED] or ["none"])
-async def test_every_bundled_reference_checker_passes_the_gate(spec):
+async def test_every_bundled_reference_checker_passes_the_gate_and_is_proven_by_its_solution(spec):
     if spec is None:
         pytest.skip("no bundled apps yet")
-    verdicts = await verify_app(spec)  # offline: the reference checkers through the gate
+    verdicts = await verify_app(spec)  # offline: the reference checkers through the gate and their proofs
     with_checker = [t.id for t in spec.tasks if t.checker]
     assert with_checker, f"{spec.id} has no reference checkers"
     failing = {v.task_id: v.reason for v in verdicts.verdicts if v.task_id in with_checker and not v.valid}
     assert not failing
+    not_proven = {v.task_id: v.proof_reason for v in verdicts.verdicts if v.task_id in with_checker and not v.proven}
+    assert not not_proven
+    assert [len(v.solution) for v in verdicts.verdicts] == [len(t.solution) for t in spec.tasks]
+    assert verdicts.function_completeness_proven == verdicts.function_completeness == 1.0
+
+
+async def test_an_offline_task_without_a_reference_solution_is_claimed_with_that_reason(counter_spec, counter_html):
+    unsolved = counter_spec.model_copy(update={"tasks": [t.model_copy(update={"solution": []}) for t in counter_spec.tasks]})
+    verdicts = await verify_app(unsolved, counter_html)
+    add, greet, reset = verdicts.verdicts
+    assert add.proof == greet.proof == "claimed" and add.valid and greet.valid
+    assert add.proof_reason == "the spec gives no reference solution for this task" and add.solution == []
+    assert reset.proof == "unsupported" and "no reference checker" in reset.proof_reason
 
 
 async def test_a_slow_but_finite_checker_passes_the_gate_on_its_patient_retry(counter_html):

@@ -12,9 +12,11 @@ from verifier import LLMVerifierConfig, function_completeness, read_verdicts, ve
 
 GOOD = {
     "add-three": {"task_id": "add-three", "solvable": True, "reason": "The Add one button raises #count.",
-                  "rule": "#count == 3"},
+                  "rule": "#count == 3", "solution": [{"action": "click", "selector": "#inc"}] * 3},
     "greet-ada": {"task_id": "greet-ada", "solvable": True, "reason": "Name field and Save button exist.",
-                  "checker": "return document.querySelector('#greeting')?.textContent === 'Hello, Ada!';"},
+                  "checker": "return document.querySelector('#greeting')?.textContent === 'Hello, Ada!';",
+                  "solution": [{"action": "fill", "selector": "#name", "value": "Ada"},
+                               {"action": "click", "selector": "#save"}]},
     "reset": {"task_id": "reset", "solvable": False, "reason": "There is no reset control."},
 }
 
@@ -46,6 +48,9 @@ async def test_good_reply_gives_gated_checkers_and_writes_verdicts(counter_spec,
     assert add.valid and add.checker_kind == "rule" and "__read" in add.checker
     assert greet.valid and greet.checker_kind == "js" and greet.gate.accepted
     assert not reset.valid and reset.reasons == ["There is no reset control."]
+    assert [v.proof for v in verdicts.verdicts] == ["proven", "proven", "unsupported"]
+    assert add.proven and [s.selector for s in add.solution] == ["#inc"] * 3 and "3-step solution" in add.proof_reason
+    assert verdicts.function_completeness_proven == pytest.approx(2 / 3, abs=1e-6)
     assert verdicts.verifier == "scripted" and not verdicts.offline and add.model == "scripted"
     assert verdicts.tokens.calls == 1 and verdicts.tokens.total_tokens == 42
     assert [v.tokens for v in verdicts.verdicts] == [14, 14, 14]
@@ -182,3 +187,59 @@ async def test_model_failing_for_good_raises_its_own_error_not_a_group(counter_s
     with ScriptedOpenAIServer([reply_status(400, message="bad request")]) as server:
         with pytest.raises(ModelCallError, match="400|bad request"):
             await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))
+
+
+def with_solution(entry: dict, *steps: dict) -> dict:
+    return {**entry, "solution": list(steps)}
+
+
+INC = {"action": "click", "selector": "#inc"}
+
+
+async def test_a_solution_that_leaves_the_checker_false_is_repaired_with_its_value_and_then_proven(
+    counter_spec, counter_html, tmp_path
+):
+    two_clicks = with_solution(GOOD["add-three"], INC, INC)
+    script = [answer(two_clicks, GOOD["greet-ada"], GOOD["reset"]), answer(GOOD["add-three"])]
+    with ScriptedOpenAIServer(script) as server:
+        verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))
+    assert len(server.requests) == 2
+    repair = last_user_text(server.requests[1])
+    assert "- task add-three: passed the gate at load, but was not proven: the checker returned false after the replay " \
+           "of the 2-step solution; after the replay '#count' shows text '2'" in repair
+    assert '"selector": "#inc"' in repair and "greet-ada" not in repair
+    add = verdicts.verdict("add-three")
+    assert add.proven and add.repairs == 1 and len(add.solution) == 3
+    assert add.warnings[0].startswith("first attempt: passed the gate at load, but was not proven")
+
+
+async def test_a_repair_that_does_worse_keeps_the_first_checker_as_claimed(counter_spec, counter_html, tmp_path):
+    missing_step = with_solution(GOOD["greet-ada"], {"action": "fill", "selector": "#name", "value": "Ada"},
+                                 {"action": "click", "selector": "#submit"})
+    worse = {**GOOD["greet-ada"], "checker": "return document.querySelector('#greeting').textContent === 'Hello, Ada!' || true;"}
+    script = [answer(GOOD["add-three"], missing_step, GOOD["reset"]), answer(worse)]
+    with ScriptedOpenAIServer(script) as server:
+        verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path),
+                                    config=LLMVerifierConfig(proof_step_timeout_ms=1_000))
+    assert "solution step 2 (click #submit) failed" in last_user_text(server.requests[1])
+    assert "no element matches '#submit'" in last_user_text(server.requests[1])
+    greet = verdicts.verdict("greet-ada")
+    assert greet.proof == "claimed" and greet.valid and greet.repairs == 1
+    assert greet.checker_source == GOOD["greet-ada"]["checker"]
+    assert greet.proof_reason.startswith("solution step 2 (click #submit) failed")
+    assert any(w.startswith("the repaired checker was not kept (rejected by the validation gate") for w in greet.warnings)
+    assert verdicts.function_completeness == pytest.approx(2 / 3, abs=1e-6)
+    assert verdicts.function_completeness_proven == pytest.approx(1 / 3, abs=1e-6)
+
+
+async def test_a_task_judged_unsolvable_on_repair_is_unsupported(counter_spec, counter_html, tmp_path):
+    no_solution = {**GOOD["add-three"]}
+    del no_solution["solution"]
+    gave_up = {"task_id": "add-three", "solvable": False, "reason": "on reflection the count never reaches 3"}
+    script = [answer(no_solution, GOOD["greet-ada"], GOOD["reset"]), answer(gave_up)]
+    with ScriptedOpenAIServer(script) as server:
+        verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))
+    assert "could not be proven: no solution was given" in last_user_text(server.requests[1])
+    add = verdicts.verdict("add-three")
+    assert add.proof == "unsupported" and not add.valid and add.repairs == 1
+    assert add.proof_reason == "on reflection the count never reaches 3"

@@ -1,0 +1,289 @@
+"""Proving a checker: replay a selector-level solution on a fresh page; the checker must then be true.
+
+The gate shows a checker is false at load; only a replay shows it can turn true. One replay
+serves every caller: the spec proofs of `aui apps validate` (`prove_task`), the offline
+verifier's reference checkers and the model verifier's checkers. Each proof loads the app in a
+fresh browser context, gates the checker there, replays the steps (the page settles after each)
+and runs the checker again. Proofs mostly wait on the page, so a few run at once on the one
+browser — at most PROOF_CONCURRENCY per event loop, however many verifiers ask.
+
+Solutions act through selectors (a spec author's or the verifier's shortcut); agents never do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from playwright.async_api import Page
+from pydantic import BaseModel, Field
+
+from apps_prompts import SolutionStep
+from cua import BrowserConfig, JavaScriptError, JavaScriptTimeout, isolated_world, open_app, settle
+
+from ._checker import CheckerKind, CompiledChecker
+from ._gate import GateResult, gate_checker, gate_checkers, precompile
+from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker_patiently
+
+ProofStatus = Literal["proven", "claimed", "unsupported"]
+"""proven: passes the gate and is true after its solution's replay; claimed: passes the gate,
+not proven; unsupported: no checker that passes the gate."""
+
+STEP_TIMEOUT_MS = 10_000  # an upper bound: a loaded machine is slow, a wrong selector still fails
+WAIT_DEFAULT_S = 10.0
+PROOF_TIMEOUT_S = 90.0  # the whole replay: a solution may wait out a timer, never hold a verifier
+PROOF_CONCURRENCY = 4
+MAX_PROBED_SELECTORS = 6
+PROBED_TEXT_CHARS = 80
+_BLOCKING = re.compile(r"\bis not\b|intercepts pointer events|outside of the viewport|not attached")
+_PROBE_JS = Path(__file__).with_name("_proof_probe.js").read_text(encoding="utf-8")
+
+Key = TypeVar("Key")
+
+
+class StepFailure(BaseModel):
+    """The solution step that could not be carried out, and why."""
+
+    number: int = Field(description="1-based position of the step in the solution.")
+    step: SolutionStep
+    error: str
+
+    def __str__(self) -> str:
+        return f"solution step {self.number} ({self.step.action} {self.step.selector}) failed: {self.error}"
+
+
+class SolutionProof(BaseModel):
+    """One replay of a solution on a fresh page, and what the checker said after it."""
+
+    proven: bool = False
+    steps: int = Field(default=0, description="How many steps the solution has.")
+    failed_step: StepFailure | None = None
+    timed_out: bool = Field(default=False, description="The replay ran out of its time (PROOF_TIMEOUT_S).")
+    final: CheckerOutcome | None = Field(default=None, description="The checker's run after the replay.")
+    after: list[str] = Field(default_factory=list, description="What the elements the checker reads showed after the replay.")
+    elapsed_ms: float = 0.0
+
+    @property
+    def reason(self) -> str:
+        """What the proof showed, in one sentence (for the verdict and the repair message)."""
+        if self.proven:
+            return f"the checker was false at load and true after replaying the {self.steps}-step solution"
+        if self.failed_step is not None:
+            return str(self.failed_step)
+        if self.timed_out:
+            return f"the replay of the {self.steps}-step solution did not finish within its time limit"
+        if self.final is None:
+            return "the checker was not run after the replay"
+        if not self.final.ok:
+            return f"after the replay of the {self.steps}-step solution the checker {self.final.reason}"
+        kind = self.final.returned_type
+        value = "false" if kind in (None, "boolean") else kind if kind in ("null", "undefined") else f"a falsy {kind}"
+        shown = f"; after the replay {'; '.join(self.after)}" if self.after else ""
+        return f"the checker returned {value} after the replay of the {self.steps}-step solution{shown}"
+
+
+def proof_status(gate: GateResult, proof: SolutionProof | None) -> ProofStatus:
+    if not gate.accepted:
+        return "unsupported"
+    return "proven" if proof is not None and proof.proven else "claimed"
+
+
+async def replay_step(page: Page, step: SolutionStep, step_timeout_ms: int = STEP_TIMEOUT_MS) -> None:
+    """Carry out one step on the first element matching its selector; raises what Playwright raises."""
+    locator = page.locator(step.selector).first
+    match step.action:
+        case "click":
+            await locator.click(timeout=step_timeout_ms)
+        case "dblclick":
+            await locator.dblclick(timeout=step_timeout_ms)
+        case "hover":
+            await locator.hover(timeout=step_timeout_ms)
+        case "wait":
+            # for what the app does by itself (a timer running out): wait on the app's state, not a clock
+            seconds = float(step.value) if step.value is not None else WAIT_DEFAULT_S
+            await locator.wait_for(state="visible", timeout=seconds * 1000)
+        case "check":
+            await locator.check(timeout=step_timeout_ms)
+        case "fill":
+            await locator.fill(step.value or "", timeout=step_timeout_ms)
+        case "press":
+            await locator.press(step.value or "", timeout=step_timeout_ms)
+        case "select":
+            await locator.select_option(step.value, timeout=step_timeout_ms)
+
+
+async def replay_solution(
+    page: Page, solution: Sequence[SolutionStep], step_timeout_ms: int = STEP_TIMEOUT_MS
+) -> StepFailure | None:
+    """Replay `solution` on `page`, settling after each step; the first step that failed, or None."""
+    for number, step in enumerate(solution, start=1):
+        try:
+            await replay_step(page, step, step_timeout_ms)
+        except Exception as exc:  # whatever Playwright says about the step is the proof's answer
+            return StepFailure(number=number, step=step, error=await _explain_step_error(page, step, exc))
+        await settle(page)
+    return None
+
+
+async def prove_solution(
+    page: Page,
+    compiled: CompiledChecker,
+    solution: Sequence[SolutionStep],
+    *,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    step_timeout_ms: int = STEP_TIMEOUT_MS,
+    proof_timeout_s: float = PROOF_TIMEOUT_S,
+) -> SolutionProof:
+    """Replay `solution` on `page` (freshly loaded, the checker already gated there), then run the checker.
+
+    Never raises for anything the solution or the checker does.
+    """
+    started = time.perf_counter()
+    proof = SolutionProof(steps=len(solution))
+    try:
+        async with asyncio.timeout(proof_timeout_s):
+            proof.failed_step = await replay_solution(page, solution, step_timeout_ms)
+    except TimeoutError:
+        proof.timed_out = True
+    if proof.failed_step is None and not proof.timed_out:
+        proof.final, _ = await run_checker_patiently(page, compiled.javascript, timeout_ms)
+        proof.proven = proof.final.passed
+        if not proof.proven:
+            proof.after = await _what_it_reads(page, compiled.selectors)
+    proof.elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+    return proof
+
+
+async def gate_and_prove(
+    html: str,
+    checker: str | CompiledChecker,
+    solution: Sequence[SolutionStep],
+    *,
+    kind: CheckerKind | None = None,
+    config: BrowserConfig | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    step_timeout_ms: int = STEP_TIMEOUT_MS,
+    proof_timeout_s: float = PROOF_TIMEOUT_S,
+) -> tuple[GateResult, SolutionProof | None]:
+    """Load `html` in a fresh context, gate the checker, and if it passes replay `solution` and check again.
+
+    The proof is None when the checker failed the gate or there is no solution to replay.
+    """
+    compiled = precompile(checker, kind)
+    if isinstance(compiled, GateResult):
+        return compiled, None
+    async with open_app(html, config) as app:
+        await settle(app.page)
+        gate = await gate_checker(app.page, compiled, timeout_ms=timeout_ms)
+        if not gate.accepted or not solution:
+            return gate, None
+        proof = await prove_solution(
+            app.page, compiled, solution,
+            timeout_ms=timeout_ms, step_timeout_ms=step_timeout_ms, proof_timeout_s=proof_timeout_s,
+        )
+    return gate, proof
+
+
+async def gate_and_prove_all(
+    html: str,
+    checkers: Mapping[Key, tuple[str | CompiledChecker, Sequence[SolutionStep]]],
+    *,
+    config: BrowserConfig | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    step_timeout_ms: int = STEP_TIMEOUT_MS,
+    proof_timeout_s: float = PROOF_TIMEOUT_S,
+) -> dict[Key, tuple[GateResult, SolutionProof | None]]:
+    """Gate and prove several checkers (key → (checker, solution)) against `html`, in the order given.
+
+    A checker with a solution gets a fresh page of its own (at most PROOF_CONCURRENCY in flight);
+    those without one are gated together on shared pages, as `gate_checkers` does.
+    Raises only what the browser raises (a context that cannot be opened).
+    """
+    results: dict[Key, tuple[GateResult, SolutionProof | None]] = {}
+    unsolved: dict[Key, CompiledChecker] = {}
+    to_prove: dict[Key, tuple[CompiledChecker, Sequence[SolutionStep]]] = {}
+    for key, (checker, solution) in checkers.items():
+        compiled = precompile(checker)
+        if isinstance(compiled, GateResult):
+            results[key] = (compiled, None)
+        elif solution:
+            to_prove[key] = (compiled, solution)
+        else:
+            unsolved[key] = compiled
+    if unsolved:
+        gates = await gate_checkers(html, unsolved, config=config, timeout_ms=timeout_ms)
+        results.update({key: (gate, None) for key, gate in gates.items()})
+
+    async def prove(compiled: CompiledChecker, solution: Sequence[SolutionStep]):
+        async with _proof_slots():
+            return await gate_and_prove(html, compiled, solution, config=config, timeout_ms=timeout_ms,
+                                        step_timeout_ms=step_timeout_ms, proof_timeout_s=proof_timeout_s)
+
+    if to_prove:
+        # A TaskGroup: if the browser fails, the other proofs are cancelled, not orphaned.
+        try:
+            async with asyncio.TaskGroup() as group:
+                running = {key: group.create_task(prove(*item)) for key, item in to_prove.items()}
+        except BaseExceptionGroup as failures:
+            raise failures.exceptions[0] from None
+        results.update({key: task.result() for key, task in running.items()})
+    return {key: results[key] for key in checkers}
+
+
+_SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+
+
+def _proof_slots() -> asyncio.Semaphore:
+    """The running loop's bound on proofs in flight (a semaphore belongs to one loop)."""
+    loop = asyncio.get_running_loop()
+    if loop not in _SLOTS:
+        _SLOTS[loop] = asyncio.Semaphore(PROOF_CONCURRENCY)
+    return _SLOTS[loop]
+
+
+async def _explain_step_error(page: Page, step: SolutionStep, exc: Exception) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    message = (lines[0] if lines else type(exc).__name__)[:200]
+    if "Timeout" not in message:
+        return message
+    try:
+        found = await page.locator(step.selector).count()
+    except Exception:
+        return message
+    if found == 0:
+        return f"{message} — no element matches '{step.selector}' on the page at that point"
+    if step.action == "wait":
+        return f"{message} — '{step.selector}' matches {found} element(s), but the first did not become visible in time"
+    # Playwright's call log says what it was still waiting for ("element is not visible", "… intercepts pointer events").
+    blocking = next((line.lstrip("- ") for line in reversed(lines) if _BLOCKING.search(line)), "could not be acted on")
+    return f"{message} — '{step.selector}' matches {found} element(s), but for the first: {blocking}"[:400]
+
+
+async def _what_it_reads(page: Page, selectors: Sequence[str]) -> list[str]:
+    if not selectors:
+        return []
+    try:
+        found = await isolated_world(page).call(_PROBE_JS, list(selectors[:MAX_PROBED_SELECTORS]), PROBED_TEXT_CHARS)
+    except (JavaScriptError, JavaScriptTimeout):
+        return []
+    described = []
+    for item in found or []:
+        selector = item.get("selector")
+        if item.get("invalid"):
+            described.append(f"'{selector}' is not a valid CSS selector")
+        elif not item.get("count"):
+            described.append(f"'{selector}' matches nothing")
+        else:
+            control = item.get("value") is not None  # a form control: its value is what it shows
+            parts = [f"value '{item['value']}'" if control else f"text '{item.get('text', '')}'"]
+            if item.get("checked") is not None:
+                parts.append("checked" if item["checked"] else "not checked")
+            if item.get("hidden"):
+                parts.append("not visible")
+            described.append(f"'{selector}' shows {', '.join(parts)}")
+    return described
