@@ -17,7 +17,7 @@ def artifact_key(*parts: object) -> str:
 async def publish_round(config: ExperimentConfig, result: AppRoundResult) -> None:
     """A table artifact for this app's round (FC/SR) and a markdown summary with dashboard links."""
     base = config.serve_url.rstrip("/")
-    rows = [{"task": t.task_id, "checker": "valid" if t.checker_valid else "none", "success": t.success,
+    rows = [{"task": t.task_id, "checker": t.proof or ("valid" if t.checker_valid else "none"), "success": t.success,
              "termination": t.termination or "", "steps": t.steps} for t in result.tasks]
     await acreate_table_artifact(
         table=rows,
@@ -60,8 +60,10 @@ async def publish_table(config: ExperimentConfig, rows: list[TableRow]) -> None:
     for round_ in sorted({r.round for r in rows}):
         await acreate_table_artifact(
             table=[{"coder": r.coder, "cua": r.cua, "mode": r.mode, "commenter": r.commenter_mode or "–",
-                    **{f"FC {d}": _pct(r.fc[d]) for d in domains}, **{f"SR {d}": _pct(r.sr[d]) for d in domains},
-                    "SR supported": _pct(r.sr_supported.get("overall"))} for r in rows if r.round == round_],
+                    **{f"FC {d}": _pct(r.fc[d]) for d in domains}, **{f"FC proven {d}": _pct(r.fc_proven.get(d)) for d in domains},
+                    **{f"SR {d}": _pct(r.sr[d]) for d in domains},
+                    "SR supported": _pct(r.sr_supported.get("overall")), "SR proven": _pct(r.sr_proven.get("overall"))}
+                   for r in rows if r.round == round_],
             key=artifact_key("fc-sr", config.name, "round", round_),
             description=f"FC and SR per domain, round {round_} ({config.name})",
         )

@@ -130,6 +130,8 @@ class VerifyRef(BaseModel):
     valid: dict[str, bool]
     reasons: dict[str, str]
     offline: bool
+    proof: dict[str, str] = Field(default_factory=dict, description="Task id → proven | claimed | unsupported.")
+    proof_reasons: dict[str, str] = Field(default_factory=dict)
 
 
 class RolloutRef(BaseModel):

@@ -69,17 +69,21 @@ def _table_html(rows: list[TableRow]) -> str:
     for row in rows:
         star = " ★" if best.get(row.track_key) == row.round else ""
         cells = "".join(
-            f"<td>{_pct(row.fc[d])}<br><b>{_pct(row.sr[d])}</b></td>" for d in [*DOMAINS, "overall"]
+            f"<td>{_pct(row.fc[d])}<br><small>{_pct(row.fc_proven.get(d))}</small><br><b>{_pct(row.sr[d])}</b></td>"
+            for d in [*DOMAINS, "overall"]
         )
         body.append(
             f"<tr><td>{_e(row.coder)}</td><td>{_e(row.cua)}</td><td>{_e(row.mode)}</td><td>{_e(row.commenter_mode or '–')}</td>"
-            f"<td>{row.round}{star}</td>{cells}<td>{_pct(row.sr_supported.get('overall'))}</td><td>{row.tasks['overall']}</td></tr>"
+            f"<td>{row.round}{star}</td>{cells}<td>{_pct(row.sr_supported.get('overall'))}</td>"
+            f"<td>{_pct(row.sr_proven.get('overall'))}</td><td>{row.tasks['overall']}</td></tr>"
         )
     return (
         '<table class="results"><thead><tr><th>coder</th><th>CUA</th><th>mode</th><th>commenter</th><th>round</th>'
-        f"{head}<th>SR (supported)</th><th>tasks</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
-        "<p class=note>Each cell: FC (top) and <b>SR</b> (bottom), in %; SR is over all tasks (the paper's definition), "
-        "SR (supported) over the tasks with a valid checker (the reference code's). ★ marks the best round.</p>"
+        f"{head}<th>SR (supported)</th><th>SR (proven)</th><th>tasks</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
+        "<p class=note>Each cell: FC (top: tasks with a valid checker, the paper's definition), <small>FC proven</small> "
+        "(middle: checker false at load and true after its reference solution) and <b>SR</b> (bottom), in %; SR is over all "
+        "tasks (the paper's definition), SR (supported) over the tasks with a valid checker (the reference code's), "
+        "SR (proven) over the tasks with a proven checker. ★ marks the best round.</p>"
     )
 
 
@@ -135,12 +139,15 @@ def _app_sections(results: list[AppRoundResult]) -> str:
             for t in failed if t.dashboard
         )
         unsolvable = "".join(f"<li>{_e(t.task_id)}: {_e(t.reason or 'unsolvable')}</li>" for t in last.tasks if not t.checker_valid)
+        claimed = "".join(f"<li>{_e(t.task_id)}: {_e(t.proof_reason or 'not proven')}</li>"
+                          for t in last.tasks if t.checker_valid and t.proof == "claimed")
         contract = _contract_note(last.contract)
         sections.append(
             f'<section><h3>{_e(app_id)} <small>{_e(first.domain)} · {_e(" · ".join(p for p in track if p))}</small></h3>'
             f'<div class="shots">{shots}</div>{contract}{_carry_note(rounds)}{_regressions(rounds)}{_gaming(rounds)}'
             + (f"<h4>Failed tasks in the last round ({len(failed)})</h4><div class=dashes>{dashboards}</div>" if failed else "")
             + (f"<h4>Tasks without a valid checker</h4><ul>{unsolvable}</ul>" if unsolvable else "")
+            + (f"<h4>Checkers claimed, not proven (counted in FC, not in FC proven)</h4><ul>{claimed}</ul>" if claimed else "")
             + _stage_errors(rounds)
             + "</section>"
         )

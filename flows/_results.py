@@ -7,6 +7,9 @@
 FC = tasks with a valid checker / all tasks; SR = tasks whose checker turned true / all tasks
 (the paper's definition: a task without a valid checker is a CUA failure). SR over supported
 tasks (the reference code's: successes / tasks with a valid checker) is kept beside it.
+FC proven = tasks whose checker was proven (false at load, true after its reference solution) /
+all tasks; SR proven = successes / proven tasks — the figures a reader can trust without trusting
+the verifier's unproven claims.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import io
 import json
 from collections import defaultdict
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -29,6 +33,10 @@ class TaskOutcome(BaseModel):
     task_id: str
     solvable: bool
     checker_valid: bool
+    proof: Literal["proven", "claimed", "unsupported"] | None = Field(default=None, description=(
+        "proven: the checker is false at load and true after its reference solution; claimed: it passed the "
+        "load gate only; unsupported: no valid checker. None: not verified (or a run from before proofs)."))
+    proof_reason: str | None = None
     success: bool = False
     termination: str | None = None
     steps: int = 0
@@ -83,6 +91,13 @@ class AppRoundResult(BaseModel):
         return _ratio(sum(t.success and t.checker_valid for t in self.tasks), len(self.tasks))
 
     @property
+    def fc_proven(self) -> float | None:
+        """Proven checkers / all tasks; None when the verdicts say nothing of proofs (an older run)."""
+        if not any(t.proof for t in self.tasks):
+            return None
+        return _ratio(sum(t.proof == "proven" for t in self.tasks), len(self.tasks))
+
+    @property
     def track_key(self) -> tuple[str, str, str, str]:
         return (self.coder, self.cua, self.mode, self.commenter_mode or "")
 
@@ -96,7 +111,10 @@ class TableRow(BaseModel):
     fc: dict[str, float | None]
     sr: dict[str, float | None]
     sr_supported: dict[str, float | None] = Field(default_factory=dict, description="Successes / tasks with a valid checker.")
+    fc_proven: dict[str, float | None] = Field(default_factory=dict, description="Proven checkers / all tasks.")
+    sr_proven: dict[str, float | None] = Field(default_factory=dict, description="Successes / tasks with a proven checker.")
     tasks: dict[str, int]
+    proven_tasks: dict[str, int] = Field(default_factory=dict, description="Tasks with a proven checker (SR proven's denominator).")
 
     @property
     def track_key(self) -> tuple[str, str, str, str]:
@@ -109,25 +127,34 @@ def _ratio(part: int, whole: int) -> float:
 
 def table_rows(results: list[AppRoundResult]) -> list[TableRow]:
     """Aggregate app results to rows; a domain with no tasks in a row is None (shown as –)."""
-    cells: dict[tuple, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    # per cell: tasks, valid checkers, successes, proven checkers, successes on proven tasks, tasks with a proof status
+    cells: dict[tuple, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0] * 6))
     for result in results:
         key = (*result.track_key, result.round)
         for domain in (result.domain, "overall"):
             counts = cells[key][domain]
-            counts[0] += len(result.tasks)
-            counts[1] += sum(t.checker_valid for t in result.tasks)
-            counts[2] += sum(t.success and t.checker_valid for t in result.tasks)
+            for task in result.tasks:
+                counts[0] += 1
+                counts[1] += task.checker_valid
+                counts[2] += task.success and task.checker_valid
+                counts[3] += task.proof == "proven"
+                counts[4] += task.success and task.proof == "proven"
+                counts[5] += task.proof is not None
     rows = []
     for (coder, cua, mode, commenter_mode, round_), by_domain in sorted(cells.items()):
-        fc, sr, supported, tasks = {}, {}, {}, {}
+        fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks = {}, {}, {}, {}, {}, {}, {}
         for domain in [*DOMAINS, "overall"]:
-            total, valid, success = by_domain.get(domain, [0, 0, 0])
-            tasks[domain] = total
+            total, valid, success, proven, proven_success, with_proof = by_domain.get(domain, [0] * 6)
+            tasks[domain], proven_tasks[domain] = total, proven
             fc[domain] = valid / total if total else None
             sr[domain] = success / total if total else None
             supported[domain] = success / valid if valid else None
+            # An older run's verdicts say nothing of proofs: unknown (–), not 0.
+            fc_proven[domain] = proven / total if total and with_proof else None
+            sr_proven[domain] = proven_success / proven if proven else None
         rows.append(TableRow(coder=coder, cua=cua, mode=mode, commenter_mode=commenter_mode or None, round=round_,
-                             fc=fc, sr=sr, sr_supported=supported, tasks=tasks))
+                             fc=fc, sr=sr, sr_supported=supported, fc_proven=fc_proven, sr_proven=sr_proven,
+                             tasks=tasks, proven_tasks=proven_tasks))
     return rows
 
 
@@ -153,19 +180,21 @@ def markdown_table(rows: list[TableRow]) -> str:
     """Table 3's shape: FC / SR per domain, and SR over supported tasks overall."""
     # The commenter column only when the sweep compares commenter modes (Table 5's axis).
     commenters = len({row.commenter_mode for row in rows}) > 1
-    header = ["coder", "CUA", "mode", *(["commenter"] if commenters else []), "round", *(f"{d} FC/SR" for d in DOMAINS),
-              "overall FC/SR", "overall SR (supported)", "tasks"]
+    header = ["coder", "CUA", "mode", *(["commenter"] if commenters else []), "round", *(f"{d} FC/FCp/SR" for d in DOMAINS),
+              "overall FC/FCp/SR", "overall SR (supported)", "overall SR (proven)", "tasks"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     best = best_rounds(rows)
     for row in rows:
         mark = " ★" if best.get(row.track_key) == row.round else ""
         cells = [row.coder, row.cua, row.mode, *([_commenter(row.commenter_mode)] if commenters else []), f"{row.round}{mark}"]
-        cells += [f"{_pct(row.fc[d])} / {_pct(row.sr[d])}" for d in [*DOMAINS, "overall"]]
-        cells += [_pct(row.sr_supported.get("overall")), str(row.tasks["overall"])]
+        cells += [f"{_pct(row.fc[d])} / {_pct(row.fc_proven.get(d))} / {_pct(row.sr[d])}" for d in [*DOMAINS, "overall"]]
+        cells += [_pct(row.sr_supported.get("overall")), _pct(row.sr_proven.get("overall")), str(row.tasks["overall"])]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("FC = function completeness (% tasks with a valid checker); SR = CUA success rate (% of all tasks, the "
-                 "paper's definition); SR (supported) = successes / tasks with a valid checker. ★ = best round.")
+    lines.append("FC = function completeness (% tasks with a valid checker, the paper's definition); FCp = FC proven (% tasks "
+                 "whose checker is false at load and true after its reference solution); SR = CUA success rate (% of all "
+                 "tasks, the paper's definition); SR (supported) = successes / tasks with a valid checker; SR (proven) = "
+                 "successes / tasks with a proven checker. ★ = best round.")
     return "\n".join(lines)
 
 
@@ -226,13 +255,15 @@ def csv_table(rows: list[TableRow]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     # New columns go last, so readers of the first eight keep working.
-    writer.writerow(["coder", "cua", "mode", "round", "domain", "tasks", "fc", "sr", "commenter_mode", "sr_supported"])
+    writer.writerow(["coder", "cua", "mode", "round", "domain", "tasks", "fc", "sr", "commenter_mode", "sr_supported",
+                     "fc_proven", "sr_proven", "proven_tasks"])
     for row in rows:
         for domain in [*DOMAINS, "overall"]:
-            fc, sr, supported = row.fc[domain], row.sr[domain], row.sr_supported.get(domain)
-            writer.writerow([row.coder, row.cua, row.mode, row.round, domain, row.tasks[domain],
-                             "" if fc is None else f"{fc:.4f}", "" if sr is None else f"{sr:.4f}",
-                             row.commenter_mode or "", "" if supported is None else f"{supported:.4f}"])
+            figures = (row.fc[domain], row.sr[domain], row.sr_supported.get(domain), row.fc_proven.get(domain),
+                       row.sr_proven.get(domain))
+            fc, sr, supported, fc_proven, sr_proven = ("" if value is None else f"{value:.4f}" for value in figures)
+            writer.writerow([row.coder, row.cua, row.mode, row.round, domain, row.tasks[domain], fc, sr,
+                             row.commenter_mode or "", supported, fc_proven, sr_proven, row.proven_tasks.get(domain, "")])
     return buffer.getvalue()
 
 

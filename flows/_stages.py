@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from dataclasses import dataclass
+
 from prefect import task
-from prefect.cache_policies import INPUTS, TASK_SOURCE
+from prefect.cache_policies import INPUTS, TASK_SOURCE, CachePolicy
 
 from apps_prompts import AppSpec, Task, load_app
 
@@ -22,6 +24,17 @@ from ._dask import on_worker_loop
 from ._refs import FileRef, RunContext, TasksRef, VerifyRef, VersionRef
 
 CACHE = INPUTS + TASK_SOURCE
+
+
+@dataclass
+class _VerifierVersion(CachePolicy):
+    """The verifier's own version in the verify stage's cache key: its code lives in `verifier/`, not
+    in the stage's source, so a new verifier (e.g. one that proves checkers) must not reuse old verdicts."""
+
+    def compute_key(self, task_ctx, inputs, flow_parameters, **kwargs) -> str:
+        from verifier import PROMPT_VERSION
+
+        return PROMPT_VERSION
 
 
 def _worth_retrying(task, task_run, state) -> bool:
@@ -92,7 +105,7 @@ async def propose_tasks(*, run: RunContext, app_id: str, proposer: str, tasks_fi
     return TasksRef(app_id=app_id, file=file, count=len(tasks), offline=proposer == "offline")
 
 
-@task(cache_policy=CACHE, persist_result=True, task_run_name="verify {app_id} r{round}", **MODEL_RETRIES)
+@task(cache_policy=CACHE + _VerifierVersion(), persist_result=True, task_run_name="verify {app_id} r{round}", **MODEL_RETRIES)
 @on_worker_loop
 async def verify_version(*, run: RunContext, app_id: str, round: int, html: FileRef, tasks: FileRef,
                          verifier: str) -> VerifyRef:
@@ -109,4 +122,6 @@ async def verify_version(*, run: RunContext, app_id: str, round: int, html: File
         valid={v.task_id: bool(v.solvable and v.checker) for v in verdicts.verdicts},
         reasons={v.task_id: "; ".join(v.reasons) for v in verdicts.verdicts},
         offline=verdicts.offline,
+        proof={v.task_id: v.proof for v in verdicts.verdicts},
+        proof_reasons={v.task_id: v.proof_reason for v in verdicts.verdicts},
     )

@@ -245,6 +245,8 @@ class TrackSteps:
             ref = rollouts.get(task.id)
             outcomes.append(TaskOutcome(
                 task_id=task.id, solvable=valid.get(task.id, False), checker_valid=valid.get(task.id, False),
+                proof=verdicts.proof.get(task.id) if verdicts is not None else None,
+                proof_reason=verdicts.proof_reasons.get(task.id) if verdicts is not None else None,
                 success=bool(ref and ref.success), termination=ref.termination if ref else None,
                 steps=ref.steps if ref else 0, trajectory=ref.trajectory if ref else None,
                 dashboard=ref.dashboard if ref else None, trace=ref.trace if ref else None,

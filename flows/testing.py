@@ -10,7 +10,7 @@ The replies come from the bundled app's own files, through the real `openai` cli
 - coder: the reference HTML in an ```html fence; a revision is the same page with a comment
   added before `</body>` (every id and function kept);
 - proposer: the chosen tasks of the spec, plus one the app cannot do (`UNSUPPORTED_TASK`);
-- verifier: each known task's reference checker, "not solvable" for the others;
+- verifier: each known task's reference checker and solution, "not solvable" for the others;
 - UI-TARS: a click at `clicks[task id]` (UI-TARS-1.5 pixels) on the first turn, else `finished()`;
 - commenter: a fixed, valid feedback JSON.
 
@@ -90,6 +90,7 @@ class ScriptedRoles:
         self.html = Path(reference_html_path(spec)).read_text(encoding="utf-8")
         self.tasks = [by_id[t] for t in task_ids]
         self.checkers = {t.description: t.checker for t in self.tasks}
+        self.solutions = {t.description: [s.model_dump(exclude_none=True) for s in t.solution] for t in self.tasks}
         self.clicks = {by_id[t].description: point for t, point in (clicks or {}).items()}
 
     def __call__(self, request: RecordedRequest) -> Reply:
@@ -132,7 +133,7 @@ class ScriptedRoles:
             checker = self.checkers.get(task["description"])
             if checker:
                 verdicts.append({"task_id": task["task_id"], "solvable": True, "reason": "the controls exist",
-                                 "checker": checker})
+                                 "checker": checker, "solution": self.solutions[task["description"]]})
             else:
                 verdicts.append({"task_id": task["task_id"], "solvable": False, "reason": "the app has no PDF export"})
         return reply_text("```json\n" + json.dumps({"verdicts": verdicts}) + "\n```")

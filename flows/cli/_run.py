@@ -34,22 +34,24 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def results_table(rows) -> Table:
-    """FC / SR per domain (only domains with tasks), one line per coder × CUA × mode × round."""
+    """FC / FC proven / SR per domain (only domains with tasks), one line per coder × CUA × mode × round."""
     from .._results import DOMAINS, best_rounds
 
     domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
     commenters = len({row.commenter_mode for row in rows}) > 1  # shown when the sweep compares commenter modes
-    table = Table(title="FC / SR (%) — paper Table 3 shape",
-                  caption="★ best round · SR over all tasks (the paper's); sup. = SR over tasks with a valid checker")
+    table = Table(title="FC / FC proven / SR (%) — paper Table 3 shape",
+                  caption="★ best round · SR over all tasks (the paper's); sup. = SR over tasks with a valid checker; "
+                          "prov. = SR over tasks with a proven checker")
     labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
-    for column in (*labels, "round", *domains, "SR sup.", "tasks"):
+    for column in (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks"):
         table.add_column(column, justify="left" if column in labels else "right")
     best = best_rounds(rows)
     for row in rows:
         star = " ★" if best.get(row.track_key) == row.round else ""
-        cells = [f"{_pct(row.fc[d])} / {_pct(row.sr[d])}" for d in domains]
+        cells = [f"{_pct(row.fc[d])} / {_pct(row.fc_proven.get(d))} / {_pct(row.sr[d])}" for d in domains]
         names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
-        table.add_row(*names, f"{row.round}{star}", *cells, _pct(row.sr_supported.get("overall")), str(row.tasks["overall"]))
+        table.add_row(*names, f"{row.round}{star}", *cells, _pct(row.sr_supported.get("overall")),
+                      _pct(row.sr_proven.get("overall")), str(row.tasks["overall"]))
     return table
 
 

@@ -28,7 +28,7 @@ def verify_command(
     """Decide per task whether the app supports it, gate each checker, and report Function Completeness."""
     from apps_prompts import load_app
     from cua import close_browser
-    from verifier import LLMVerifierConfig, function_completeness, verify_app
+    from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, verify_app
 
     try:
         spec = load_app(app_id, apps)
@@ -72,7 +72,8 @@ def verify_command(
         err_console.print(f"[red]model call failed:[/] {exc}", soft_wrap=True)
         raise typer.Exit(1)
 
-    table = Table("task", "solvable", "kind", "gate", "reasons / warnings", title=f"{spec.id} — verifier: {verdicts.verifier}")
+    table = Table("task", "solvable", "kind", "gate", "proof", "reasons / warnings", title=f"{spec.id} — verifier: {verdicts.verifier}")
+    proof_style = {"proven": "[green]proven[/]", "claimed": "[yellow]claimed[/]", "unsupported": "[red]unsupported[/]"}
     for verdict in verdicts.verdicts:
         gate = "—" if verdict.gate is None else ("[green]pass[/]" if verdict.gate.accepted else "[red]fail[/]")
         notes = "; ".join(verdict.reasons + [f"[yellow]{w}[/]" for w in verdict.warnings])
@@ -81,11 +82,12 @@ def verify_command(
             "[green]yes[/]" if verdict.valid else "[red]no[/]",
             verdict.checker_kind or "—",
             gate,
-            notes,
+            proof_style.get(verdict.proof, verdict.proof),
+            notes if verdict.proven else "; ".join(filter(None, [notes, verdict.proof_reason])),
         )
     console.print(table)
     rate = function_completeness(verdicts)
     tokens = verdicts.tokens
     spent = f", {tokens.total_tokens} tokens in {tokens.calls} call(s)" if tokens.calls else ""
-    console.print(f"Function Completeness: [bold]{rate}[/]{spent}")
+    console.print(f"Function Completeness: [bold]{rate}[/] · proven: [bold]{function_completeness_proven(verdicts)}[/]{spent}")
     console.print(f"wrote {out / 'verdicts.json'}")
