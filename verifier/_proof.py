@@ -118,15 +118,20 @@ async def replay_step(page: Page, step: SolutionStep, step_timeout_ms: int = STE
 
 
 async def replay_solution(
-    page: Page, solution: Sequence[SolutionStep], step_timeout_ms: int = STEP_TIMEOUT_MS
+    page: Page, solution: Sequence[SolutionStep], step_timeout_ms: int = STEP_TIMEOUT_MS, *, settle_each: bool = True
 ) -> StepFailure | None:
-    """Replay `solution` on `page`, settling after each step; the first step that failed, or None."""
+    """Replay `solution` on `page`; the first step that failed, or None.
+
+    With `settle_each` the page settles after every step (as an agent's step would); without it,
+    only Playwright's own actionability waits (visible, stable, enabled) stand between steps.
+    """
     for number, step in enumerate(solution, start=1):
         try:
             await replay_step(page, step, step_timeout_ms)
         except Exception as exc:  # whatever Playwright says about the step is the proof's answer
             return StepFailure(number=number, step=step, error=await _explain_step_error(page, step, exc))
-        await settle(page)
+        if settle_each:
+            await settle(page)
     return None
 
 
@@ -138,6 +143,7 @@ async def prove_solution(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     step_timeout_ms: int = STEP_TIMEOUT_MS,
     proof_timeout_s: float = PROOF_TIMEOUT_S,
+    settle_each: bool = True,
 ) -> SolutionProof:
     """Replay `solution` on `page` (freshly loaded, the checker already gated there), then run the checker.
 
@@ -147,7 +153,9 @@ async def prove_solution(
     proof = SolutionProof(steps=len(solution))
     try:
         async with asyncio.timeout(proof_timeout_s):
-            proof.failed_step = await replay_solution(page, solution, step_timeout_ms)
+            proof.failed_step = await replay_solution(page, solution, step_timeout_ms, settle_each=settle_each)
+            if not settle_each:
+                await settle(page)  # the end state the checker reads: settled, as after an agent's step
     except TimeoutError:
         proof.timed_out = True
     if proof.failed_step is None and not proof.timed_out:
@@ -177,15 +185,23 @@ async def gate_and_prove(
     compiled = precompile(checker, kind)
     if isinstance(compiled, GateResult):
         return compiled, None
-    async with open_app(html, config) as app:
-        await settle(app.page)
-        gate = await gate_checker(app.page, compiled, timeout_ms=timeout_ms)
-        if not gate.accepted or not solution:
-            return gate, None
-        proof = await prove_solution(
-            app.page, compiled, solution,
-            timeout_ms=timeout_ms, step_timeout_ms=step_timeout_ms, proof_timeout_s=proof_timeout_s,
-        )
+    # Settling after every step is most of a proof's time (CSS transitions) and rarely needed:
+    # Playwright waits for each target to be actionable. So the first replay settles only at the
+    # end; a checker still false after it (a debounced input, a list re-rendered under the next
+    # click) earns a second, careful replay on a fresh page, settling after every step. A step
+    # that failed is not retried: Playwright already waited its full timeout for the element.
+    for settle_each in (False, True):
+        async with open_app(html, config) as app:
+            await settle(app.page)
+            gate = await gate_checker(app.page, compiled, timeout_ms=timeout_ms)
+            if not gate.accepted or not solution:
+                return gate, None
+            proof = await prove_solution(
+                app.page, compiled, solution, timeout_ms=timeout_ms, step_timeout_ms=step_timeout_ms,
+                proof_timeout_s=proof_timeout_s, settle_each=settle_each,
+            )
+        if proof.proven or proof.failed_step is not None or proof.timed_out:
+            break
     return gate, proof
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps_prompts import AppSpec, Task
+from verifier.testing import REPAIR_MARK, is_repair, reference_entry, request_text  # noqa: F401  (the tests' helpers, shared with bench/)
 
 COUNTER_HTML = """<!doctype html>
 <html><head><title>Counter</title></head>
@@ -67,24 +68,3 @@ def counter_spec() -> AppSpec:
         ],
     )
 
-
-# --- a verifier model scripted per app: first reply, then the repair reply -------------------------
-
-REPAIR_MARK = "These tasks did not pass"
-
-
-def reference_entry(task: Task) -> dict:
-    """The spec's own checker and solution, as a verifier model would send them."""
-    return {
-        "task_id": task.id, "solvable": True, "reason": "reference",
-        "checker": task.checker, "solution": [step.model_dump(exclude_none=True) for step in task.solution],
-    }
-
-
-def request_text(request, index: int = -1) -> str:
-    content = request.json["messages"][index]["content"]
-    return content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
-
-
-def is_repair(request) -> bool:
-    return REPAIR_MARK in request_text(request)
