@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
+import subprocess
+import sys
+import textwrap
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -29,21 +31,24 @@ def _label(task: str, label: str, who: str, minutes: int = 0, note: str = "") ->
     return Label(trajectory_id=trajectory_id(task), label=label, who=who, note=note, when=T0 + timedelta(minutes=minutes))
 
 
-def _write_many(run_dir: str, writer: int) -> None:
-    # Long notes make each line ~4 KB, so interleaved writes would show as broken JSON.
-    for index in range(LINES_EACH):
+# Each writer is a fresh Python process (not a fork: by the time this runs, the suite's process
+# holds Prefect's and Playwright's threads, and a forked child of it may die or hang).
+# Long notes make each line ~4 KB, so interleaved writes would show as broken JSON.
+_WRITER = textwrap.dedent("""
+    import sys
+    from judge import Label, append_labels
+    run_dir, writer, lines = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    for index in range(lines):
         note = f"{writer}:{index}:" + "x" * 4000
         append_labels(run_dir, [Label(trajectory_id=f"w{writer}/{index}", label="success", who=f"writer-{writer}", note=note)])
+""")
 
 
 def test_appends_from_processes_at_once_keep_every_line_whole(tmp_path):
-    context = multiprocessing.get_context("fork")
-    workers = [context.Process(target=_write_many, args=(str(tmp_path), writer)) for writer in range(WRITERS)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=120)
-    assert [worker.exitcode for worker in workers] == [0] * WRITERS
+    workers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path), str(writer), str(LINES_EACH)],
+                                stderr=subprocess.PIPE) for writer in range(WRITERS)]
+    errors = [worker.communicate(timeout=120)[1].decode() for worker in workers]
+    assert [worker.returncode for worker in workers] == [0] * WRITERS, errors
     read = read_labels(tmp_path)
     assert read.problems == []
     assert len(read.labels) == WRITERS * LINES_EACH
