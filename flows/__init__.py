@@ -33,7 +33,7 @@ _PUBLIC = {
     "TasksRef": "_refs", "VerifyRef": "_refs", "RolloutRef": "_refs", "FeedbackRef": "_refs",
     # results and what a run leaves behind
     "AppRoundResult": "_results", "TaskOutcome": "_results", "TableRow": "_results", "table_rows": "_results",
-    "markdown_table": "_results", "write_results": "_results", "finish_run": "_finish", "write_manifest": "_finish",
+    "markdown_table": "_results", "write_results": "_results", "RunResults": "_results", "read_results": "_results", "finish_run": "_finish", "write_manifest": "_finish", "read_manifest": "_finish",
     "ROLE_PROMPTS": "_finish", "write_report": "_report",
 }
 
@@ -51,7 +51,7 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:  # what editors and type checkers see
     from ._config import ConfigError, ExperimentConfig, RevisionMode, load_config, make_config
-    from ._finish import ROLE_PROMPTS, finish_run, write_manifest
+    from ._finish import ROLE_PROMPTS, finish_run, read_manifest, write_manifest
     from ._loop import design_loop, judge_and_revise, run_track
     from ._preflight import check_config, check_run_size
     from ._refs import (
@@ -67,7 +67,16 @@ if TYPE_CHECKING:  # what editors and type checkers see
     )
     from ._report import write_report
     from ._run_size import RunSize, run_size, tasks_per_app
-    from ._results import AppRoundResult, TableRow, TaskOutcome, markdown_table, table_rows, write_results
+    from ._results import (
+        AppRoundResult,
+        RunResults,
+        TableRow,
+        TaskOutcome,
+        markdown_table,
+        read_results,
+        table_rows,
+        write_results,
+    )
     from ._stages import MODEL_RETRIES
     from ._sweep import run_context, run_tracks, sweep, sweep_without_prefect
     from ._track import PLAIN_STAGES, PREFECT_STAGES, Stages, TrackSteps

@@ -186,3 +186,22 @@ def finish_run(config: ExperimentConfig, run_dir: Path, results: list[AppRoundRe
     usage = usage_summary(config)
     rows = write_results(run_dir, results, usage=usage, offline_roles=roles)
     return write_report(run_dir, rows, results, roles, usage)
+
+
+def read_manifest(run_dir: Path | str) -> dict:
+    """A run folder's manifest.json as written by `write_manifest` (a record of facts: no defaults are invented).
+
+    Raises:
+        FileNotFoundError: no manifest.json in the folder.
+        ValueError: the file is not a JSON object, naming the file.
+    """
+    path = Path(run_dir) / "manifest.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no manifest.json here")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return manifest

@@ -290,3 +290,31 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
         sections += ["", f"_Offline providers were used for: {', '.join(offline_roles)} (no model endpoint)._"]
     write_atomic(run_dir / "results.md", ("\n".join(sections) + "\n").encode())
     return rows
+
+
+class RunResults(BaseModel):
+    """A run's `results.json`, as `write_results` writes it: read it through this model, never by key names."""
+
+    offline_roles: list[str] = Field(default_factory=list)
+    table: list[TableRow] = Field(default_factory=list)
+    by_cua: list[dict] = Field(default_factory=list, description="Table 4's shape (`by_cua_table`).")
+    by_commenter_mode: list[dict] = Field(default_factory=list, description="Table 5's shape (`by_commenter_mode_table`).")
+    best_round: dict[str, int] = Field(default_factory=dict)
+    apps: list[AppRoundResult] = Field(default_factory=list)
+    usage: dict = Field(default_factory=dict, description="The usage ledger: calls, tokens and cost per role.")
+
+
+def read_results(run_dir: Path | str) -> RunResults:
+    """Read a run folder's results.json.
+
+    Raises:
+        FileNotFoundError: no results.json (not a finished run), naming the folder.
+        ValueError: the file is not JSON or not in the shape `write_results` writes, naming the file.
+    """
+    path = Path(run_dir) / "results.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no results.json here — is '{run_dir}' a finished run folder?")
+    try:
+        return RunResults.model_validate_json(path.read_bytes())
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a valid results file: {str(exc).splitlines()[0]}") from None
