@@ -1,0 +1,150 @@
+"""The viewer's web app: routes over a `RunIndex` (FastAPI + Jinja2; no CDN, no build step).
+
+    /                                   runs: config, date, tracks, FC / FC proven / SR per round, tokens and cost
+    /runs/{run}                         one run: its table, apps × rounds, label progress, agreement
+    /runs/{run}/apps/{app}?track=…      an app: versions side by side, feedback, contract, HTML diff, task × round grid
+    /runs/{run}/t/{trajectory}          a trajectory step by step (←/→ steps, j/k trajectories, s/f/u labels)
+    /runs/{run}/compare?a=R&b=R         two rounds of a run;  /compare?a=RUN&b=RUN[&ra=R&rb=R]  two runs
+    POST /runs/{run}/labels             a label → the run's labels.jsonl (the only write)
+    /files/{run}/{path}                 a file inside the run folder, nothing outside it
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, Field
+
+from judge import Label, append_labels
+
+from ._files import SANDBOX_CSP, content_type, inside
+from ._pages import (
+    Side,
+    ViewerSettings,
+    app_page,
+    compare_page,
+    label_progress,
+    run_page,
+    runs_page,
+    trajectory_page,
+)
+from ._runs import Run, RunIndex
+
+HERE = Path(__file__).parent
+# The viewer's own pages load nothing from elsewhere; images and scripts come from this server only.
+PAGE_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-src 'self'"
+
+
+class LabelRequest(BaseModel):
+    trajectory_id: str = Field(min_length=1)
+    label: Literal["success", "failure", "unsure"]
+    note: str = Field(default="", max_length=4_000)
+
+
+def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
+    """The viewer over the run folders (or folders of runs) in `roots`; labels are written as `who`."""
+    index = RunIndex(roots)
+    settings = ViewerSettings(who=who, blind=blind)
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.globals["version"] = "1"
+    app = FastAPI(title="AUI loop viewer", docs_url=None, redoc_url=None, openapi_url=None)
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    def page(request: Request, template: str, context: dict, status: int = 200) -> HTMLResponse:
+        response = templates.TemplateResponse(request, template, {"settings": settings, **context}, status_code=status)
+        response.headers["Content-Security-Policy"] = PAGE_CSP
+        return response
+
+    def not_found(request: Request, message: str) -> HTMLResponse:
+        return page(request, "error.html", {"message": message}, status=404)
+
+    def get_run(name: str) -> Run:
+        run = index.run(name)
+        if run is None:
+            raise HTTPException(404, f"no run '{name}' here")
+        return run
+
+    @app.exception_handler(HTTPException)
+    async def _http_error(request: Request, exc: HTTPException):
+        if request.method != "GET" or request.url.path.startswith("/files/"):
+            return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+        return page(request, "error.html", {"message": exc.detail}, status=exc.status_code)
+
+    @app.get("/", response_class=HTMLResponse)
+    def runs(request: Request):
+        return page(request, "runs.html", runs_page(index))
+
+    @app.get("/runs/{name}", response_class=HTMLResponse)
+    def run(request: Request, name: str):
+        return page(request, "run.html", run_page(get_run(name), settings))
+
+    @app.get("/runs/{name}/apps/{app_id}", response_class=HTMLResponse)
+    def app_view(request: Request, name: str, app_id: str, track: str | None = None, a: int | None = None,
+                 b: int | None = None):
+        try:
+            return page(request, "app.html", app_page(get_run(name), app_id, track, a, b))
+        except LookupError as exc:
+            return not_found(request, str(exc))
+
+    @app.get("/runs/{name}/t/{trajectory_id:path}", response_class=HTMLResponse)
+    def trajectory(request: Request, name: str, trajectory_id: str, reveal: bool = False):
+        try:
+            return page(request, "trajectory.html", trajectory_page(get_run(name), trajectory_id, settings, reveal))
+        except LookupError as exc:
+            return not_found(request, str(exc))
+
+    @app.get("/runs/{name}/compare", response_class=HTMLResponse)
+    def compare_rounds(request: Request, name: str, a: int | None = None, b: int | None = None):
+        run = get_run(name)
+        rounds = run.rounds
+        if not rounds:
+            return not_found(request, f"run '{name}' has no results to compare")
+        return page(request, "compare.html", compare_page(Side(run, a if a is not None else rounds[0]),
+                                                         Side(run, b if b is not None else rounds[-1])))
+
+    @app.get("/compare", response_class=HTMLResponse)
+    def compare_runs(request: Request, a: str, b: str, ra: int | None = None, rb: int | None = None):
+        left, right = get_run(a), get_run(b)
+        if not left.rounds or not right.rounds:
+            return not_found(request, "both runs need results to be compared")
+        return page(request, "compare.html", compare_page(Side(left, ra if ra is not None else left.rounds[-1]),
+                                                         Side(right, rb if rb is not None else right.rounds[-1])))
+
+    @app.post("/runs/{name}/labels")
+    async def label(request: Request, name: str, body: LabelRequest):
+        # JSON only: a cross-site form cannot send it, so another page open in the browser cannot label.
+        if not request.headers.get("content-type", "").startswith("application/json"):
+            raise HTTPException(415, "labels are sent as application/json")
+        run = get_run(name)
+        entry = run.entry(body.trajectory_id)
+        if entry is None:
+            raise HTTPException(404, f"run '{name}' has no trajectory '{body.trajectory_id}'")
+        append_labels(run.path, [Label(trajectory_id=body.trajectory_id, label=body.label, note=body.note.strip(),
+                                       who=settings.who)])
+        checker = ("no checker" if not entry.outcome.checker_valid else
+                   "success" if entry.outcome.success else "failure")
+        return {"label": body.label, "checker": checker, "progress": label_progress(run, settings.who),
+                "disagrees": checker in ("success", "failure") and body.label != "unsure" and body.label != checker}
+
+    @app.get("/files/{name}/{relative:path}")
+    def files(name: str, relative: str):
+        run = get_run(name)
+        target = inside(run.path, relative)
+        kind = content_type(target) if target else None
+        if target is None or kind is None:
+            raise HTTPException(404, "not found")
+        headers = {"X-Content-Type-Options": "nosniff"}
+        if target.suffix.lower() == ".html":
+            headers["Content-Security-Policy"] = SANDBOX_CSP
+        return FileResponse(target, media_type=kind, headers=headers)
+
+    @app.get("/healthz")
+    def health():
+        return Response("ok", media_type="text/plain")
+
+    return app

@@ -1,0 +1,376 @@
+"""What each page shows, built from the run's models (the templates only lay it out).
+
+Every builder returns a plain dict for its template. A part of a run that cannot be read (a
+missing screenshot, a truncated trajectory.json) becomes a message on the page that needs it;
+the rest of the page, and every other page, still works.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from coder import ContractResult
+from commenter import Feedback
+from cua import Trajectory
+from flows import AppRoundResult, TableRow, Track
+from judge import Judgement, Label, read_judgements, read_labels
+
+from ._runs import Run, RunIndex, TrajectoryEntry, track_id, track_of
+
+MAX_DIFF_LINES = 3_000
+
+
+@dataclass(frozen=True)
+class ViewerSettings:
+    """How the viewer was started: who labels, and whether labelling is blind."""
+
+    who: str
+    blind: bool = True
+
+
+def pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def file_url(run: Run, relative: str | None) -> str | None:
+    """The URL of a file of the run, or None if it is not there (the page says so)."""
+    if not relative or not (run.path / relative).is_file():
+        return None
+    return f"/files/{run.name}/{relative}"
+
+
+# ---------------------------------------------------------------------------------------------- runs
+
+
+def _usage_rows(run: Run) -> list[dict]:
+    usage = run.results.usage if run.results else {}
+    rows = [{"role": role, **entry} for role, entry in (usage.get("by_role") or {}).items()]
+    rows += [{"role": f"commenter ({mode})", **entry} for mode, entry in (usage.get("by_commenter_mode") or {}).items()]
+    return [{"role": row["role"], "calls": int(row.get("calls", 0)), "prompt": int(row.get("prompt_tokens", 0)),
+             "completion": int(row.get("completion_tokens", 0)), "cost": float(row.get("cost_usd", 0) or 0)}
+            for row in rows]
+
+
+def _model_calls(run: Run) -> int:
+    usage = run.results.usage if run.results else {}
+    calls = (usage.get("calls") or {}).get("calls")
+    if calls is not None:
+        return int(calls)
+    return sum(int(entry.get("calls", 0) or 0) for entry in (usage.get("by_role") or {}).values())
+
+
+def _track_rows(run: Run) -> list[dict]:
+    """Per track: FC / FC proven / SR overall for each round."""
+    rows: dict[tuple, dict] = {}
+    for row in run.results.table if run.results else []:
+        entry = rows.setdefault(row.track_key, {"track": " · ".join(p for p in row.track_key if p), "rounds": {}})
+        entry["rounds"][row.round] = _figures(row)
+    return list(rows.values())
+
+
+def _figures(row: TableRow, domain: str = "overall") -> dict:
+    return {"fc": pct(row.fc.get(domain)), "fc_proven": pct(row.fc_proven.get(domain)), "sr": pct(row.sr.get(domain)),
+            "sr_proven": pct(row.sr_proven.get(domain)), "tasks": row.tasks.get(domain, 0)}
+
+
+def runs_page(index: RunIndex) -> dict:
+    runs = []
+    for run in index.runs():
+        config = run.config
+        runs.append({
+            "name": run.name, "path": str(run.path), "date": run.modified.strftime("%Y-%m-%d %H:%M UTC"),
+            "finished": run.finished, "problems": run.problems, "offline": run.offline,
+            "coders": config.get("coders") or sorted({t.coder for t in run.tracks()}),
+            "cuas": config.get("cua_policies") or sorted({t.cua for t in run.tracks()}),
+            "modes": config.get("revision_modes") or sorted({t.mode for t in run.tracks()}),
+            "apps": len(run.app_ids()), "rounds": run.rounds, "tracks": _track_rows(run),
+            "trajectories": len(run.trajectories), "usage": _usage_rows(run), "model_calls": _model_calls(run),
+        })
+    return {"runs": runs, "roots": [str(root) for root in index.roots]}
+
+
+# ----------------------------------------------------------------------------------------------- run
+
+
+def _labelled_by(run: Run, who: str) -> dict[str, Label]:
+    """This person's latest label per trajectory of the run."""
+    mine: dict[str, Label] = {}
+    for label in read_labels(run.path).labels:
+        if label.who == who:
+            mine[label.trajectory_id] = label
+    return mine
+
+
+def label_progress(run: Run, who: str) -> dict:
+    mine = _labelled_by(run, who)
+    known = {entry.trajectory_id for entry in run.trajectories}
+    return {"labelled": len(known & set(mine)), "total": len(known), "who": who}
+
+
+def run_page(run: Run, settings: ViewerSettings) -> dict:
+    apps = []
+    for app_id in run.app_ids():
+        for track in run.tracks(app_id):
+            rounds = run.app_rounds(app_id, track)
+            apps.append({"app_id": app_id, "domain": rounds[0].domain, "track": str(track), "track_id": track_id(track),
+                         "rounds": [{"round": r.round, "fc": pct(r.fc), "sr": pct(r.sr), "errors": len(r.errors),
+                                     "tasks": len(r.tasks)} for r in rounds]})
+    table = []
+    for row in run.results.table if run.results else []:
+        table.append({"track": " · ".join(p for p in row.track_key if p), "round": row.round,
+                      "domains": {d: _figures(row, d) for d, n in row.tasks.items() if n}})
+    first = run.trajectories[0].trajectory_id if run.trajectories else None
+    return {"run": run, "apps": apps, "table": table, "rounds": run.rounds, "usage": _usage_rows(run),
+            "model_calls": _model_calls(run), "progress": label_progress(run, settings.who), "first_trajectory": first,
+            "report": file_url(run, "report.html"), "agreement": _agreement(run)}
+
+
+def _agreement(run: Run) -> list[dict]:
+    """Every two judges of the run (checker, model or offline judge, people), computed from the files now."""
+    if not ((run.path / "labels.jsonl").is_file() or (run.path / "judgements.jsonl").is_file()) or not run.finished:
+        return []
+    from judge import agreement_report
+
+    try:
+        report = agreement_report(run.path)
+    except (OSError, ValueError):
+        return []
+    return [{"reference": p.reference, "other": p.other, "n": p.n, "agreement": pct(p.agreement), "kappa":
+             "–" if p.kappa is None else f"{p.kappa:.3f}", "balanced_accuracy": pct(p.balanced_accuracy),
+             "disagreements": p.disagreements} for p in report.pairs]
+
+
+# ----------------------------------------------------------------------------------------------- app
+
+
+def _feedback(run: Run, app_id: str, track: Track, round_: int) -> tuple[Feedback | None, str | None]:
+    relative = Path("apps", app_id, track.folder, f"feedback-round-{round_}.json")
+    path = run.path / relative
+    if not path.is_file():
+        return None, None
+    try:
+        return Feedback.model_validate_json(path.read_bytes()), None
+    except ValueError as exc:
+        return None, f"{relative.as_posix()}: not a valid feedback file ({str(exc).splitlines()[0]})"
+
+
+def _diff(run: Run, a: AppRoundResult, b: AppRoundResult) -> dict:
+    lines: list[dict] = []
+    problems = []
+    texts = []
+    for result in (a, b):
+        path = run.path / result.html
+        try:
+            texts.append(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        except OSError:
+            problems.append(f"{result.html}: the app version is missing")
+            texts.append([])
+    for line in difflib.unified_diff(texts[0], texts[1], f"round {a.round}", f"round {b.round}", lineterm="", n=2):
+        kind = ("hunk" if line.startswith("@@") else "file" if line.startswith(("---", "+++"))
+                else "add" if line.startswith("+") else "del" if line.startswith("-") else "same")
+        lines.append({"kind": kind, "text": line})
+        if len(lines) >= MAX_DIFF_LINES:
+            lines.append({"kind": "hunk", "text": f"… cut at {MAX_DIFF_LINES} lines"})
+            break
+    return {"a": a.round, "b": b.round, "lines": lines, "problems": problems,
+            "added": sum(l["kind"] == "add" for l in lines), "removed": sum(l["kind"] == "del" for l in lines)}
+
+
+def _contract(result: AppRoundResult) -> ContractResult | None:
+    if not result.contract:
+        return None
+    try:
+        return ContractResult.model_validate(result.contract)
+    except ValueError:
+        return None
+
+
+def app_page(run: Run, app_id: str, track_key: str | None, diff_a: int | None, diff_b: int | None) -> dict:
+    tracks = run.tracks(app_id)
+    if not tracks:
+        raise LookupError(f"run '{run.name}' has no app '{app_id}'")
+    track = next((t for t in tracks if track_id(t) == track_key), tracks[0])
+    rounds = run.app_rounds(app_id, track)
+    versions = []
+    for result in rounds:
+        feedback, problem = _feedback(run, app_id, track, result.round)
+        versions.append({
+            "round": result.round, "fc": pct(result.fc), "fc_proven": pct(result.fc_proven), "sr": pct(result.sr),
+            "screenshot": file_url(run, result.screenshot), "screenshot_name": result.screenshot,
+            "html": file_url(run, result.html), "html_name": result.html, "contract": _contract(result),
+            "revised_from": result.revised_from, "regressions": result.regressions,
+            "gaming": [s.model_dump() for s in result.gaming_suspects], "errors": result.errors,
+            "feedback": feedback, "feedback_problem": problem,
+        })
+    task_ids = list(dict.fromkeys(t.task_id for r in rounds for t in r.tasks))
+    grid = []
+    for task_id in task_ids:
+        cells = []
+        for result in rounds:
+            outcome = next((t for t in result.tasks if t.task_id == task_id), None)
+            if outcome is None:
+                cells.append({"state": "absent", "label": "–"})
+                continue
+            state = ("success" if outcome.success and outcome.checker_valid else
+                     "unsupported" if not outcome.checker_valid else "failure")
+            cells.append({"state": state, "label": {"success": "✓", "failure": "✗", "unsupported": "n/a"}[state],
+                          "title": outcome.termination or outcome.reason or state, "trajectory": outcome.trajectory,
+                          "proof": outcome.proof})
+        grid.append({"task_id": task_id, "cells": cells})
+    diff = None
+    if len(rounds) >= 2:
+        by_round = {r.round: r for r in rounds}
+        a = by_round.get(diff_a if diff_a is not None else rounds[0].round, rounds[0])
+        b = by_round.get(diff_b if diff_b is not None else rounds[-1].round, rounds[-1])
+        diff = _diff(run, a, b)
+    return {"run": run, "app_id": app_id, "domain": rounds[0].domain if rounds else "", "track": track,
+            "track_id": track_id(track), "tracks": [{"id": track_id(t), "name": str(t)} for t in tracks],
+            "versions": versions, "rounds": [r.round for r in rounds], "grid": grid, "diff": diff}
+
+
+# ---------------------------------------------------------------------------------------- trajectory
+
+
+def _action(action) -> dict | None:
+    if action is None:
+        return None
+    data = action.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+    data["kind"] = action.kind
+    data["describe"] = action.describe()
+    return data
+
+
+def _steps(run: Run, folder: Path, trajectory: Trajectory, relative: str) -> tuple[list[dict], list[str]]:
+    problems: list[str] = []
+
+    def url(name: str | None) -> str | None:
+        if not name:
+            return None
+        found = file_url(run, f"{relative}/{name}")
+        if found is None:
+            problems.append(f"{relative}/{name}: the screenshot is missing")
+        return found
+
+    initial = url(trajectory.initial_screenshot)
+    steps = [{"index": 0, "before": None, "after": initial, "after_name": trajectory.initial_screenshot,
+              "initial": True}]
+    before = initial
+    for step in trajectory.steps:
+        after = url(step.screenshot)
+        steps.append({
+            "index": step.index, "before": before, "after": after, "after_name": step.screenshot, "initial": False,
+            "model_action": _action(step.model_action), "screen_action": _action(step.screen_action),
+            "raw_text": step.raw_text, "thought": step.thought,
+            "target": step.target.model_dump(mode="json") if step.target else None,
+            "dom_changed": step.dom_changed, "screen_changed": step.screen_changed,
+            "checker_passed": step.checker_passed, "checker_error": step.checker_error, "error": step.error,
+            "invalid_replies": step.invalid_replies, "notes": step.notes,
+            "timings": step.timings.model_dump(mode="json"), "tokens": step.tokens.model_dump(mode="json"),
+        })
+        before = after if after is not None else before
+    return steps, problems
+
+
+def _judgements(run: Run, trajectory_id: str) -> list[Judgement]:
+    latest: dict[tuple[str, str], Judgement] = {}
+    for judgement in read_judgements(run.path):
+        if judgement.trajectory_id == trajectory_id:
+            latest[(judgement.judge, judgement.mode)] = judgement
+    return list(latest.values())
+
+
+def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reveal: bool = False) -> dict:
+    entry = run.entry(trajectory_id)
+    if entry is None:
+        raise LookupError(f"run '{run.name}' has no trajectory '{trajectory_id}'")
+    position = run.position(trajectory_id) or 0
+    neighbours = {"prev": run.trajectories[position - 1].trajectory_id if position > 0 else None,
+                  "next": run.trajectories[position + 1].trajectory_id if position + 1 < len(run.trajectories) else None}
+    mine = _labelled_by(run, settings.who).get(trajectory_id)
+    shown = not settings.blind or reveal or mine is not None
+    page = {"run": run, "entry": entry, "trajectory_id": trajectory_id, "position": position + 1,
+            "count": len(run.trajectories), "neighbours": neighbours, "label": mine, "verdict_shown": shown,
+            "blind": settings.blind, "progress": label_progress(run, settings.who), "who": settings.who,
+            "track_id": track_id(track_of(entry.result)), "problems": [], "trajectory": None, "steps": [],
+            "dashboard": file_url(run, entry.outcome.dashboard) if shown else None,
+            "trace": file_url(run, entry.outcome.trace), "trace_path": entry.outcome.trace,
+            "judgements": _judgements(run, trajectory_id) if shown else []}
+    page["checker"] = _checker_say(entry)
+    page["disagrees"] = bool(mine and page["checker"] in ("success", "failure") and mine.label != "unsure"
+                             and mine.label != page["checker"])
+    folder = run.path / trajectory_id
+    try:
+        trajectory = Trajectory.load(folder)
+    except FileNotFoundError:
+        page["problems"].append(f"{trajectory_id}/trajectory.json is missing: this rollout left nothing to show")
+        return page
+    except ValueError as exc:
+        page["problems"].append(str(exc).replace(str(run.path) + "/", ""))
+        return page
+    steps, problems = _steps(run, folder, trajectory, trajectory_id)
+    if not shown:  # blind: nothing that tells what the checker decided before the person labels
+        for step in steps:
+            step.pop("checker_passed", None)
+            step.pop("checker_error", None)
+    page.update(trajectory=trajectory, steps=steps, problems=page["problems"] + problems,
+                viewport={"width": trajectory.viewport_width, "height": trajectory.viewport_height},
+                steps_json=_script_json(steps))
+    return page
+
+
+def _checker_say(entry: TrajectoryEntry) -> str:
+    if not entry.outcome.checker_valid:
+        return "no checker"
+    return "success" if entry.outcome.success else "failure"
+
+
+def _script_json(data: object) -> str:
+    """JSON safe inside a <script> element (no `</script>`, no `<!--`)."""
+    return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+# ------------------------------------------------------------------------------------------- compare
+
+
+@dataclass(frozen=True)
+class Side:
+    run: Run
+    round: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.run.name} · round {self.round}"
+
+
+def _outcomes(side: Side) -> dict[tuple, tuple[AppRoundResult, object]]:
+    found = {}
+    for result in side.run.apps:
+        if result.round == side.round:
+            for outcome in result.tasks:
+                found[(result.app_id, result.track_key, outcome.task_id)] = (result, outcome)
+    return found
+
+
+def compare_page(a: Side, b: Side) -> dict:
+    left, right = _outcomes(a), _outcomes(b)
+    common = left.keys() & right.keys()
+    if not common:  # different tracks in the two runs: match tasks by app and task alone
+        left = {(k[0], k[2]): v for k, v in left.items()}
+        right = {(k[0], k[2]): v for k, v in right.items()}
+        common = left.keys() & right.keys()
+    rows = {"to_success": [], "to_failure": [], "same_success": 0, "same_failure": 0}
+    for key in sorted(common):
+        (ra, oa), (rb, ob) = left[key], right[key]
+        won_a, won_b = oa.success and oa.checker_valid, ob.success and ob.checker_valid
+        if won_a == won_b:
+            rows["same_success" if won_a else "same_failure"] += 1
+            continue
+        rows["to_success" if won_b else "to_failure"].append({
+            "app_id": ra.app_id, "task_id": oa.task_id, "track": " · ".join(p for p in ra.track_key if p),
+            "a": {"trajectory": oa.trajectory, "termination": oa.termination or oa.reason or "–"},
+            "b": {"trajectory": ob.trajectory, "termination": ob.termination or ob.reason or "–"}})
+    return {"a": a, "b": b, "rows": rows, "common": len(common), "only_a": len(left.keys() - right.keys()),
+            "only_b": len(right.keys() - left.keys())}
