@@ -5,6 +5,7 @@ from __future__ import annotations
 from prefect.artifacts import acreate_markdown_artifact, acreate_progress_artifact, acreate_table_artifact, aupdate_progress_artifact
 
 from ._config import ExperimentConfig
+from ._refs import Track
 from ._results import DOMAINS, AppRoundResult, TableRow
 
 
@@ -16,7 +17,9 @@ def artifact_key(*parts: object) -> str:
 
 async def publish_round(config: ExperimentConfig, result: AppRoundResult) -> None:
     """A table artifact for this app's round (FC/SR) and a markdown summary with dashboard links."""
-    base = config.serve_url.rstrip("/")
+    from viewer import track_id, viewer_url
+
+    base = config.viewer_url
     rows = [{"task": t.task_id, "checker": t.proof or ("valid" if t.checker_valid else "none"), "success": t.success,
              "termination": t.termination or "", "steps": t.steps} for t in result.tasks]
     await acreate_table_artifact(
@@ -25,13 +28,18 @@ async def publish_round(config: ExperimentConfig, result: AppRoundResult) -> Non
         description=f"**{result.app_id}** round {result.round}: FC {100 * result.fc:.1f}% · SR {100 * result.sr:.1f}%",
     )
     track = " · ".join(part for part in result.track_key if part)
+    files = f"{base.rstrip('/')}/files/{config.name}"
+    app_page = viewer_url(base, config.name, app_id=result.app_id, track=track_id(Track(
+        coder=result.coder, cua=result.cua, mode=result.mode, commenter_mode=result.commenter_mode)))
     lines = [f"### {result.app_id} — round {result.round} ({track})",
-             f"FC **{100 * result.fc:.1f}%** · SR **{100 * result.sr:.1f}%** · [app version]({base}/{result.html})", ""]
+             f"FC **{100 * result.fc:.1f}%** · SR **{100 * result.sr:.1f}%** · [in the viewer]({app_page}) · "
+             f"[app version]({files}/{result.html}) — links work while `aui view` runs", ""]
     if result.screenshot:
-        lines.append(f"![{result.app_id} round {result.round}]({base}/{result.screenshot})")
+        lines.append(f"![{result.app_id} round {result.round}]({files}/{result.screenshot})")
     for task in result.tasks:
-        if task.dashboard and not task.success:
-            lines.append(f"- `{task.task_id}` {task.termination}: [dashboard]({base}/{task.dashboard})")
+        if task.trajectory and not task.success:
+            lines.append(f"- `{task.task_id}` {task.termination}: [step through it]({viewer_url(base, config.name, task.trajectory)})"
+                         + (f" · [dashboard]({files}/{task.dashboard})" if task.dashboard else ""))
     await acreate_markdown_artifact(markdown="\n".join(lines),
                                     key=artifact_key("summary", result.app_id, result.coder, result.cua, result.mode, result.round,
                                                      result.commenter_mode or ""))

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from apps_prompts import BUNDLED_DIR
 from cua import DEFAULT_VIEWPORT, Viewport
@@ -64,7 +64,9 @@ class ExperimentConfig(BaseModel):
     concurrency: int = Field(default=2, ge=1, le=32, description="Rollouts in flight at once (browser contexts).")
     models_config: Path | None = Field(default=None, description="Model registry YAML (default configs/models.yaml).")
     out_dir: Path = Field(default=Path("runs"))
-    serve_url: str = Field(default="http://127.0.0.1:8765", description="Where `aui serve` serves the run folder (links in Prefect artifacts).")
+    viewer_url: str = Field(default="http://127.0.0.1:8765", validation_alias=AliasChoices("viewer_url", "serve_url"),
+                            description="Where `aui view` serves the runs: Prefect artifacts link to its pages "
+                            "(`serve_url`, its old name, is still read).")
     seed: int = Field(
         default=0,
         description="Recorded in the manifest as the run's label for its randomness. The offline providers are "

@@ -1,6 +1,7 @@
 """The `aui` command: a thin layer over the library functions (each module owns its commands).
 
-    aui run | sweep | report | serve | ui | deploy     (`_run.py`: the design loop and its outputs)
+    aui run | sweep | report | ui | deploy            (`_run.py`: the design loop and its outputs)
+    aui view [RUN_DIR …]                              (`_view.py`: the run viewer; `aui serve` is its old name)
     aui apps list | import | validate                   (`_apps.py`)
     aui label import                                    (`_labels.py`: people's labels of a run)
     aui verify / rollout / dashboard / comment          (one stage at a time)
@@ -17,8 +18,9 @@ from ._dashboard import comment_command, dashboard_command
 from ._judge import judge_command
 from ._labels import label_app
 from ._rollout import rollout_command
-from ._run import deploy, report, run, serve, sweep_command, ui
+from ._run import deploy, report, run, sweep_command, ui
 from ._verify import verify_command
+from ._view import serve_command, view_command
 
 configure_prefect_env()
 
@@ -32,7 +34,8 @@ app.add_typer(label_app, name="label")
 app.command("run")(run)
 app.command("sweep")(sweep_command)
 app.command("report")(report)
-app.command("serve")(serve)
+app.command("view")(view_command)
+app.command("serve", hidden=True)(serve_command)
 app.command("ui")(ui)
 app.command("deploy")(deploy)
 app.command("verify")(verify_command)
@@ -52,8 +55,9 @@ __all__ = [
     "report",
     "rollout_command",
     "run",
-    "serve",
+    "serve_command",
     "sweep_command",
     "ui",
     "verify_command",
+    "view_command",
 ]

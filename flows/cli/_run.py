@@ -1,4 +1,4 @@
-"""`aui run | sweep | report | serve | ui | deploy`: thin commands over the flows."""
+"""`aui run | sweep | report | ui | deploy`: thin commands over the flows."""
 
 from __future__ import annotations
 
@@ -124,7 +124,8 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     if config.offline:
         console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")
-    console.print(f"Browse dashboards: aui serve {config.run_dir}  ·  Prefect UI: aui ui (http://127.0.0.1:4200)")
+    console.print(f"Step through it: aui view {config.run_dir.parent} ({config.viewer_url.rstrip('/')}/runs/{config.name})  ·  "
+                  "Prefect UI: aui ui (http://127.0.0.1:4200)")
     errors = recorded_errors(results)
     if errors:
         more = f" (and {len(errors) - 1} more; see {config.run_dir / 'results.json'})" if len(errors) > 1 else ""
@@ -251,25 +252,6 @@ def _print_agreement(run_dir: Path) -> None:
     for problem in agreement.problems:
         err_console.print(f"[yellow]warning:[/] {escape(problem)}", soft_wrap=True, highlight=False)
     console.print(f"agreement: {run_dir / 'agreement.json'}")
-
-
-def serve(run_dir: Path = typer.Argument(..., help="Folder to serve (a run folder or runs/)."),
-          port: int = typer.Option(8765, "--port"), host: str = typer.Option("127.0.0.1", "--host")) -> None:
-    """Serve a run folder over HTTP so Prefect artifacts can link to dashboards and screenshots."""
-    from functools import partial
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
-    if not run_dir.is_dir():
-        raise _fail(f"not a folder: {run_dir}")
-    handler = partial(SimpleHTTPRequestHandler, directory=str(run_dir))
-    server = ThreadingHTTPServer((host, port), handler)
-    console.print(f"Serving {run_dir} at http://{host}:{port}/ (Ctrl-C to stop)")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
 
 
 def ui(port: int = typer.Option(4200, "--port"), host: str = typer.Option("127.0.0.1", "--host")) -> None:

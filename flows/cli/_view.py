@@ -1,0 +1,51 @@
+"""`aui view [RUN_DIR …]`: the run viewer on this machine (and `aui serve`, its old name)."""
+
+from __future__ import annotations
+
+import getpass
+import os
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _who(who: str | None) -> str:
+    return who or os.environ.get("AUI_LABELLER") or getpass.getuser() or "someone"
+
+
+def view_command(
+    run_dirs: list[Path] = typer.Argument(None, help="Run folders or folders of runs (default: runs/)."),
+    port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (the default is what Prefect artifacts link to)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (keep 127.0.0.1 unless you mean it)."),
+    who: str = typer.Option(None, "--who", help="Name written with your labels (default: $AUI_LABELLER or your user name)."),
+    blind: bool = typer.Option(True, "--blind/--no-blind", help="Hide the checker's verdict until you label a trajectory."),
+) -> None:
+    """Browse runs, step through trajectories, compare rounds and label (writes only labels.jsonl)."""
+    from viewer import serve_viewer
+
+    roots = list(run_dirs) if run_dirs else [Path("runs")]
+    missing = [str(root) for root in roots if not root.is_dir()]
+    if missing:
+        err_console.print(f"[red]error:[/] not a folder: {', '.join(missing)}", soft_wrap=True, highlight=False)
+        raise typer.Exit(2)
+    labeller = _who(who)
+
+    def ready(url: str) -> None:
+        console.print(f"AUI loop viewer: [bold]{url}[/] (runs under {', '.join(map(str, roots))}; labels as "
+                      f"'{labeller}'{', blind' if blind else ''}; Ctrl-C to stop)", soft_wrap=True, highlight=False)
+
+    try:
+        serve_viewer(roots, who=labeller, host=host, port=port, blind=blind, on_ready=ready)
+    except OSError as exc:
+        err_console.print(f"[red]error:[/] cannot listen on {host}:{port}: {exc.strerror or exc}", soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
+def serve_command(run_dir: Path = typer.Argument(..., help="A run folder or runs/."),
+                  port: int = typer.Option(8765, "--port"), host: str = typer.Option("127.0.0.1", "--host")) -> None:
+    """The viewer over one folder (the old name of `aui view`)."""
+    view_command([run_dir], port=port, host=host, who=None, blind=True)
