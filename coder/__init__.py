@@ -1,10 +1,11 @@
 """The coder: first versions of apps, the three revision modes, and the non-regression contract.
 
     coder = get_coder("gpt-5", client)          # an LLM coder; get_coder("offline") needs no model
-    v0 = await coder.generate(app)
+    v0 = await coder.generate(app)              # viewport=...: the run's window (cua.DEFAULT_VIEWPORT)
     v1 = await coder.revise(RevisionRequest(mode="integrated", app=app, html=v0.html,
                                             unsupported=[...], feedback=[...], checkers=[...],
-                                            regressions=[...]))   # style_block: None = the mode's default
+                                            regressions=[...]))   # style_block: None = the mode's default;
+                                                                  # viewport: the size the app must fit
     v1.contract.status                          # "kept" | "kept_after_retry" | "violated"
 """
 

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from apps_prompts import AppSpec
+from cua import DEFAULT_VIEWPORT, Viewport
 
 from ._models import GenerationResult, RevisionRequest, RevisionResult
 
@@ -17,8 +18,8 @@ class Coder(ABC):
     name: str
 
     @abstractmethod
-    async def generate(self, app: AppSpec) -> GenerationResult:
-        """The first version of `app`.
+    async def generate(self, app: AppSpec, *, viewport: Viewport = DEFAULT_VIEWPORT) -> GenerationResult:
+        """The first version of `app`, for an agent working in `viewport` (the run's).
 
         Raises:
             CoderError: no usable HTML could be produced (the message names the model or file).
@@ -26,7 +27,7 @@ class Coder(ABC):
 
     @abstractmethod
     async def revise(self, request: RevisionRequest) -> RevisionResult:
-        """The next version, with the non-regression contract checked and recorded.
+        """The next version (fitting `request.viewport`), with the non-regression contract checked and recorded.
 
         Raises:
             CoderError: no usable HTML could be produced.

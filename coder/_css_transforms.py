@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from cua import DEFAULT_VIEWPORT, Viewport
+
 from ._css import (
     apply_edits,
     blend,
@@ -117,9 +119,10 @@ def raise_contrast(doc: AppDocument) -> TransformOutcome:
 _SPACING = {"margin", "margin-top", "margin-bottom", "padding", "padding-top", "padding-bottom", "gap", "row-gap"}
 
 
-def fit_viewport(doc: AppDocument) -> TransformOutcome:
-    """Compact vertical spacing and tall boxes so more controls fit in 1280x720 (interaction robustness)."""
+def fit_viewport(doc: AppDocument, viewport: Viewport = DEFAULT_VIEWPORT) -> TransformOutcome:
+    """Compact vertical spacing and tall boxes so more controls fit in `viewport` (interaction robustness)."""
     outcome = TransformOutcome()
+    tall = viewport.height * 4 / 9  # a box taller than 4/9 of the viewport (320 px of 720) is shortened
     for tag in doc.app_styles():
         css = tag.get_text()
         edits = []
@@ -129,7 +132,7 @@ def fit_viewport(doc: AppDocument) -> TransformOutcome:
             declarations = parse_declarations(css[rule.body_start:rule.body_end])
             result, changed = [], False
             for name, value, important in declarations:
-                new = _compact(name, value)
+                new = _compact(name, value, tall)
                 if new is not None and new != value:
                     outcome.note(f"{rule.prelude} {{{name}: {value} -> {new}}}")
                     value, changed = new, True
@@ -141,7 +144,7 @@ def fit_viewport(doc: AppDocument) -> TransformOutcome:
     return outcome
 
 
-def _compact(name: str, value: str) -> str | None:
+def _compact(name: str, value: str, tall: float) -> str | None:
     tokens = value.split()
     if name in _SPACING:
         # Shorthands: only the vertical positions (1st, 3rd); a single value applies to all sides.
@@ -153,7 +156,7 @@ def _compact(name: str, value: str) -> str | None:
         return " ".join(out)
     if name in ("height", "min-height") and len(tokens) == 1:
         px = length_px(tokens[0])
-        if px is not None and px > 320:
+        if px is not None and px > tall:
             return f"{round(px * 0.6)}px"
         match = re.fullmatch(r"(\d+(?:\.\d+)?)vh", tokens[0])
         if name == "min-height" and match and float(match.group(1)) >= 50:

@@ -15,6 +15,7 @@ from typing import Any
 from llm import ModelClient, assistant_message, system_message, user_message
 
 from apps_prompts import AppSpec
+from cua import DEFAULT_VIEWPORT, Viewport
 
 from ._base import Coder
 from ._contract import missing_items, plan_contract
@@ -66,8 +67,8 @@ class LLMCoder(Coder):
         self.max_truncation_retries = max(0, max_truncation_retries)
         self.params = dict(params or {})
 
-    async def generate(self, app: AppSpec) -> GenerationResult:
-        messages = _to_messages(generation_messages(app))
+    async def generate(self, app: AppSpec, *, viewport: Viewport = DEFAULT_VIEWPORT) -> GenerationResult:
+        messages = _to_messages(generation_messages(app, viewport))
         usage = CoderUsage()
         html, attempts, truncated, _ = await self._html_reply(messages, usage, app.id)
         return GenerationResult(
@@ -78,7 +79,7 @@ class LLMCoder(Coder):
     async def revise(self, request: RevisionRequest) -> RevisionResult:
         contract = plan_contract(request.html, request.checkers, request.protected_ids)
         unsupported = request.active_unsupported()
-        feedback = merge_feedback(request.active_feedback())
+        feedback = merge_feedback(request.active_feedback(), request.viewport)
         usage = CoderUsage()
         style_block = request.resolved_style_block()
         if not request.needs_revision():
@@ -91,7 +92,8 @@ class LLMCoder(Coder):
                 attempts=0, usage=usage,
             )
         messages = _to_messages(revision_messages(
-            request.mode, request.app, request.html, unsupported, feedback, contract, style_block, request.regressions
+            request.mode, request.app, request.html, unsupported, feedback, contract, style_block, request.regressions,
+            request.viewport,
         ))
         html, attempts, truncated, reply_text = await self._html_reply(messages, usage, request.app.id)
 

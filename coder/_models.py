@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from apps_prompts import AppSpec
+from cua import DEFAULT_VIEWPORT, Viewport
 from llm import rebuild_exception
 
 
@@ -106,7 +107,8 @@ class Feedback(BaseModel):
     issues: list[str] = Field(default_factory=list)
     actionable_changes: list[str] = Field(default_factory=list)
     fit_within_screen: bool = Field(
-        default=False, description="True when the revision must bring the task controls inside 1280×720."
+        default=False, description="True when the revision must bring the task controls inside the viewport "
+        "(`RevisionRequest.viewport`)."
     )
     avoid_regressions: bool = Field(default=False, description="True when working parts must be kept.")
     facts: list[MeasuredFact] = Field(default_factory=list)
@@ -164,6 +166,11 @@ class RevisionRequest(BaseModel):
         default=None,
         description="Add the agent-centric style requirements; None means the paper's default for the mode "
         "(`style_block_default`), True or False overrides it.",
+    )
+    viewport: Viewport = Field(
+        default=DEFAULT_VIEWPORT,
+        description="The browser viewport the agent uses the app in (the run's): the prompt asks for an app that "
+        "fits it, and the offline rewrites fit the app to it.",
     )
 
     def resolved_style_block(self) -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from apps_prompts import AppSpec, reference_html_path
+from cua import DEFAULT_VIEWPORT, Viewport
 
 from ._base import Coder
 from ._contract import missing_items, plan_contract
@@ -38,7 +39,8 @@ class OfflineCoder(Coder):
         self.name = name
         self.v0_dir = Path(v0_dir) if v0_dir is not None else None
 
-    async def generate(self, app: AppSpec) -> GenerationResult:
+    async def generate(self, app: AppSpec, *, viewport: Viewport = DEFAULT_VIEWPORT) -> GenerationResult:
+        """v0 as it is on disk: an existing file is not refitted to `viewport`."""
         path, source = self._v0_path(app)
         try:
             html = await asyncio.to_thread(path.read_text, encoding="utf-8")
@@ -65,7 +67,7 @@ class OfflineCoder(Coder):
                 raise CoderError(f"offline coder: app {request.app.id!r}: {error}") from error
             for name, triggers in plan.items():
                 transform = BY_NAME[name]
-                outcome = transform.apply(document)
+                outcome = transform.run(document, request.viewport)
                 applied.append(AppliedTransform(
                     name=name, principle=transform.principle, triggered_by=triggers,
                     changes=outcome.changes, details=outcome.details,
@@ -88,7 +90,7 @@ class OfflineCoder(Coder):
             prompt_version=OFFLINE_VERSION, style_block=request.resolved_style_block(), contract=contract,
             regression_task_ids=[r.task_id for r in request.regressions],
             unsupported_task_ids=[t.task_id for t in request.active_unsupported()],
-            feedback_lines=len(merge_feedback(request.active_feedback())),
+            feedback_lines=len(merge_feedback(request.active_feedback(), request.viewport)),
             transforms=applied, changed=html != request.html,
         )
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from bs4 import BeautifulSoup, Tag
 
+from cua import Viewport
+
 from ._css_transforms import enlarge_targets, fit_viewport, raise_contrast, remove_animations
 from ._document import AppDocument, TransformOutcome
 from ._dom_transforms import add_ids, persistent_status
@@ -34,9 +36,21 @@ PREDICTABLE_BEHAVIOUR = "predictable behaviour"
 class Transform:
     name: str
     principle: str
-    apply: Callable[[AppDocument], TransformOutcome]
+    apply: Callable[..., TransformOutcome]
+    """`apply(document)`, or `apply(document, viewport)` for a transform that `fits_viewport`."""
     fact_kinds: frozenset[str]
     keywords: re.Pattern[str]
+    fits_viewport: bool = False
+    """It fits the app to the run's viewport, and a line naming the viewport's width calls for it."""
+
+    def run(self, document: AppDocument, viewport: Viewport) -> TransformOutcome:
+        return self.apply(document, viewport) if self.fits_viewport else self.apply(document)
+
+    def called_for_by(self, text: str, viewport: Viewport) -> bool:
+        """Whether `text` names this transform: one of its keywords, or the viewport's width ("1280x720")."""
+        if self.keywords.search(text):
+            return True
+        return self.fits_viewport and str(viewport.width) in text
 
 
 def _words(*patterns: str) -> re.Pattern[str]:
@@ -65,8 +79,8 @@ TRANSFORMS: tuple[Transform, ...] = (
                      r"reveal", r"invisible")),
     Transform("fit_viewport", INTERACTION_ROBUSTNESS, fit_viewport,
               frozenset({"offscreen", "outside_viewport", "below_fold", "overflow", "obscured"}),
-              _words(r"off-?screen", r"below the fold", r"outside (?:the )?viewport", r"\bviewport", r"1280",
-                     r"scroll", r"fit (?:with)?in", r"without scrolling", r"out of view")),
+              _words(r"off-?screen", r"below the fold", r"outside (?:the )?viewport", r"\bviewport",
+                     r"scroll", r"fit (?:with)?in", r"without scrolling", r"out of view"), fits_viewport=True),
     Transform("slider_companions", INPUT_PERMISSIVENESS, slider_companions,
               frozenset({"slider_only", "range_only"}),
               _words(r"slider", r"range input", r"\brange\b", r"number input", r"step button", r"\bdrag")),
@@ -119,7 +133,7 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
             for name in elements.transforms_for(f"`{fact.selector}`" if fact.selector else ""):
                 want(name, label)
         for line in [*item.actionable_changes, *item.issues]:
-            _match_line(line, want)
+            _match_line(line, want, request.viewport)
             for name in elements.transforms_for(line):
                 want(name, line)
         if item.fit_within_screen:
@@ -127,7 +141,7 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
     for task in request.active_unsupported():
         text = f"{task.reason} {task.description}"
         for transform in TRANSFORMS:
-            if transform.keywords.search(task.reason or ""):
+            if transform.called_for_by(task.reason or "", request.viewport):
                 want(transform.name, f"unsupported {task.task_id}: {task.reason[:80]}")
         # A task the verifier could not write a checker for often lacks an element to name.
         if re.search(r"\bids?\b|selector|element", text, re.IGNORECASE):
@@ -135,12 +149,12 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
     return {t.name: reasons[t.name] for t in TRANSFORMS if t.name in reasons}
 
 
-def _match_line(line: str, want: Callable[[str, str], None]) -> None:
+def _match_line(line: str, want: Callable[[str, str], None], viewport: Viewport) -> None:
     # Keywords pick the specific fix; the principle a line names also picks that principle's
     # default fixes. Each transform only acts where the page gives it something to do (hover
     # rules, sliders, Enter handlers...), so a broad pick is safe.
     for transform in TRANSFORMS:
-        if transform.keywords.search(line):
+        if transform.called_for_by(line, viewport):
             want(transform.name, line)
     for principle, pattern in _PRINCIPLES.items():
         if pattern.search(line):

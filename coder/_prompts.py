@@ -1,7 +1,9 @@
 """The LLM coder's prompts, in our own words, carrying the paper's requirements.
 
 `PROMPT_VERSION` is part of every stage's cache key: change it whenever the text below changes,
-so cached generations made with older wording are not reused.
+so cached generations made with older wording are not reused. The viewport the app must fit is
+the run's (`RevisionRequest.viewport`, `generate(viewport=...)`); at `cua.DEFAULT_VIEWPORT` the
+text is the same as before the viewport could be configured.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from apps_prompts import AppSpec
+from cua import DEFAULT_VIEWPORT, Viewport
 
 from ._models import ContractResult, Feedback, Regression, RevisionMode, UnsupportedTask
 
@@ -17,23 +20,37 @@ PROMPT_VERSION = "coder-v2"
 SYSTEM = """You are a front-end engineer who builds complete, working single-page web apps.
 Every answer is one self-contained HTML file, in one ```html code block, and nothing is left out."""
 
-REQUIREMENTS = """Requirements for the file:
+
+def requirements(viewport: Viewport = DEFAULT_VIEWPORT) -> str:
+    """What every generated or revised file must be, for an app shown in `viewport`."""
+    return f"""Requirements for the file:
 - One self-contained HTML file: all CSS in <style>, all JavaScript in <script>, no build step.
 - No external libraries, fonts, images, CDNs or network requests of any kind; draw icons with inline SVG or text.
 - Every interactive element (buttons, inputs, selects, toggles, links that act, canvas controls) has a unique, descriptive id.
-- The app works in a 1280x720 browser viewport; its main controls are visible without scrolling where possible.
+- The app works in a {viewport} browser viewport; its main controls are visible without scrolling where possible.
 - State changes show in the page at once (text, classes, attributes), not only in colours or animations.
 - The app starts in a neutral, predictable state on every load (no randomness unless the app is a game that needs it; then seed it).
 - The file must be complete: it starts with <!DOCTYPE html> and ends with </html>."""
 
-STYLE_BLOCK = """Agent-friendly style (follow it even where the app's theme says otherwise):
+
+REQUIREMENTS = requirements()
+"""The requirements at `cua.DEFAULT_VIEWPORT`."""
+
+
+def style_rules(viewport: Viewport = DEFAULT_VIEWPORT) -> str:
+    """The agent-centric style rules (de-stylisation), for an app shown in `viewport`."""
+    return f"""Agent-friendly style (follow it even where the app's theme says otherwise):
 - Plain, solid colours with strong text contrast; no gradients, shadows, blur or decorative images.
 - No animations or transitions; state changes apply at once.
 - Click targets at least 44x44 px, with visible text labels; icon-only buttons get a text label too.
 - Every range slider has a number input and -/+ step buttons beside it that set the same value.
 - Menus, tooltips and tools are visible without hovering; nothing important appears only on hover.
-- All critical controls fit inside a 1280x720 viewport without scrolling; keep spacing compact.
+- All critical controls fit inside a {viewport} viewport without scrolling; keep spacing compact.
 - Status and error messages stay on screen (a persistent status line), not in toasts that vanish."""
+
+
+STYLE_BLOCK = style_rules()
+"""The style block at `cua.DEFAULT_VIEWPORT`."""
 
 REVISION_RULES = """Rules for this revision:
 - Keep input validation permissive: accept reasonable variants (case, spaces, units, separators) instead of rejecting them.
@@ -51,12 +68,12 @@ _MODE_INTRO = {
 }
 
 
-def generation_messages(app: AppSpec) -> list[tuple[str, str]]:
-    """(role, text) pairs for generating the first version of `app`."""
+def generation_messages(app: AppSpec, viewport: Viewport = DEFAULT_VIEWPORT) -> list[tuple[str, str]]:
+    """(role, text) pairs for generating the first version of `app`, to be shown in `viewport`."""
     user = (
         f"Build this {app.domain.value} web app.\n\n"
         f"{app.prompt_text().strip()}\n\n"
-        f"{REQUIREMENTS}\n\n"
+        f"{requirements(viewport)}\n\n"
         "Answer with the complete HTML file in one ```html code block."
     )
     return [("system", SYSTEM), ("user", user)]
@@ -71,11 +88,13 @@ def revision_messages(
     contract: ContractResult,
     style_block: bool,
     regressions: Sequence[Regression] = (),
+    viewport: Viewport = DEFAULT_VIEWPORT,
 ) -> list[tuple[str, str]]:
     """(role, text) pairs for one revision; `feedback` is already merged and de-duplicated.
 
     `style_block` is the resolved choice (see `RevisionRequest.resolved_style_block`); the
     revision rules are sent in every mode, and `regressions` (if any) come first, to fix first.
+    The requirements and the style block ask for an app that fits `viewport`.
     """
     parts = [
         f"You wrote this {app.domain.value} web app earlier. {_MODE_INTRO[mode]}",
@@ -91,9 +110,9 @@ def revision_messages(
         parts.append("Tasks the current version does not support:\n" + "\n".join(lines))
     if feedback:
         parts.append("Reviewer feedback from the failed attempts:\n" + "\n".join(f"- {line}" for line in feedback))
-    parts.append(REQUIREMENTS)
+    parts.append(requirements(viewport))
     if style_block:
-        parts.append(STYLE_BLOCK)
+        parts.append(style_rules(viewport))
     parts.append(REVISION_RULES)
     parts.append(_contract_text(contract))
     parts.append(f"The current version:\n```html\n{html.strip()}\n```")
@@ -141,8 +160,9 @@ def _contract_text(contract: ContractResult) -> str:
     return "\n".join(lines)
 
 
-def merge_feedback(feedback: list[Feedback]) -> list[str]:
-    """One de-duplicated list of feedback lines from many failed rollouts, most actionable first."""
+def merge_feedback(feedback: list[Feedback], viewport: Viewport = DEFAULT_VIEWPORT) -> list[str]:
+    """One de-duplicated list of feedback lines from many failed rollouts, most actionable first
+    (a `fit_within_screen` request names `viewport`)."""
     lines: list[str] = []
     for item in feedback:
         lines += [change.strip() for change in item.actionable_changes]
@@ -159,7 +179,7 @@ def merge_feedback(feedback: list[Feedback]) -> list[str]:
         shown = ", ".join(places[:4]) + (f" (+{len(places) - 4} more)" if len(places) > 4 else "")
         lines.append(f"Measured {kind.replace('_', ' ')}" + (f": {shown}" if shown else ""))
     if any(item.fit_within_screen for item in feedback):
-        lines.append("Bring every control the tasks need inside the 1280x720 viewport without scrolling.")
+        lines.append(f"Bring every control the tasks need inside the {viewport} viewport without scrolling.")
     if any(item.avoid_regressions for item in feedback):
         lines.append("Parts of the app already work for the agent: keep them, with their ids and functions.")
     seen: set[str] = set()

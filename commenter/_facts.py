@@ -1,6 +1,6 @@
 """Measured facts of an app page and a trajectory: what the offline commenter (and coder) act on.
 
-- The page, freshly loaded at the run's viewport (1280×720 by default): controls outside the viewport, obscured controls,
+- The page, freshly loaded at the run's viewport (`cua.DEFAULT_VIEWPORT` by default): controls outside the viewport, obscured controls,
   targets under 24×24 px, controls without ids, sliders with no way to type the value, CSS
   animations and transitions, live regions and toast-like elements.
 - axe-core (the copy shipped inside `axe-playwright-python`, so offline): insufficient contrast

@@ -57,7 +57,8 @@ class ExperimentConfig(BaseModel):
     trace: TraceMode = Field(default="off", description="Playwright traces of rollouts: none, failed rollouts only, or all "
                              "(open one with `playwright show-trace PATH`).")
     viewport: Viewport = Field(default=DEFAULT_VIEWPORT, description="Browser viewport, e.g. 1280x720: the screenshots, "
-                               "the agents' coordinate spaces, the dashboards and the commenters follow it.")
+                               "the agents' coordinate spaces, the dashboards, the commenters and the coder's prompts "
+                               "and offline rewrites follow it.")
     style_block: bool | None = Field(
         default=None, description="The agent-centric style block (de-stylisation) in revision prompts; None: the paper's "
         "setting, on for the cua and integrated modes and off for unsupported.")

@@ -8,6 +8,7 @@ from pathlib import Path
 from prefect import task
 
 from coder import Regression
+from cua import Viewport
 
 from ._dask import on_worker_loop
 from ._refs import FeedbackRef, FileRef, RunContext, Track, VersionRef
@@ -51,8 +52,8 @@ def commenter_role(mode: str) -> str:
 @on_worker_loop
 async def revise_version(*, run: RunContext, app_id: str, round: int, html: FileRef, verdicts: FileRef,
                          tasks: FileRef, feedback: FileRef | None, track: Track, style_block: bool | None,
-                         regressions: list[Regression]) -> VersionRef:
-    """The next version, with the non-regression contract checked and recorded in revision.json.
+                         regressions: list[Regression], viewport: Viewport) -> VersionRef:
+    """The next version, fitted to `viewport`, with the non-regression contract checked and recorded in revision.json.
 
     A version whose contract is still violated after the coder's retry is kept (as the paper
     does) and the violation is shown in the report.
@@ -68,7 +69,8 @@ async def revise_version(*, run: RunContext, app_id: str, round: int, html: File
     checkers = [v.checker for v in judged.verdicts if v.solvable and v.checker]
     comments = [Feedback.model_validate(json.loads(run.read_text(feedback)))] if feedback else []
     request = RevisionRequest(mode=track.mode, app=spec, html=run.read_text(html), unsupported=unsupported,
-                              feedback=comments, checkers=checkers, style_block=style_block, regressions=regressions)
+                              feedback=comments, checkers=checkers, style_block=style_block, regressions=regressions,
+                              viewport=viewport)
     client = None if track.coder == "offline" else model_client(run)
     result = await get_coder(track.coder, client, v0_dir=run.v0_dir).revise(request)
     folder = Path("apps", app_id, track.folder, f"round-{round}")

@@ -19,6 +19,7 @@ from prefect import task
 from prefect.cache_policies import INPUTS, TASK_SOURCE, CachePolicy
 
 from apps_prompts import AppSpec, Task, load_app
+from cua import Viewport
 
 from ._dask import on_worker_loop
 from ._refs import FileRef, RunContext, TasksRef, VerifyRef, VersionRef
@@ -77,13 +78,13 @@ def slug(name: str) -> str:
 
 @task(cache_policy=CACHE, persist_result=True, task_run_name="generate {app_id} v0 ({coder})", **MODEL_RETRIES)
 @on_worker_loop
-async def generate_initial(*, run: RunContext, app_id: str, coder: str) -> VersionRef:
-    """The app's first version, written to `apps/<app>/<coder>/round-0/index.html`."""
+async def generate_initial(*, run: RunContext, app_id: str, coder: str, viewport: Viewport) -> VersionRef:
+    """The app's first version, for an agent working in `viewport`, written to `apps/<app>/<coder>/round-0/index.html`."""
     from coder import get_coder
 
     spec = load_app(app_id, run.apps)
     client = None if coder == "offline" else model_client(run)
-    result = await get_coder(coder, client, v0_dir=run.v0_dir).generate(spec)
+    result = await get_coder(coder, client, v0_dir=run.v0_dir).generate(spec, viewport=viewport)
     html = run.write(Path("apps", app_id, slug(coder), "round-0", "index.html"), result.html)
     return VersionRef(app_id=app_id, round=0, html=html, coder=coder, offline=result.offline,
                       usage=result.usage.model_dump())

@@ -125,7 +125,7 @@ class TrackSteps:
     async def generate(self) -> VersionRef | None:
         async with _one_at_a_time("generate", self.run.run_dir, self.app_id, self.track.coder):
             return await self.attempt("generating the first version", self.stages.generate(
-                run=self.run, app_id=self.app_id, coder=self.track.coder))
+                run=self.run, app_id=self.app_id, coder=self.track.coder, viewport=self.config.viewport))
 
     async def propose(self) -> TasksRef | None:
         tasks_file = None
@@ -194,7 +194,8 @@ class TrackSteps:
         revised = await self.attempt(f"revising to round {next_round}", self.stages.revise(
             run=self.run, app_id=self.app_id, round=next_round, html=base.version.html, verdicts=base.verdicts.file,
             tasks=tasks.file, feedback=base.feedback.file if base.feedback else None, track=self.track,
-            style_block=self.config.style_block, regressions=self._regressions(version.round, tasks)),
+            style_block=self.config.style_block, regressions=self._regressions(version.round, tasks),
+            viewport=self.config.viewport),
             then=f"; round {next_round} keeps the round-{base.version.round} version")
         if revised is None:
             return self._kept(base.version, next_round, self.errors[-1])

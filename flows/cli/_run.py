@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from cua import DEFAULT_VIEWPORT
+
 from .._config import ConfigError, ExperimentConfig, load_config, make_config
 
 console = Console()
@@ -184,7 +186,7 @@ def run(
     models_config: Path = typer.Option(None, "--models", help="Model registry YAML."),
     concurrency: int = typer.Option(None, "--concurrency", help="Rollouts in flight."),
     max_steps: int = typer.Option(None, "--max-steps"),
-    viewport: str = typer.Option(None, "--viewport", help="Browser viewport WIDTHxHEIGHT (default 1280x720)."),
+    viewport: str = typer.Option(None, "--viewport", help=f"Browser viewport WIDTHxHEIGHT (default {DEFAULT_VIEWPORT})."),
     commenter_modes: list[str] = typer.Option(None, "--commenter-mode", help="dashboard | text-only | screenshots-only (repeatable: a sweep axis)."),
     carry: str = typer.Option(None, "--carry", help="latest (the paper's) | best: which version the next round revises."),
     trace: str = typer.Option(None, "--trace", help="off | failures | all: keep Playwright traces of rollouts."),

@@ -13,6 +13,7 @@ from coder import (
     get_coder,
     style_block_default,
 )
+from cua import Viewport
 from llm.testing import reply_text
 
 
@@ -115,6 +116,25 @@ async def test_style_block_is_added_when_asked(scripted, counter_app, counter_ht
     server, client = scripted([reply_text(fenced(counter_html))])
     await get_coder("scripted", client).revise(request_for("cua", counter_app, counter_html, style_block=True))
     assert STYLE_BLOCK in user_text(server.requests[0])
+
+
+async def test_a_revision_for_a_1024x768_viewport_asks_for_1024x768(scripted, counter_app, counter_html):
+    server, client = scripted([reply_text(fenced(counter_html))])
+    request = request_for("integrated", counter_app, counter_html, viewport=Viewport.parse("1024x768"))
+    request.feedback.append(Feedback(fit_within_screen=True))
+    await get_coder("scripted", client).revise(request)
+    sent = user_text(server.requests[0])
+    assert "The app works in a 1024x768 browser viewport" in sent  # the requirements
+    assert "fit inside a 1024x768 viewport" in sent  # the style block
+    assert "inside the 1024x768 viewport without scrolling" in sent  # the merged feedback
+    assert "1280" not in sent and STYLE_BLOCK not in sent
+
+
+async def test_a_first_version_for_a_1024x768_viewport_asks_for_1024x768(scripted, counter_app, counter_html):
+    server, client = scripted([reply_text(fenced(counter_html))])
+    await get_coder("scripted", client).generate(counter_app, viewport=Viewport.parse("1024x768"))
+    sent = user_text(server.requests[0])
+    assert "The app works in a 1024x768 browser viewport" in sent and "1280" not in sent
 
 
 def test_the_style_block_is_on_by_default_for_the_cua_and_integrated_modes_only():

@@ -16,6 +16,9 @@ from coder import (
     plan_transforms,
 )
 from coder._contract import missing_items
+from coder._css_transforms import fit_viewport
+from coder._document import AppDocument
+from cua import Viewport
 
 from .conftest import page
 
@@ -80,6 +83,22 @@ def test_measured_facts_and_fit_within_screen_map_to_transforms(counter_app, cou
                                                        MeasuredFact(kind="low_contrast", selector="p")])
     assert set(plan_transforms(request(counter_app, counter_html, feedback=[feedback]))) == {
         "fit_viewport", "enlarge_targets", "raise_contrast"}
+
+
+def test_a_line_naming_the_runs_viewport_calls_for_fitting_the_app_to_it(counter_app, counter_html):
+    line = Feedback(actionable_changes=["Keep #inc within 1024 px"])
+    assert "fit_viewport" in plan_transforms(request(counter_app, counter_html, feedback=[line],
+                                                     viewport=Viewport.parse("1024x768")))
+    assert "fit_viewport" not in plan_transforms(request(counter_app, counter_html, feedback=[line]))
+
+
+def test_fitting_the_app_shortens_boxes_tall_for_the_runs_viewport():
+    html = page("<div class='panel'>x</div>", style=".panel { height: 340px; }")
+    at_default, at_768 = AppDocument(html), AppDocument(html)
+    assert fit_viewport(at_default).changes == 1  # 340 px is more than 4/9 of 720
+    assert "height: 204px" in str(at_default)
+    assert fit_viewport(at_768, Viewport.parse("1024x768")).changes == 0  # and less than 4/9 of 768
+    assert "height: 340px" in str(at_768)
 
 
 def test_the_offline_commenters_fact_object_is_flattened_into_facts():

@@ -1,5 +1,6 @@
 """The heuristic policy matches task pieces to controls: scores and plans on made-up pages."""
 
+from cua import DEFAULT_VIEWPORT, Viewport
 from cua.policies.heuristic._goals import plan_clause
 from cua.policies.heuristic._match import field_score, mention_position, names_action
 from cua.policies.heuristic._page import Box, Element, Option, PageView, parse_page
@@ -30,6 +31,13 @@ def test_the_reader_json_becomes_elements():
     (save,) = view.elements
     assert save.name == "Save" and save.point == (50.0, 35.0) and save.reachable
     assert view.labels[0].text == "Mon" and view.scroll_height == 2000
+
+
+def test_a_reading_without_a_viewport_takes_the_pages_own_size_not_a_literal():
+    assert (parse_page({}).width, parse_page({}).height) == (DEFAULT_VIEWPORT.width, DEFAULT_VIEWPORT.height)
+    view = parse_page({"elements": []}, Viewport.parse("1024x768"))
+    assert (view.width, view.height) == (1024, 768)
+    assert parse_page({"viewport": {"width": 800, "height": 600}}, Viewport.parse("1024x768")).width == 800
 
 
 def test_a_number_goes_to_the_number_input_rather_than_the_slider_beside_it():

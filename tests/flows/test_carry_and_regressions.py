@@ -31,7 +31,7 @@ class ScriptedStages:
     def stages(self) -> Stages:
         return Stages(self.generate, self.propose, self.verify, self.rollout, self.comment, self.revise)
 
-    async def generate(self, *, run, app_id, coder):
+    async def generate(self, *, run, app_id, coder, viewport):
         return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", "<p>v0</p>"), coder=coder,
                           offline=True)
 
@@ -57,7 +57,8 @@ class ScriptedStages:
     async def comment(self, *, run, app_id, round, html, trajectories, commenter, track):
         return None
 
-    async def revise(self, *, run, app_id, round, html, verdicts, tasks, feedback, track, style_block, regressions):
+    async def revise(self, *, run, app_id, round, html, verdicts, tasks, feedback, track, style_block, regressions,
+                     viewport):
         self.revisions.append({"round": round, "html": html.path, "regressions": [r.task_id for r in regressions],
                                "attempts": [r.agent_attempt for r in regressions], "style_block": style_block})
         written = run.write(f"v/round-{round}/index.html", f"<p>v{round}</p>")
@@ -113,7 +114,7 @@ class RevisingStages(ScriptedStages):
         super().__init__(run)
         self.revised = revised
 
-    async def generate(self, *, run, app_id, coder):
+    async def generate(self, *, run, app_id, coder, viewport):
         return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", V0), coder=coder, offline=True)
 
     async def verify(self, *, run, app_id, round, html, tasks, verifier):
@@ -129,7 +130,8 @@ class RevisingStages(ScriptedStages):
         return RolloutRef(app_id=app_id, task_id=task.id, trajectory=out_path, dashboard=None,
                           termination="success" if success else "finished", success=success, steps=1)
 
-    async def revise(self, *, run, app_id, round, html, verdicts, tasks, feedback, track, style_block, regressions):
+    async def revise(self, *, run, app_id, round, html, verdicts, tasks, feedback, track, style_block, regressions,
+                     viewport):
         return VersionRef(app_id=app_id, round=round, html=run.write(f"v/round-{round}/index.html", self.revised),
                           coder=track.coder, offline=True)
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from apps_prompts import load_app
 from commenter import collect_facts
 from cua import Trajectory, Viewport, smart_resize
-from flows import AgentSettings, ConfigError, FileRef, RunContext, make_config
+from flows import AgentSettings, ConfigError, FileRef, RunContext, make_config, sweep
 from flows._refs import sha256_bytes
 from flows._rollouts import rollout_task
 from flows.cli import rollout_command
@@ -74,6 +74,23 @@ async def test_a_1024x768_rollout_records_1024x768_and_maps_uitars_points_from_t
     facts = await collect_facts(APP, trajectory, use_axe=False, replay=False)
     assert (facts.viewport_width, facts.viewport_height) == (1024, 768)
     assert not facts.off_viewport_controls, "at 1024×768 the button is on screen"
+
+
+@pytest.mark.timeout(600)
+async def test_an_offline_sweep_at_1024x768_records_1024x768_screenshots(tmp_path, prefect_server):
+    """config.viewport → the track's AgentSettings → every rollout of a real (offline, Prefect) sweep."""
+    tasks = [task.model_dump(mode="json", exclude_none=True) for task in load_app("unit-converter").tasks[:2]]
+    (tmp_path / "tasks.json").write_text(json.dumps({"unit-converter": tasks}), encoding="utf-8")
+    config = make_config({"name": "viewport-1024", "app_ids": ["unit-converter"], "rounds": 0, "max_steps": 2,
+                          "tasks_file": str(tmp_path / "tasks.json"), "viewport": "1024x768", "out_dir": str(tmp_path)})
+    results = await sweep(config)
+    folders = [config.run_dir / task.trajectory for result in results for task in result.tasks if task.trajectory]
+    assert len(folders) == 2
+    for folder in folders:
+        trajectory = Trajectory.load(folder)
+        assert (trajectory.viewport_width, trajectory.viewport_height) == (1024, 768)
+        for name in [trajectory.initial_screenshot, *(step.screenshot for step in trajectory.steps)]:
+            assert Image.open(folder / name).size == (1024, 768), f"{folder.name}/{name}"
 
 
 def test_the_viewport_is_one_config_field_and_one_cli_flag(tmp_path):

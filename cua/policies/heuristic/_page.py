@@ -12,7 +12,7 @@ from pathlib import Path
 
 from playwright.async_api import Page
 
-from cua import isolated_world
+from cua import DEFAULT_VIEWPORT, Viewport, isolated_world
 
 READ_PAGE = Path(__file__).with_name("_read_page.js").read_text(encoding="utf-8")  # a function of READ_LIMITS
 # Generous caps: generated apps have a few hundred elements; a runaway page must not stall a step.
@@ -180,13 +180,16 @@ def _element(raw: dict) -> Element:
     )
 
 
-def parse_page(raw: dict) -> PageView:
-    """Build a PageView from the reader's JSON (separate from `read_page` so tests can feed JSON)."""
+def parse_page(raw: dict, fallback: Viewport = DEFAULT_VIEWPORT) -> PageView:
+    """Build a PageView from the reader's JSON (separate from `read_page` so tests can feed JSON).
+
+    `fallback` gives the size when the JSON does not (`read_page` passes the page's own viewport).
+    """
     viewport = raw.get("viewport", {})
     scroll = raw.get("scroll", {})
     return PageView(
-        width=int(viewport.get("width", 1280)),
-        height=int(viewport.get("height", 720)),
+        width=int(viewport.get("width", fallback.width)),
+        height=int(viewport.get("height", fallback.height)),
         scroll_y=float(scroll.get("y", 0)),
         scroll_height=float(scroll.get("height", 0)),
         focused_key=raw.get("focused"),
@@ -198,4 +201,5 @@ def parse_page(raw: dict) -> PageView:
 async def read_page(page: Page, timeout_ms: int = 3_000) -> PageView:
     """Read the page's operable elements. Raises JavaScriptError / JavaScriptTimeout from the world."""
     raw = await isolated_world(page).call(READ_PAGE, READ_LIMITS, timeout_ms=timeout_ms)
-    return parse_page(raw or {})
+    size = page.viewport_size
+    return parse_page(raw or {}, Viewport(**size) if size else DEFAULT_VIEWPORT)
