@@ -71,7 +71,7 @@ async def planted() -> dict:
 
 
 async def offline_judge(run_dir: Path) -> dict:
-    from judge import agreement_report, judge_run
+    from verifier.judge import agreement_report, judge_run
 
     started = time.monotonic()
     judgements = await judge_run(run_dir, "offline")
