@@ -5,7 +5,7 @@
 1. `aui run --offline --rounds 0` over the bundled apps (heuristic agent, offline verifier):
    `fc` and `fc_proven` of round 0, pooled over all tasks (every bundled task carries a reference
    solution, so `fc_proven` must equal `fc` here), and SR over all and over proven tasks.
-2. The planted corpus (`verifier.testing.PLANTED_CHECKERS`: never-true or unprovable checkers on
+2. The planted corpus (`verifier.testing.PLANTED`: never-true or unprovable checkers on
    the bundled apps) sent as a verifier model's replies through the real `openai` client to a local
    scripted server: `planted_caught` = how many end `claimed` or `unsupported` (never `proven`);
    must equal `planted_total`.
@@ -61,17 +61,21 @@ def round_zero(run_dir: Path) -> dict:
     }
 
 
+def summarise_planted(outcomes: list) -> dict:
+    """Caught = ended `claimed` or `unsupported`; an escaped one (`proven`) is named `app/task (kind)`."""
+    escaped = [o for o in outcomes if o.proof == "proven"]
+    return {"planted_caught": len(outcomes) - len(escaped), "planted_total": len(outcomes),
+            "planted_escaped": [f"{o.app}/{o.task} ({o.kind})" for o in escaped]}
+
+
 async def planted() -> dict:
     from verifier.testing import run_planted_corpus
 
-    outcomes = await run_planted_corpus()
-    caught = [o for o in outcomes if o.proof != "proven"]
-    return {"planted_caught": len(caught), "planted_total": len(outcomes),
-            "planted_escaped": [o.name for o in outcomes if o.proof == "proven"]}
+    return summarise_planted(await run_planted_corpus())
 
 
 async def offline_judge(run_dir: Path) -> dict:
-    from judge import agreement_report, judge_run
+    from verifier.judge import agreement_report, judge_run
 
     started = time.monotonic()
     judgements = await judge_run(run_dir, "offline")

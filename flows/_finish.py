@@ -65,7 +65,7 @@ ROLE_PROMPTS = {
     "proposer": ["apps_prompts/_proposer.py"],
     "verifier": ["verifier/_prompts.py"],
     "commenter": ["commenter/_model.py"],
-    "judge": ["judge/_prompts.py"],
+    "judge": ["verifier/judge/_prompts.py"],
     "cua/uitars": ["cua/policies/_uitars.py", "cua/policies/_uitars_prompts.py", "cua/_parser.py"],  # + the parser's table
     "cua/openai-cua": ["cua/policies/_openai_cua.py"],
 }
@@ -85,8 +85,8 @@ def _prompt_hashes() -> dict[str, dict[str, str]]:
 def _prompt_versions() -> dict[str, str]:
     from coder import PROMPT_VERSION as coder_version
     from commenter import PROMPT_VERSION as commenter_version
-    from judge import PROMPT_VERSION as judge_version
     from verifier import PROMPT_VERSION as verifier_version
+    from verifier.judge import PROMPT_VERSION as judge_version
 
     return {"coder": coder_version, "verifier": verifier_version, "commenter": commenter_version, "judge": judge_version}
 

@@ -10,7 +10,7 @@ import html
 from pathlib import Path
 
 from cua import write_atomic
-from judge import AGREEMENT_FILE, AgreementReport, PairAgreement, agreement_report
+from verifier.judge import AGREEMENT_FILE, AgreementReport, PairAgreement, agreement_report
 
 
 def write_agreement(run_dir: Path) -> AgreementReport | None:

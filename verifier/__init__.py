@@ -8,6 +8,11 @@
     function_completeness_proven(verdicts)  # Rate: checkers proven true after their solution / all tasks
     static_warnings(checker, html)      # why a checker looks like it can never be true (a warning, not a proof)
     audit_revision(before_html, after_html, checker).suspect   # markup changed, the code writing it did not
+
+`verifier.judge` holds the other judges of success and how far they agree: the model judge, the
+offline text judge, people's labels and the agreement between any two (Cohen's κ, balanced
+accuracy). Its names are used as `from verifier.judge import …`, not re-exported here: the judge
+has its own `PROMPT_VERSION`, and one name should have one home.
 """
 
 from ._audit import ElementChange, RevisionAudit, ScriptChange, audit_revision

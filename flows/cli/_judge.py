@@ -25,7 +25,7 @@ def judge_command(
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trajectories judged at once."),
 ) -> None:
     """Judge every trajectory of a finished run and append the verdicts to RUN_DIR/judgements.jsonl."""
-    from judge import JUDGEMENTS_FILE, judge_run, make_judge
+    from verifier.judge import JUDGEMENTS_FILE, judge_run, make_judge
     from llm import ModelClient, ModelConfigError, UnknownNameError
 
     if not (run_dir / "results.json").is_file():

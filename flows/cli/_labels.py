@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from judge import AgreementReport, LabelImportError, import_labels
+from verifier.judge import AgreementReport, LabelImportError, import_labels
 
 from ._run import _fail, console, err_console
 

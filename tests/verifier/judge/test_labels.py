@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from judge import (
+from verifier.judge import (
     Label,
     LabelImportError,
     append_labels,
@@ -19,7 +19,7 @@ from judge import (
     merged_labels,
     read_labels,
 )
-from judge._labels import MAX_PROBLEMS_SHOWN
+from verifier.judge._labels import MAX_PROBLEMS_SHOWN
 
 from .conftest import trajectory_id
 
@@ -36,7 +36,7 @@ def _label(task: str, label: str, who: str, minutes: int = 0, note: str = "") ->
 # Long notes make each line ~4 KB, so interleaved writes would show as broken JSON.
 _WRITER = textwrap.dedent("""
     import sys
-    from judge import Label, append_labels
+    from verifier.judge import Label, append_labels
     run_dir, writer, lines = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     for index in range(lines):
         note = f"{writer}:{index}:" + "x" * 4000

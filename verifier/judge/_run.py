@@ -48,7 +48,7 @@ def latest_judgements(judgements: list[Judgement]) -> dict[tuple[str, str, str],
 
 
 def append_judgement(run_dir: Path | str, judgement: Judgement) -> None:
-    """Append one line to `run_dir/judgements.jsonl`: one locked write, fsynced (`judge._jsonl_log`).
+    """Append one line to `run_dir/judgements.jsonl`: one locked write, fsynced (`verifier.judge._jsonl_log`).
 
     A line left without its newline by a crash is closed first, so the new line stays whole.
 

@@ -13,7 +13,7 @@ from PIL import Image
 
 from cua import Trajectory
 from dashboard_render import DASHBOARD_FILE, render_trajectory
-from judge import (
+from verifier.judge import (
     JUDGEMENTS_FILE,
     PROMPT_VERSION,
     ModelJudge,
@@ -27,7 +27,7 @@ from judge import (
 )
 from llm import DEFAULT_REPLY_CAPS, ROLES, ModelClient, load_model_registry
 from llm.testing import ScriptedOpenAIServer, reply_status, reply_text, scripted_registry
-from tests.judge.conftest import make_run
+from tests.verifier.judge.conftest import make_run
 
 VALID = {"success": True, "reason": "The result field reads 8.047 km.", "confidence": 0.9}
 CASES = [

@@ -7,9 +7,9 @@ from decimal import Decimal
 import pytest
 
 from cua import Trajectory
-from judge import SUCCESS_SHARE, OfflineJudge, agreement_report, check_facts, judge_run, outcome_facts, run_trajectories
-from judge._offline import decide
-from tests.judge.conftest import make_run
+from verifier.judge import SUCCESS_SHARE, OfflineJudge, agreement_report, check_facts, judge_run, outcome_facts, run_trajectories
+from verifier.judge._offline import decide
+from tests.verifier.judge.conftest import make_run
 
 RATE = 'The rate shows "5.00%" and the monthly payment reads "$1,717.83".'
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from cua import Trajectory
 from flows.cli import judge_command
-from judge import read_judgements, run_trajectories
+from verifier.judge import read_judgements, run_trajectories
 from llm.testing import ScriptedOpenAIServer, reply_text
 
 cli = typer.Typer()

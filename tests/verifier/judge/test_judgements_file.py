@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from judge import JUDGEMENTS_FILE, Judgement, append_judgement, latest_judgements, read_judgements
+from verifier.judge import JUDGEMENTS_FILE, Judgement, append_judgement, latest_judgements, read_judgements
 
 
 def _judgement(task_id: str, success: bool | None = True) -> Judgement:

@@ -1,5 +1,5 @@
-"""Judges of trajectories beside the checker: a model judge, an offline judge, people's labels,
-and how far any two of them agree (the paper's Table 6, OSUniverse's validator–human check).
+"""`verifier.judge`: judges of trajectories beside the checker: a model judge, an offline judge,
+people's labels, and how far any two of them agree (the paper's Table 6, OSUniverse's validator–human check).
 
     refs = run_trajectories(run_dir)        # every trajectory of a finished run, with the checker's say
     judgements = await judge_run(run_dir, judge="offline")                  # the text-only baseline

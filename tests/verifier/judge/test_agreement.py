@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from judge import agreement
+from verifier.judge import agreement
 
 
 def _judge(**decisions):

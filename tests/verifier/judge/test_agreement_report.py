@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app as cli
-from judge import AgreementReport, Judgement, Label, agreement_report, append_labels
+from verifier.judge import AgreementReport, Judgement, Label, agreement_report, append_labels
 
 from .conftest import dashboard_of, trajectory_id
 
