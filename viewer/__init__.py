@@ -11,7 +11,7 @@ the element under the pointer, timings, tokens; ←/→ steps, j/k trajectories)
 (s / f / u) into the run's `labels.jsonl`; and a comparison of two rounds or two runs.
 
 It reads run folders through the models the flows write (`flows.read_results`, `cua.Trajectory`,
-`commenter.Feedback`, `judge.Label`); it writes nothing but labels; it serves no file outside the
+`commenter.Feedback`, `verifier.judge.Label`); it writes nothing but labels; it serves no file outside the
 run folders, and app versions only in a sandbox. No CDN, no build step: Jinja2 templates and one
 small script (`static/viewer.js`).
 """

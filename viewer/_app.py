@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, Field
 
-from judge import Label, append_labels
+from verifier.judge import Label, append_labels
 
 from ._files import SANDBOX_CSP, content_type, inside
 from ._pages import (

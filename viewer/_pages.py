@@ -16,7 +16,7 @@ from coder import ContractResult
 from commenter import Feedback
 from cua import Trajectory
 from flows import AppRoundResult, TableRow, Track
-from judge import Judgement, Label, read_judgements, read_labels
+from verifier.judge import Judgement, Label, read_judgements, read_labels
 
 from ._runs import Run, RunIndex, TrajectoryEntry, track_id, track_of
 
@@ -132,7 +132,7 @@ def _agreement(run: Run) -> list[dict]:
     """Every two judges of the run (checker, model or offline judge, people), computed from the files now."""
     if not ((run.path / "labels.jsonl").is_file() or (run.path / "judgements.jsonl").is_file()) or not run.finished:
         return []
-    from judge import agreement_report
+    from verifier.judge import agreement_report
 
     try:
         report = agreement_report(run.path)
