@@ -184,8 +184,9 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
         )
     usage_html = _usage_html(usage) if usage else ""
     by_cua = _records_html(by_cua_table(rows), "Each cell: SR (FC) overall, in %, per CUA (the paper's Table 4 shape).")
-    by_commenter = _records_html(by_commenter_mode_table(rows, usage), "SR (FC) of each track's last round, in %, and the "
-                                 "model commenter's tokens in thousands, from the usage ledger (the paper's Table 5 shape).")
+    by_commenter = _records_html(by_commenter_mode_table(rows, usage), "One row per commenter mode: SR (FC), in %, pooled over "
+                                 "the last rounds of the tracks with that mode, and the model commenter's tokens in "
+                                 "thousands in that mode, from the usage ledger (the paper's Table 5 shape).")
     document = (
         f"<!doctype html><html><head><meta charset=utf-8><title>AUI loop — {_e(run_dir.name)}</title>"
         f"<style>{_STYLE}</style></head><body><h1>AUI loop report: {_e(run_dir.name)}</h1>{offline}"
