@@ -15,7 +15,10 @@ class RolloutConfig(BaseModel):
     max_steps: int = Field(default=20, ge=1, le=500)
     model_timeout_s: float = Field(default=120.0, gt=0, description="Limit on one policy decision (model call).")
     step_timeout_s: float = Field(
-        default=180.0, gt=0, description="Limit on one whole step: decision, action, settle, screenshot, checker, write."
+        default=180.0, gt=0, description="Limit on one whole step: decision, action, settle, screenshot, checker, write. "
+        "The default leaves room for a whole model call (model_timeout_s), a `wait` (up to 5 s: "
+        "cua._executor.WAIT_CAP_MS), the motion cap of settling and the observation; a shorter limit cuts "
+        "a `wait` to what is left of the step rather than timing the step out."
     )
     episode_timeout_s: float = Field(default=1800.0, gt=0, description="Limit on the whole rollout.")
     checker_timeout_s: float = Field(default=5.0, gt=0)

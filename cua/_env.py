@@ -24,7 +24,7 @@ from ._browser import AppPage, PageEvents, open_app
 from ._check import Checker, CheckResult
 from ._config import RolloutConfig
 from ._coordinates import place_action
-from ._executor import execute, page_fingerprint
+from ._executor import WAIT_CAP_MS, execute, page_fingerprint
 from ._isolated import isolated_world
 from ._policy import Observation
 from ._screenshot import ScreenshotTimeout, capture_png
@@ -173,8 +173,13 @@ class AppEnv:
             self._count(step, started)
             return StepResult(self._observation(), check, True, step)
 
-        executed = await execute(page, screen_action, default_scroll_px=self.config.scroll_px)
+        wait_cap_ms = self._wait_cap(deadline) if screen_action.kind == "wait" else WAIT_CAP_MS
+        if wait_cap_ms < WAIT_CAP_MS:
+            step.notes.append(f"wait: cut to {wait_cap_ms} ms by the time left of the step")
+        executed = await execute(page, screen_action, default_scroll_px=self.config.scroll_px, wait_cap_ms=wait_cap_ms)
         step.target, step.error = executed.target, executed.error
+        if executed.note:
+            step.notes.append(executed.note)
         step.timings.execute_ms = executed.execute_ms
         screenshot, fingerprint, check = await self._observe_settled(step, deadline)
         step.dom_changed = None if fingerprint is None else fingerprint != executed.fingerprint_before
@@ -230,6 +235,12 @@ class AppEnv:
     def _count(self, step: Step, started: float) -> None:
         self.steps_taken += 1
         step.timings.total_ms = round(step.timings.model_ms + elapsed_ms(started), 2)
+
+    def _wait_cap(self, deadline: float | None) -> int:
+        """How long a `wait` may watch the page: `WAIT_CAP_MS`, cut to the time left of the step and
+        the episode less a settle and the observation after it, so a wait never times the step out."""
+        left_s = self.time_left() if deadline is None else min(self.time_left(), deadline - time.monotonic())
+        return max(0, min(WAIT_CAP_MS, int(left_s * 1000) - OBSERVE_RESERVE_MS - self.config.settle_cap_ms))
 
     def _settle_caps(self, deadline: float | None) -> tuple[int, int]:
         """(cap, motion cap) in ms for settling now: the configured ones, cut to the time left of the

@@ -21,7 +21,11 @@ from ._trajectory import Box, ElementInfo
 
 DEFAULT_SCROLL_PX = 400
 DRAG_STEPS = 12
-WAIT_CAP_MS = 2_000
+# `wait`: the official UI-TARS prompt's "wait() #Sleep for 5s and take a screenshot to check for any
+# changes". Up to 5 s, ending early at the first DOM change or scroll (the page then settles as after
+# any action), so a still page is watched for the whole 5 s and a changing one costs no more than it
+# needs. `AppEnv.step` cuts it to what is left of the step's time limit (`RolloutConfig.step_timeout_s`).
+WAIT_CAP_MS = 5_000
 SCROLL_LANDING_CAP_MS = 250
 PROBE_TIMEOUT_MS = 1_500
 
@@ -72,6 +76,7 @@ class ExecutionResult:
     fingerprint_before: str | None = None
     execute_ms: float = 0.0
     error: str | None = None
+    note: str | None = None  # what a `wait` saw: a change after N ms, or none within its cap
 
 
 async def probe(page: Page, x: float | None, y: float | None) -> tuple[ElementInfo | None, str | None]:
@@ -105,8 +110,11 @@ async def page_fingerprint(page: Page) -> str | None:
         return None
 
 
-async def execute(page: Page, action: Action, *, default_scroll_px: int = DEFAULT_SCROLL_PX) -> ExecutionResult:
+async def execute(page: Page, action: Action, *, default_scroll_px: int = DEFAULT_SCROLL_PX,
+                  wait_cap_ms: int = WAIT_CAP_MS) -> ExecutionResult:
     """Perform `action` (in viewport pixels) on `page`; input errors become `error`, never raised.
+
+    `wait` watches the page for up to `wait_cap_ms` and ends at its first change (`WAIT_CAP_MS`).
 
     Playwright errors from a closed or crashed page are re-raised: the rollout decides what a dead
     page means.
@@ -140,7 +148,10 @@ async def execute(page: Page, action: Action, *, default_scroll_px: int = DEFAUL
             case "type":
                 await _type(page, action.text or "")
             case "wait":
-                await _wait_for_change(page, WAIT_CAP_MS)
+                waited = await _wait_for_change(page, max(0, int(wait_cap_ms)))
+                if waited is not None:
+                    result.note = (f"wait: the page changed after {waited['ms']:.0f} ms" if waited.get("changed")
+                                   else f"wait: no change in {waited['ms']:.0f} ms")
             case "finished":
                 pass
     except UnknownKeyError as exc:
@@ -183,8 +194,9 @@ async def _type(page: Page, text: str) -> None:
         await page.keyboard.press("Enter")
 
 
-async def _wait_for_change(page: Page, cap_ms: int) -> None:
+async def _wait_for_change(page: Page, cap_ms: int) -> dict | None:
+    """{"changed", "ms"}: whether the DOM changed or something scrolled within `cap_ms`; None if the page did not answer."""
     try:
-        await call_harness(page, "waitForChange", int(cap_ms), timeout_ms=cap_ms + 1_000)
+        return await call_harness(page, "waitForChange", int(cap_ms), timeout_ms=cap_ms + 1_000)
     except (JavaScriptError, JavaScriptTimeout):
-        pass
+        return None

@@ -83,10 +83,25 @@
     const busy = () => !!document.getAnimations && document.getAnimations().some(finite);
     // Motion a step waits for (cua/_settle.py): the scroll positions of the window and of every element
     // that has scrolled, and the box of the element the action aimed at — unless an infinite animation
-    // moves that element (a pulsing button), which would never stop.
+    // may move that element, which would never stop: one on the element or an ancestor (a pulsing
+    // button), or one anywhere that animates a property other than paint-only ones and so can move
+    // the layout around it (a bar whose height pulses above the button). Paint-only properties
+    // (transforms, opacity, colours, filters, shadows) never move another element's box.
+    const PAINT_ONLY = /^(offset|computedOffset|easing|composite|transform|translate|rotate|scale|opacity|color|background.*|filter|backdropFilter|boxShadow|textShadow|outline.*|border.*Color|fill.*|stroke.*|clipPath|visibility)$/;
+    const layoutAnimations = new WeakMap();
+    const animatesLayout = a => {
+      let known = layoutAnimations.get(a);
+      if (known === undefined) {
+        try {
+          known = a.effect.getKeyframes().some(frame => Object.keys(frame).some(key => !PAINT_ONLY.test(key)));
+        } catch (e) { known = true; }
+        layoutAnimations.set(a, known);
+      }
+      return known;
+    };
     const looping = el => !!document.getAnimations && document.getAnimations().some(a =>
       a.playState === 'running' && a.effect && !Number.isFinite(a.effect.getComputedTiming().endTime) &&
-      a.effect.target instanceof Element && a.effect.target.contains(el));
+      ((a.effect.target instanceof Element && a.effect.target.contains(el)) || animatesLayout(a)));
     const sample = () => {
       let scroll = scrollX + ',' + scrollY;
       for (const el of state.scrolled) if (el.isConnected) scroll += '|' + el.scrollLeft + ',' + el.scrollTop;

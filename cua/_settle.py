@@ -13,7 +13,9 @@ Caps: `cap_ms` (default 800) while only the DOM changes or animations run elsewh
 scroll position or the target moved or animated, `motion_cap_ms` (default 2500: a smooth scroll
 across a long page takes about 1.2 s in Chromium, and a 600 ms transition may follow it). Both
 are also cut to what is left of the step's time (`AppEnv`). An infinite animation never holds a
-step: it is not waited for, and a target it moves is not watched. Runs in the harness's isolated
+step: it is not waited for, and the target's box is not watched while one may move it (one on the
+target or an ancestor, or one anywhere that animates a layout property, e.g. a pulsing height
+above the target; paint-only ones — transforms, opacity, colours — move no other element). Runs in the harness's isolated
 world (`cua/_harness.js`) so the app cannot disturb the measurement. `settle` reports what it
 waited for (`waitedFor`: dom, scroll, target, target animation, animation) and until when the
 page moved (`motionMs`); the environment records both in the step's timings.

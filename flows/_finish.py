@@ -117,7 +117,7 @@ def _input_hashes(config: ExperimentConfig) -> dict:
 
 def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
     """manifest.json: versions, Chromium, git commit, models (no keys), prompt hashes, seeds, inputs, config."""
-    from cua import BrowserConfig
+    from ._rollouts import run_browser_config
 
     versions = {}
     for name in PACKAGES:
@@ -126,7 +126,7 @@ def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
         except metadata.PackageNotFoundError:
             versions[name] = None
     models = _models_used(config)
-    browser = BrowserConfig()
+    browser = run_browser_config(config.viewport)  # what the run's rollouts get, not a fresh default
     manifest = {
         "python": platform.python_version(),
         "platform": platform.platform(),
@@ -134,7 +134,7 @@ def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
         "chromium": _chromium_version(browser.executable_path),
         "chromium_path": str(browser.executable_path),
         # What the agents' browser does differently from a stock one (README, "The browser").
-        "browser": {"viewport": str(config.viewport), "in_page_select_picker": browser.in_page_select_picker,
+        "browser": {"viewport": str(browser.viewport), "in_page_select_picker": browser.in_page_select_picker,
                     "headless": browser.headless},
         "git_commit": _git_commit(),
         "models": models,

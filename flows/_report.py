@@ -138,6 +138,11 @@ def _app_sections(results: list[AppRoundResult]) -> str:
             f"<figcaption>{_e(t.task_id)}: {_e(t.termination or t.reason or 'no checker')}{_trace_link(t.trace)}</figcaption></figure>"
             for t in failed if t.dashboard
         )
+        # Every other kept trace (`trace: all` keeps successes'; earlier rounds' failures): listed, not drawn.
+        shown_traces = {t.trace for t in failed if t.dashboard}
+        traces = "".join(f"<li>round {r.round} · {_e(t.task_id)} ({'success' if t.success else _e(t.termination or 'failure')})"
+                         f"{_trace_link(t.trace)}</li>"
+                         for r in rounds for t in r.tasks if t.trace and t.trace not in shown_traces)
         unsolvable = "".join(f"<li>{_e(t.task_id)}: {_e(t.reason or 'unsolvable')}</li>" for t in last.tasks if not t.checker_valid)
         claimed = "".join(f"<li>{_e(t.task_id)}: {_e(t.proof_reason or 'not proven')}</li>"
                           for t in last.tasks if t.checker_valid and t.proof == "claimed")
@@ -146,6 +151,7 @@ def _app_sections(results: list[AppRoundResult]) -> str:
             f'<section><h3>{_e(app_id)} <small>{_e(first.domain)} · {_e(" · ".join(p for p in track if p))}</small></h3>'
             f'<div class="shots">{shots}</div>{contract}{_carry_note(rounds)}{_regressions(rounds)}{_gaming(rounds)}'
             + (f"<h4>Failed tasks in the last round ({len(failed)})</h4><div class=dashes>{dashboards}</div>" if failed else "")
+            + (f"<h4>Other Playwright traces</h4><ul>{traces}</ul>" if traces else "")
             + (f"<h4>Tasks without a valid checker</h4><ul>{unsolvable}</ul>" if unsolvable else "")
             + (f"<h4>Checkers claimed, not proven (counted in FC, not in FC proven)</h4><ul>{claimed}</ul>" if claimed else "")
             + _stage_errors(rounds)
@@ -178,8 +184,9 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
         )
     usage_html = _usage_html(usage) if usage else ""
     by_cua = _records_html(by_cua_table(rows), "Each cell: SR (FC) overall, in %, per CUA (the paper's Table 4 shape).")
-    by_commenter = _records_html(by_commenter_mode_table(rows, usage), "SR (FC) of each track's last round, in %, and the "
-                                 "model commenter's tokens in thousands, from the usage ledger (the paper's Table 5 shape).")
+    by_commenter = _records_html(by_commenter_mode_table(rows, usage), "One row per commenter mode: SR (FC), in %, pooled over "
+                                 "the last rounds of the tracks with that mode, and the model commenter's tokens in "
+                                 "thousands in that mode, from the usage ledger (the paper's Table 5 shape).")
     document = (
         f"<!doctype html><html><head><meta charset=utf-8><title>AUI loop — {_e(run_dir.name)}</title>"
         f"<style>{_STYLE}</style></head><body><h1>AUI loop report: {_e(run_dir.name)}</h1>{offline}"
@@ -219,7 +226,7 @@ def _stage_errors(rounds: list[AppRoundResult]) -> str:
 
 
 def _trace_link(trace: str | None) -> str:
-    """A failed rollout's Playwright trace: the file and the command that opens it."""
+    """A rollout's Playwright trace: the file and the command that opens it."""
     if not trace:
         return ""
     return f' · <a href="{_e(trace)}">trace</a> <code>playwright show-trace {_e(trace)}</code>'

@@ -222,23 +222,37 @@ def by_cua_table(rows: list[TableRow]) -> list[dict]:
 
 
 def by_commenter_mode_table(rows: list[TableRow], usage: dict | None) -> list[dict]:
-    """Table 5's shape: per commenter mode, SR (FC) of every track's last round and the commenter's tokens (K).
+    """Table 5's shape: one row per commenter mode — SR (FC) pooled over the last rounds of every track
+    with that mode, and the model commenter's tokens (K) in that mode.
 
-    Tokens come from the usage ledger (`usage["by_commenter_mode"]`: the model commenter calls
-    under its role per mode); offline commenters use none.
+    Tokens come from the usage ledger (`usage["by_commenter_mode"]`: the model commenter calls under
+    a role per mode, `commenter:<mode>`), which has no finer key than the mode: tracks sharing a mode
+    share one row, so the rows' tokens add up to the ledger's commenter total. Offline commenters use
+    none. A mode with tokens but no track row still gets a row (SR (FC) `–`), so nothing is dropped.
     """
     tokens = (usage or {}).get("by_commenter_mode") or {}
     last: dict[tuple, TableRow] = {}
     for row in rows:
         if row.commenter_mode is not None and (row.track_key not in last or row.round > last[row.track_key].round):
             last[row.track_key] = row
+    pooled: dict[str, list[TableRow]] = {}
+    for _, row in sorted(last.items()):
+        pooled.setdefault(row.commenter_mode, []).append(row)
+    for mode in tokens:
+        pooled.setdefault(mode, [])
     table = []
-    for (coder, cua, mode, commenter), row in sorted(last.items()):
-        used = tokens.get(commenter) or {}
+    for mode, track_rows in sorted(pooled.items()):
+        tasks = sum(row.tasks["overall"] for row in track_rows)
+        # Counts back from each track's overall ratios (tasks × ratio is a whole number), then pooled.
+        successes = sum(round((row.sr["overall"] or 0) * row.tasks["overall"]) for row in track_rows)
+        valid = sum(round((row.fc["overall"] or 0) * row.tasks["overall"]) for row in track_rows)
+        cell = CuaCell(sr=_ratio(successes, tasks) if tasks else None, fc=_ratio(valid, tasks) if tasks else None, tasks=tasks)
+        rounds = sorted({row.round for row in track_rows})
+        used = tokens.get(mode) or {}
         total = (used.get("prompt_tokens") or 0) + (used.get("completion_tokens") or 0)
-        table.append({"coder": coder, "cua": cua, "mode": mode, "commenter": commenter, "round": row.round,
-                      "SR (FC)": str(CuaCell(sr=row.sr["overall"], fc=row.fc["overall"], tasks=row.tasks["overall"])),
-                      "tokens (K)": round(total / 1000, 1), "tokens": total})
+        table.append({"commenter": mode, "tracks": len(track_rows),
+                      "round": (rounds[0] if len(rounds) == 1 else f"{rounds[0]}–{rounds[-1]}") if rounds else "–",
+                      "tasks": tasks, "SR (FC)": str(cell), "tokens (K)": round(total / 1000, 1), "tokens": total})
     return table
 
 
@@ -284,7 +298,7 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
     write_atomic(run_dir / "results.csv", csv_table(rows).encode())
     sections = [markdown_table(rows), "", "SR (FC) per CUA, % (paper Table 4 shape):", "", _markdown(by_cua)]
     if by_commenter:
-        sections += ["", "SR (FC) of the last round and commenter tokens per commenter mode (paper Table 5 shape):", "",
+        sections += ["", "Per commenter mode: SR (FC) pooled over its tracks' last rounds, and commenter tokens (paper Table 5 shape):", "",
                      _markdown(by_commenter)]
     if offline_roles:
         sections += ["", f"_Offline providers were used for: {', '.join(offline_roles)} (no model endpoint)._"]

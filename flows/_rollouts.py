@@ -15,7 +15,7 @@ from pathlib import Path
 from prefect import task
 
 from apps_prompts import Task
-from cua import BrowserConfig, RolloutConfig, Trajectory
+from cua import BrowserConfig, RolloutConfig, Trajectory, Viewport
 
 from ._dask import on_worker_loop
 from ._refs import AgentSettings, FileRef, RolloutRef, RunContext, sha256_bytes
@@ -87,6 +87,12 @@ def browser_slot() -> asyncio.Semaphore:
     return _slots.setdefault((loop, limit), asyncio.Semaphore(limit))
 
 
+def run_browser_config(viewport: Viewport) -> BrowserConfig:
+    """The browser every rollout of a run gets (its viewport; everything else `BrowserConfig`'s defaults,
+    e.g. `in_page_select_picker`). The one place that decides it: `write_manifest` records this too."""
+    return BrowserConfig(viewport=viewport)
+
+
 def finished_rollout(folder: Path, inputs_sha: str) -> Trajectory | None:
     """The trajectory in `folder` if it ended and was made from the same inputs, else None."""
     try:
@@ -105,7 +111,7 @@ async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str, html
     from cua.policies import get_policy
     from verifier import rollout_checker
 
-    config = RolloutConfig(max_steps=agent.max_steps, browser=BrowserConfig(viewport=agent.viewport),
+    config = RolloutConfig(max_steps=agent.max_steps, browser=run_browser_config(agent.viewport),
                            trace=agent.trace != "off")
     policy = get_policy(agent.policy, model=agent.model, models_path=run.models, **agent.options)
     return await rollout(run.read_text(html), task.description, policy, rollout_checker(checker), folder, config,

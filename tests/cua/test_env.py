@@ -16,6 +16,7 @@ from cua import (
     Step,
     Viewport,
     action_from_screen,
+    capture_png,
     isolated_world,
     smart_resize,
 )
@@ -145,3 +146,61 @@ async def test_a_point_far_off_the_screen_is_refused_before_anything_runs():
         assert result.step is record and record.index == 1 and await count(env) == 0
         assert record.screen_action.point == Point(x=1279, y=60)
         assert record.notes[0] == "the model's reply" and "clamped to screen pixel (1279, 60)" in record.notes[1]
+
+
+# ---- wait(): "Sleep for 5s and take a screenshot to check for any changes" (the UI-TARS prompt) ----
+
+DELAYED = """<!doctype html><body style="margin:0"><p id="status">Loading…</p>
+<script>window.later = ms => setTimeout(() => { document.getElementById('status').textContent = 'Ready'; }, ms);</script></body>"""
+
+
+async def ready(page) -> bool:
+    return bool(await isolated_world(page).evaluate("document.querySelector('#status').textContent === 'Ready'"))
+
+
+async def test_wait_observes_a_change_that_comes_after_3_s_and_ends_there():
+    import time
+
+    async with AppEnv(FAST) as env:
+        await env.reset(DELAYED, "Wait until ready", ready)
+        await env.page.evaluate("later(3000)")  # the page changes 3 s from now, past the old 2 s cap
+        started = time.monotonic()
+        result = await env.step(Action(kind="wait"))
+        elapsed = time.monotonic() - started
+        assert result.observation.screenshot == await capture_png(env.page)
+    assert result.check.passed and result.done, "the observation after the wait shows the change"
+    assert 2.8 <= elapsed < 4.8, elapsed  # ended at the change, not at 5 s
+    assert 2_800 <= result.step.timings.execute_ms < 4_500, result.step.timings
+    assert any(note.startswith("wait: the page changed after ") for note in result.step.notes), result.step.notes
+
+
+async def test_wait_on_a_still_page_watches_it_for_5_s():
+    async with AppEnv(FAST) as env:
+        await env.reset(DELAYED, "Wait until ready", ready)
+        result = await env.step(Action(kind="wait"))
+    assert not result.check.passed
+    assert 4_900 <= result.step.timings.execute_ms < 6_500, result.step.timings
+    assert any(note.startswith("wait: no change in 50") for note in result.step.notes), result.step.notes
+
+
+async def test_a_wait_is_cut_to_the_time_left_of_the_step():
+    import time
+
+    async with AppEnv(FAST) as env:
+        await env.reset(DELAYED, "Wait until ready", ready)
+        started = time.monotonic()
+        result = await env.step(Action(kind="wait"), deadline=started + 3.0)
+        elapsed = time.monotonic() - started
+    assert any(note.startswith("wait: cut to ") for note in result.step.notes), result.step.notes
+    assert elapsed < 3.0 and result.step.timings.execute_ms < 1_500
+
+
+def test_the_default_step_limit_leaves_room_for_a_model_call_a_wait_a_settle_and_the_observation():
+    from cua._env import OBSERVE_RESERVE_MS
+    from cua._executor import WAIT_CAP_MS
+
+    config = RolloutConfig()
+    assert WAIT_CAP_MS == 5_000
+    needed_ms = (config.model_timeout_s * 1000 + WAIT_CAP_MS + config.settle_motion_cap_ms + OBSERVE_RESERVE_MS
+                 + config.checker_timeout_s * 1000)
+    assert config.step_timeout_s * 1000 >= needed_ms

@@ -145,6 +145,29 @@ async def test_uitars_default_prompt_is_the_official_template_with_the_last_n_sc
         assert request.count_images() == min(number + 1, 3)
 
 
+async def test_uitars_default_history_is_five_screenshots_with_every_earlier_reply_as_text(tmp_path, client_for):
+    # No `history_images` given: the default (5, the published agent's) must hold over a 7-step rollout.
+    x, y = INC_BUTTON[0] * 1288 / 1280, INC_BUTTON[1] * 728 / 720
+    replies = [f"Thought: Add one more ({i}).\nAction: click(point='<point>{x:.1f} {y:.1f}</point>')" for i in range(7)]
+    config = RolloutConfig(max_steps=8, step_timeout_s=30, model_timeout_s=15, episode_timeout_s=120)
+    with ScriptedOpenAIServer([reply_text(r) for r in replies]) as server:
+        policy = get_policy("uitars", model="scripted", client=client_for(server))
+        assert policy.history_images == 5
+        trajectory = await rollout(LAB, "Press Add one until the counter reads 7", policy, hits_at_least(7, "#count"),
+                                   tmp_path / "r", config)
+        requests = server.requests_for("chat")
+    assert trajectory.termination == TerminationReason.success and len(trajectory.steps) == 7
+    assert len(requests) == 7
+    last = requests[-1]
+    assert last.count_images() == 5
+    messages = last.json["messages"]
+    assert [m["content"] for m in messages if m["role"] == "assistant"] == replies[:6]  # all earlier replies, as text
+    folder = tmp_path / "r"
+    shots = [(folder / name).read_bytes() for name in [trajectory.initial_screenshot] + [s.screenshot for s in trajectory.steps]]
+    assert [shot for m in messages[2:] if m["role"] == "user" for shot in image_parts(m)] == shots[2:7]  # the last five
+    assert [r.count_images() for r in requests] == [1, 2, 3, 4, 5, 5, 5]
+
+
 async def test_uitars_unparseable_replies_are_re_asked_with_feedback_and_bounded(tmp_path, client_for):
     garbage = [reply_text("I am not sure what to do."), reply_text("Action: levitate()"), reply_text("Thought: hmm")]
     with ScriptedOpenAIServer(garbage, default=reply_text("Action: click(start_box='(1268,708)')")) as server:

@@ -110,3 +110,106 @@ async def test_the_observation_of_a_moving_step_is_the_settled_page_not_the_earl
         result = await env.step(Action(kind="click", point=BROWSE))
         assert result.check.passed, (result.step.timings, result.step.notes, result.step.target)
         assert result.observation.screenshot == await capture_png(env.page)
+
+
+# ---- The acted-on element moves after the click; infinite animations never hold a step ---------
+
+# A button that, once clicked, slides 600 px right over 500 ms (by a transition of `transform` or of
+# `left`, or moved by script each frame), and a "Confirm" button that only exists where it stops:
+# a click at the end position lands only if the first step was observed after the slide.
+SLIDE = """<!doctype html><html><head><style>
+  body { margin: 0; font: 16px sans-serif; }
+  #slide { position: absolute; left: 100px; top: 200px; width: 160px; height: 60px; }
+  #slide.transform { transition: transform 500ms linear; }
+  #slide.transform.gone { transform: translateX(600px); }
+  #slide.left { transition: left 500ms linear; }
+  #slide.left.gone { left: 700px; }
+</style></head><body>
+<button id="slide" class="KIND">Slide</button>
+<p>confirmed: <span id="confirmed">no</span>, early clicks: <span id="early">0</span></p>
+<script>
+  const slide = document.getElementById('slide');
+  let clicks = 0;
+  slide.onclick = () => {
+    clicks += 1;
+    if (clicks === 1) {
+      if (slide.className === 'script') {  // moved by script, no CSS animation at all
+        const t0 = performance.now();
+        const move = now => { const p = Math.min(1, (now - t0) / 500); slide.style.left = (100 + 600 * p) + 'px';
+                              if (p < 1) requestAnimationFrame(move); };
+        requestAnimationFrame(move);
+      } else {
+        slide.classList.add('gone');
+      }
+      return;
+    }
+    const box = slide.getBoundingClientRect();
+    if (box.x === 700) document.getElementById('confirmed').textContent = 'yes';
+    else { const e = document.getElementById('early'); e.textContent = String(Number(e.textContent) + 1); }
+  };
+</script></body></html>"""
+SLIDE_START, SLIDE_END = Point(x=180, y=230), Point(x=780, y=230)
+
+
+async def confirmed(page) -> bool:
+    return bool(await isolated_world(page).evaluate(
+        "document.querySelector('#confirmed').textContent === 'yes' && document.querySelector('#early').textContent === '0'"))
+
+
+@pytest.mark.parametrize("kind", ["transform", "left", "script"])
+async def test_a_clicked_element_that_slides_for_500_ms_is_observed_only_after_it_stops(tmp_path, kind):
+    policy = get_policy("scripted", script=[Action(kind="click", point=SLIDE_START), Action(kind="click", point=SLIDE_END)])
+    config = RolloutConfig(max_steps=3, step_timeout_s=30, episode_timeout_s=60)
+    trajectory = await rollout(SLIDE.replace("KIND", kind), "Confirm", policy, confirmed, tmp_path / "r", config)
+    assert trajectory.termination == TerminationReason.success, [(s.target, s.timings, s.notes) for s in trajectory.steps]
+    first, second = trajectory.steps
+    assert first.target.id == "slide" and second.target.id == "slide"
+    timings = first.timings
+    assert "target" in timings.settle_waited_for and not timings.settle_capped
+    assert 250 <= timings.motion_ms <= timings.settle_ms  # the motion is measured, and the settle outlasts it
+    assert timings.settle_ms - timings.motion_ms < 500  # ends soon after the slide stops, not at a cap
+
+
+async def test_the_observation_after_a_slide_shows_the_element_where_it_stopped():
+    async def at_rest(page) -> bool:
+        return bool(await isolated_world(page).evaluate("document.querySelector('#slide').getBoundingClientRect().x === 700"))
+
+    async with AppEnv() as env:
+        await env.reset(SLIDE.replace("KIND", "transform"), "Slide", at_rest)
+        result = await env.step(Action(kind="click", point=SLIDE_START))
+        assert result.check.passed, (result.step.timings, result.step.notes)
+        assert result.observation.screenshot == await capture_png(env.page)
+
+
+# Infinite animations: a spinner elsewhere on the page, the clicked button itself pulsing (its box
+# changes every frame), and a bar above the button whose height pulses, pushing the button up and
+# down. None ever ends, so none may hold the step.
+LOOPING = """<!doctype html><html><head><style>
+  body { margin: 0; font: 16px sans-serif; }
+  @keyframes spin { to { transform: rotate(360deg); } }
+  @keyframes pulse { 50% { transform: scale(1.2); } }
+  #spinner { position: absolute; left: 600px; top: 100px; width: 40px; height: 40px; border: 4px solid #36c;
+             border-top-color: transparent; border-radius: 50%; animation: spin 1s linear infinite; }
+  #go { width: 160px; height: 60px; margin-left: 100px; }
+  #go.pulse { animation: pulse 700ms ease-in-out infinite; }
+  @keyframes grow { 50% { height: 80px; } }
+  #bar { display: none; }
+  #bar.layout { display: block; height: 40px; animation: grow 1s ease-in-out infinite; }
+  #flow { position: absolute; left: 0; top: 200px; width: 400px; }
+</style></head><body>
+<div id="spinner"></div><div id="flow"><div id="bar" class="KIND"></div><button id="go" class="KIND">Go</button></div>
+<span id="n">0</span>
+<script>document.getElementById('go').onclick = () => {
+  const n = document.getElementById('n'); n.textContent = String(Number(n.textContent) + 1); };</script></body></html>"""
+
+
+@pytest.mark.parametrize("where, y", [("page", 230), ("pulse", 230), ("layout", 290)])  # "layout": the button spans 240–340
+async def test_an_infinite_animation_on_the_page_or_on_the_clicked_element_does_not_hold_the_step(where, y):
+    async with AppEnv() as env:
+        await env.reset(LOOPING.replace("KIND", where), "Go")
+        result = await env.step(Action(kind="click", point=Point(x=180, y=y)))
+    timings = result.step.timings
+    assert result.step.target.id == "go"
+    assert not timings.settle_capped, (timings, result.step.notes)
+    assert timings.settle_ms < 400  # the cap is 800 ms (2500 ms once something moved): well under it
+    assert "target" not in timings.settle_waited_for and "animation" not in timings.settle_waited_for

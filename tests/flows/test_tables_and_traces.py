@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import zipfile
+from pathlib import Path
 
 import pytest
 
 from flows import make_config, sweep
 
 APP = "unit-converter"
+EXAMPLE = str(Path(__file__).resolve().parents[2] / "configs" / "sweep.example.yaml")
 
 
 @pytest.mark.timeout(900)
@@ -48,3 +50,77 @@ async def test_commenter_modes_are_tracks_and_failed_rollouts_keep_their_traces(
     assert "Table 4 shape" in markdown and "Table 5 shape" in markdown and "SR (supported)" in markdown
     report = (run_dir / "report.html").read_text()
     assert "playwright show-trace" in report and "By commenter mode" in report
+
+
+def _trajectories(results):
+    return [task for result in results for task in result.tasks if task.trajectory is not None]
+
+
+@pytest.mark.timeout(900)
+async def test_trace_all_keeps_every_rollouts_trace_and_the_manifest_records_the_runs_browser(
+        tmp_path, prefect_server, monkeypatch):
+    # The run's browser setting, not a default: turn the in-page select picker off for this run's
+    # rollouts; the manifest must say off, as every trajectory does.
+    from cua import BrowserConfig
+    from flows import _rollouts
+
+    monkeypatch.setattr(_rollouts, "run_browser_config",
+                        lambda viewport: BrowserConfig(viewport=viewport, in_page_select_picker=False))
+    config = make_config({"name": "trace-all", "app_ids": [APP], "rounds": 0, "max_steps": 3, "trace": "all",
+                          "out_dir": str(tmp_path)})
+    results = await sweep(config)
+    run_dir = config.run_dir
+    tasks = _trajectories(results)
+    assert {t.success for t in tasks} == {True, False}, "the run should have successes and failures"
+    for task in tasks:
+        assert task.trace == f"{task.trajectory}/trace.zip" and zipfile.is_zipfile(run_dir / task.trace), task.task_id
+        trajectory = json.loads((run_dir / task.trajectory / "trajectory.json").read_text())
+        assert trajectory["in_page_select_picker"] is False
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["browser"] == {"viewport": "1280x720", "in_page_select_picker": False, "headless": True}
+    report = (run_dir / "report.html").read_text()
+    for task in tasks:  # each trace linked with the command that opens it, successes too
+        assert f"playwright show-trace {task.trace}</code>" in report, task.task_id
+
+
+@pytest.mark.timeout(900)
+async def test_trace_off_keeps_no_trace(tmp_path, prefect_server):
+    config = make_config({"name": "trace-off", "app_ids": [APP], "rounds": 0, "max_steps": 3, "trace": "off",
+                          "out_dir": str(tmp_path)})
+    results = await sweep(config)
+    tasks = _trajectories(results)
+    assert tasks and {t.success for t in tasks} == {True, False}
+    assert all(t.trace is None for t in tasks)
+    assert not list(config.run_dir.rglob("trace.zip"))
+    assert "playwright show-trace" not in (config.run_dir / "report.html").read_text()
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["run", "--offline", "--app", APP, "--trace", "all"], "all"),
+    (["run", "--offline", "--app", APP, "--trace", "off"], "off"),
+    (["run", "--offline", "--app", APP], "off"),  # the default
+    (["sweep", EXAMPLE, "--trace", "all"], "all"),  # the file says off: the flag wins
+    (["sweep", EXAMPLE], "off"),
+    (["run", "--config", EXAMPLE, "--trace", "failures"], "failures"),
+])
+def test_the_trace_flag_reaches_the_runs_config(monkeypatch, argv, expected):
+    from typer.testing import CliRunner
+
+    from flows.cli import _run
+    from flows.cli import app as cli
+
+    seen = []
+    monkeypatch.setattr(_run, "_execute", lambda config, *args, **kwargs: seen.append(config))
+    result = CliRunner().invoke(cli, argv)
+    assert result.exit_code == 0, result.output
+    assert [config.trace for config in seen] == [expected]
+
+
+def test_a_bad_trace_flag_is_one_error_line():
+    from typer.testing import CliRunner
+
+    from flows.cli import app as cli
+
+    result = CliRunner().invoke(cli, ["run", "--offline", "--trace", "sometimes"])
+    assert result.exit_code == 2
+    assert "error:" in result.output and "trace" in result.output
