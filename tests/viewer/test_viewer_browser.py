@@ -1,0 +1,204 @@
+"""The viewer in real Chromium against a real run folder made by the offline loop."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote
+
+from cua import Trajectory
+from flows import read_results
+from verifier.judge import read_labels
+
+RUN = "viewer-run"
+
+
+def _longest(run_dir) -> tuple[str, Trajectory]:
+    """The run's trajectory with the most steps (results order breaks ties)."""
+    results = read_results(run_dir)
+    best = None
+    for app in results.apps:
+        for task in app.tasks:
+            if task.trajectory and (best is None or task.steps > best[1]):
+                best = (task.trajectory, task.steps)
+    return best[0], Trajectory.load(run_dir / best[0])
+
+
+async def test_runs_page_lists_each_run_with_its_figures_and_damaged_runs_say_why(served, viewer_roots, browser_page):
+    page = browser_page
+    await page.goto(served.base + "/")
+    card = page.locator(f'section.run-card[data-run="{RUN}"]')
+    assert await card.count() == 1
+    text = await card.inner_text()
+    results = read_results(viewer_roots["good"])
+    for row in results.table:  # every round's FC / FC proven / SR, as results.json has them
+        assert f"{100 * row.fc['overall']:.1f} / {100 * row.fc_proven['overall']:.1f} / {100 * row.sr['overall']:.1f}" in text
+    assert "offline" in text and "No model calls" in text
+    broken = await page.locator('section.run-card[data-run="broken-results"]').inner_text()
+    assert "results.json: not a valid results file" in broken
+
+
+async def test_an_app_shows_its_versions_feedback_diff_and_task_grid(served, viewer_roots, browser_page):
+    page = browser_page
+    results = read_results(viewer_roots["good"])
+    await page.goto(f"{served.base}/runs/{RUN}")
+    await page.get_by_role("link", name="unit-converter").first.click()
+    await page.wait_for_selector(".versions")
+    assert await page.locator("figure.version").count() == 2  # rounds 0 and 1 side by side
+    for image in await page.locator("figure.version img").all():
+        assert await image.evaluate("img => img.complete && img.naturalWidth") == 1280
+    assert await page.locator("details.feedback li").count() > 0  # the commenter's feedback as lists
+    assert "Non-regression" in await page.locator("figure.version").nth(1).inner_text()
+    assert await page.locator("pre.diff .d-add").count() > 0  # the offline revision changed the HTML
+    grid = {}
+    for row in await page.locator("table.tasks tbody tr").all():
+        cells = row.locator("td")
+        grid[await cells.nth(0).inner_text()] = [await cells.nth(i).get_attribute("class") for i in (1, 2)]
+    for app in results.apps:
+        for task in app.tasks:
+            want = "cell-success" if task.success else "cell-failure" if task.checker_valid else "cell-unsupported"
+            assert grid[task.task_id][app.round] == want, (task.task_id, app.round)
+
+
+async def test_stepping_through_a_trajectory_with_the_keyboard_shows_each_steps_screenshot_and_action(
+        served, viewer_roots, browser_page):
+    page = browser_page
+    trajectory_id, trajectory = _longest(viewer_roots["good"])
+    assert len(trajectory.steps) >= 3
+    await page.goto(f"{served.base}/runs/{RUN}/t/{quote(trajectory_id)}")
+    await page.wait_for_selector("#step-details tr")
+    for number, step in enumerate(trajectory.steps, start=1):
+        if number > 1:
+            await page.keyboard.press("ArrowRight")
+        assert await page.locator("#step-title").inner_text() == f"step {number} of {len(trajectory.steps)}"
+        before = trajectory.initial_screenshot if number == 1 else trajectory.steps[number - 2].screenshot
+        assert (await page.locator("#before-img").get_attribute("src")).endswith(f"/{trajectory_id}/{before}")
+        assert (await page.locator("#after-img").get_attribute("src")).endswith(f"/{trajectory_id}/{step.screenshot}")
+        details = await page.locator("#step-details").inner_text()
+        assert step.screen_action.describe() in details
+        if step.screen_action.point is not None:  # the ring is drawn where the agent pointed, in screen pixels
+            ring = page.locator("#overlay circle.ring").first
+            assert float(await ring.get_attribute("cx")) == step.screen_action.point.x
+            assert float(await ring.get_attribute("cy")) == step.screen_action.point.y
+    await page.keyboard.press("ArrowLeft")
+    assert await page.locator("#step-title").inner_text() == f"step {len(trajectory.steps) - 1} of {len(trajectory.steps)}"
+
+
+async def test_j_and_k_move_between_trajectories_in_results_order(served, viewer_roots, browser_page):
+    page = browser_page
+    results = read_results(viewer_roots["good"])
+    order = list(dict.fromkeys(t.trajectory for app in results.apps for t in app.tasks if t.trajectory))
+    await page.goto(f"{served.base}/runs/{RUN}/t/{quote(order[1])}")
+    await page.keyboard.press("j")
+    await page.wait_for_url(f"**/t/{quote(order[2])}")
+    await page.keyboard.press("k")
+    await page.wait_for_url(f"**/t/{quote(order[1])}")
+    await page.keyboard.press("k")
+    await page.wait_for_url(f"**/t/{quote(order[0])}")
+
+
+async def test_comparing_two_rounds_lists_every_task_that_flipped(served, viewer_roots, browser_page):
+    page = browser_page
+    results = read_results(viewer_roots["good"])
+    by_round = {app.round: {t.task_id: t.success and t.checker_valid for t in app.tasks} for app in results.apps}
+    to_success = sorted(t for t, won in by_round[1].items() if won and not by_round[0].get(t))
+    to_failure = sorted(t for t, won in by_round[1].items() if not won and by_round[0].get(t))
+    assert to_success, "the offline revision is expected to make at least one task succeed"
+    await page.goto(f"{served.base}/runs/{RUN}")
+    await page.locator("#compare-rounds").click()
+    await page.wait_for_selector("#to_success")
+    seen_success = sorted([await row.locator("td").nth(1).inner_text()
+                           for row in await page.locator("tr.flip-to_success").all()])
+    seen_failure = sorted([await row.locator("td").nth(1).inner_text()
+                           for row in await page.locator("tr.flip-to_failure").all()])
+    assert (seen_success, seen_failure) == (to_success, to_failure)
+
+
+async def test_labelling_three_trajectories_with_the_keys_survives_a_reload_and_lands_in_labels_jsonl(
+        served, viewer_roots, browser_page):
+    page = browser_page
+    results = read_results(viewer_roots["good"])
+    outcomes = {t.trajectory: t for app in results.apps for t in app.tasks if t.trajectory}
+    order = list(outcomes)[:3]
+    labelled = dict(zip(order, ("success", "failure", "unsure")))
+    for trajectory_id, value in labelled.items():
+        await page.goto(f"{served.base}/runs/{RUN}/t/{quote(trajectory_id)}")
+        # Blind: the checker's verdict is hidden until this person labels.
+        assert "hidden until you label" in await page.locator("#verdict").inner_text()
+        assert await page.locator("img.dashboard").count() == 0
+        await page.locator("#label-note").fill(f"note on {value}")
+        await page.locator("body").click(position={"x": 5, "y": 300})  # leave the note field: keys label again
+        async with page.expect_navigation():
+            await page.keyboard.press(value[0])
+        verdict = await page.locator("#verdict").inner_text()
+        outcome = outcomes[trajectory_id]
+        checker = "success" if outcome.success else "failure"
+        assert f"Checker: {checker}" in verdict
+        disagrees = value != "unsure" and value != checker
+        assert ("disagrees" in verdict) == disagrees
+        assert ("disagree" in (await page.locator("#verdict").get_attribute("class"))) == disagrees
+    await page.reload()
+    assert f"Your label: {labelled[order[-1]]}" in await page.locator("#my-label").inner_text()
+    assert "3 / " in await page.locator("#label-progress").inner_text()
+    for trajectory_id, value in labelled.items():
+        await page.goto(f"{served.base}/runs/{RUN}/t/{quote(trajectory_id)}")
+        assert f"Your label: {value}" in await page.locator("#my-label").inner_text()
+    stored = read_labels(viewer_roots["good"])
+    assert stored.problems == []
+    assert {label.trajectory_id: (label.label, label.note, label.who) for label in stored.labels} == {
+        t: (v, f"note on {v}", "ada") for t, v in labelled.items()}
+
+
+async def test_a_damaged_run_says_what_is_wrong_on_the_page_that_needs_it(served, viewer_roots, browser_page):
+    page = browser_page
+    damaged = viewer_roots["damaged"]
+    trajectory_id, trajectory = _longest(damaged)
+    (damaged / trajectory_id / trajectory.steps[0].screenshot).unlink()  # a missing PNG
+    results = read_results(damaged)
+    other = next(t.trajectory for app in results.apps for t in app.tasks if t.trajectory and t.trajectory != trajectory_id)
+    text = (damaged / other / "trajectory.json").read_text()
+    (damaged / other / "trajectory.json").write_text(text[: len(text) // 3])  # a truncated JSON
+    await page.goto(f"{served.base}/runs/damaged-run/t/{quote(trajectory_id)}")
+    assert f"{trajectory.steps[0].screenshot}: the screenshot is missing" in await page.locator(".problem").first.inner_text()
+    assert await page.locator("#step-details tr").count() > 0  # the steps still show
+    await page.goto(f"{served.base}/runs/damaged-run/t/{quote(other)}")
+    assert "not a valid trajectory" in await page.locator(".problem").first.inner_text()
+    await page.goto(f"{served.base}/runs/damaged-run/apps/unit-converter")  # the rest of the run still works
+    assert await page.locator("figure.version").count() == 2
+    await page.goto(f"{served.base}/runs/broken-results")
+    assert "not a valid results file" in await page.locator(".problem").first.inner_text()
+    await page.goto(f"{served.base}/runs/{RUN}")
+    assert await page.locator("table.apps tbody tr").count() == 1
+
+
+async def test_a_trajectory_links_its_dashboard_after_labelling_and_its_trace_with_the_show_trace_command(
+        served, viewer_roots, browser_page):
+    page = browser_page
+    results = read_results(viewer_roots["good"])
+    traced = next(t for app in results.apps for t in app.tasks if t.trace)
+    await page.goto(f"{served.base}/runs/{RUN}/t/{quote(traced.trajectory)}?reveal=1")
+    assert await page.locator("img.dashboard").evaluate("img => img.naturalWidth") == 1920
+    trace = await page.locator("p.trace").inner_text()
+    assert f"playwright show-trace {viewer_roots['good'].resolve()}/{traced.trace}" in trace
+    response = await page.request.get(served.base + await page.locator("p.trace a").get_attribute("href"))
+    assert response.status == 200 and (await response.body())[:2] == b"PK"
+
+
+async def test_app_versions_are_served_in_a_sandbox(served, viewer_roots, browser_page):
+    results = read_results(viewer_roots["good"])
+    response = await browser_page.request.get(f"{served.base}/files/{RUN}/{results.apps[0].html}")
+    assert response.status == 200
+    assert response.headers["content-security-policy"].startswith("sandbox")
+
+
+async def test_labels_are_taken_as_json_only_and_for_trajectories_of_the_run(served, viewer_roots, browser_page):
+    request = browser_page.request
+    known = read_results(viewer_roots["good"]).apps[0].tasks[0].trajectory
+    form = await request.post(f"{served.base}/runs/{RUN}/labels", form={"trajectory_id": known, "label": "success"})
+    assert form.status in (415, 422)
+    unknown = await request.post(f"{served.base}/runs/{RUN}/labels",
+                                 data=json.dumps({"trajectory_id": "apps/../../x", "label": "success"}),
+                                 headers={"Content-Type": "application/json"})
+    assert unknown.status == 404
+    bad = await request.post(f"{served.base}/runs/{RUN}/labels", data=json.dumps({"trajectory_id": known, "label": "maybe"}),
+                             headers={"Content-Type": "application/json"})
+    assert bad.status == 422
