@@ -12,14 +12,21 @@ library can take the signals — and the main thread only waits and listens:
 2. if that has not finished within `grace_s`, the process tree (Chromium, the Playwright driver,
    Prefect's local server) is killed and the process exits at once.
 
-Either way the caller gets `Stopped` (or the process ends) well inside `STOP_BUDGET_S`.
+Either way the caller gets `Stopped` (or the process ends) well inside `STOP_BUDGET_S`:
+`GRACE_S` (10 s) for the clean stop, then the kill, which takes well under a second; change the
+bound by changing `GRACE_S`.
+
+A signal may also come while `aui run`/`aui sweep` is still starting (importing, reading its
+config): the command's entry point (`flows._entry`) calls `listen_from_startup` before it imports
+anything heavy, so such a process ends at once, "not started", with the same kind of line, until
+the run's `SignalListener` takes over. This module imports only light standard-library modules at
+its top (asyncio and threading load when a run starts). Only a signal in the interpreter's own start-up,
+before the entry point runs (some tens of milliseconds), still ends the process silently.
 """
 
-import asyncio
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -52,7 +59,10 @@ class SignalListener:
 
     def __enter__(self) -> "SignalListener":
         for signum in SIGNAL_EXIT_CODES:
-            self._previous[signum] = signal.signal(signum, self._record)
+            previous = signal.signal(signum, self._record)
+            # Taking over from `listen_from_startup`: once this listener is done, the signal's
+            # handling before that (not "stop while starting") comes back.
+            self._previous[signum] = _before_startup.get(signum, previous) if previous is _stop_while_starting else previous
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -71,6 +81,38 @@ class SignalListener:
         return Stopped(self.received[0], time.monotonic() - self.first_at, clean)
 
 
+_before_startup: dict[int, Any] = {}
+
+
+def listen_from_startup(command: str) -> None:
+    """From now until a run's `SignalListener` takes over, the first SIGTERM/SIGINT ends the
+    process at once with one line: nothing has run yet (no stage, no browser, no Prefect server).
+
+    Called first thing by the `aui run`/`aui sweep` entry point (`command` names it in the line),
+    before the CLI's imports (about a second) and its checks of the config, where a signal would
+    otherwise kill the process with no word or wait for the imports to finish.
+    """
+    global _startup_command
+    _startup_command = command
+    for signum in SIGNAL_EXIT_CODES:
+        previous = signal.signal(signum, _stop_while_starting)
+        if previous is not _stop_while_starting:
+            _before_startup[signum] = previous
+
+
+_startup_command = "run"
+
+
+def _stop_while_starting(signum: int, frame: object) -> None:
+    name = signal.Signals(signum).name
+    line = (f"error: aui {_startup_command} not started: {name} received while it was starting up; nothing ran: "
+            f"run the same command again to resume\n")
+    try:
+        os.write(2, line.encode())
+    finally:
+        os._exit(SIGNAL_EXIT_CODES[signum])
+
+
 def run_stoppable(main: Callable[[], Awaitable[Any]], listener: SignalListener, *, grace_s: float = GRACE_S,
                   on_hard_stop: Callable[[str], None] | None = None) -> Any:
     """`main()`'s result, run on an event loop in a worker thread while this (main) thread, inside
@@ -83,6 +125,9 @@ def run_stoppable(main: Callable[[], Awaitable[Any]], listener: SignalListener, 
     Never returns after a signal whose run did not end within `grace_s`: the process tree is killed
     and the process exits (after `on_hard_stop(message)`, e.g. to print one line).
     """
+    import asyncio
+    import threading
+
     box: dict[str, Any] = {}
 
     async def runner() -> Any:
@@ -119,6 +164,8 @@ def run_stoppable(main: Callable[[], Awaitable[Any]], listener: SignalListener, 
 
 
 async def _close_browser() -> None:
+    import asyncio
+
     try:
         from cua import close_browser
 

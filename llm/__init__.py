@@ -5,10 +5,11 @@ an on-disk call cache, token/cost accounting, and the generic name registry othe
     client = ModelClient(registry.with_roles({"cua": "uitars-1.5-7b"}))
     result = await client.chat([system_message("..."), user_message("...", images=[png])], role="coder")
 
-Model output is untrusted: a reply body over its role's size cap (`DEFAULT_REPLY_CAPS`, or
-`max_reply_bytes` on the model or the call) fails the call with `ReplyTooLargeError`, unread past
-the cap; the parts callers act on (chat `tool_calls`, Responses `computer_call` and `message`
-items) are validated, and a malformed one sets `result.invalid` for the caller to ask again.
+Model output is untrusted: a reply body over its size cap (`reply_cap`: a call's or a model's
+`max_reply_bytes`, else `reply_caps:` per role in the registry, else the role's
+`DEFAULT_REPLY_CAPS`) fails the call with `ReplyTooLargeError`, unread past the cap; the parts
+callers act on (chat `tool_calls`, Responses `computer_call` and `message` items) are validated,
+and a malformed one sets `result.invalid` for the caller to ask again.
 
 Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against scripted replies.
 """
@@ -25,7 +26,7 @@ from ._config import (
     Provider,
 )
 from ._items import ComputerAction, ComputerCall, FunctionCall, PathPoint, ToolCall
-from ._limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_REPLY_CAPS
+from ._limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_REPLY_CAPS, reply_cap
 from ._messages import (
     Message,
     assistant_message,
@@ -96,6 +97,7 @@ __all__ = [
     "load_model_registry",
     "make_sdk_client",
     "rebuild_exception",
+    "reply_cap",
     "request_key",
     "reset_call_stats",
     "shared_clients",

@@ -77,7 +77,7 @@ class ModelClient:
         configured param. `timeout_s` overrides the model's per-attempt limit; `cache=False`
         bypasses the cache for this call (the reply is still stored). `max_reply_bytes`
         overrides the reply's size cap (default: the model's `max_reply_bytes`, else the role's
-        `DEFAULT_REPLY_CAPS` entry). The result's `tool_calls` are validated; a malformed one
+        `reply_caps:` entry in the registry, else its `DEFAULT_REPLY_CAPS` entry; `llm.reply_cap`). The result's `tool_calls` are validated; a malformed one
         leaves them empty and sets `result.invalid`.
 
         Raises:
@@ -171,7 +171,7 @@ class ModelClient:
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         if body.get("stream"):
             raise ValueError("streaming is not supported by ModelClient; omit stream=True")
-        cap = reply_cap(config, label, self.registry.roles, max_reply_bytes)
+        cap = reply_cap(config, label, self.registry.roles, max_reply_bytes, self.registry.reply_caps)
         endpoint = config.endpoint()
         material = {
             "api": api,
@@ -303,8 +303,8 @@ class ModelClient:
         endpoint = config.endpoint()
         return ReplyTooLargeError(
             f"model {config.name!r} at {endpoint} ({api}), for {whose}: {reason}; not retried (asking again "
-            f"would cost as much). If replies this large are expected, set max_reply_bytes on the model in "
-            f"{self.registry.source} or pass max_reply_bytes= to the call",
+            f"would cost as much). If replies this large are expected, set reply_caps: for the role or "
+            f"max_reply_bytes on the model in {self.registry.source}, or pass max_reply_bytes= to the call",
             model=config.name,
             endpoint=endpoint,
             role=label,

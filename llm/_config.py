@@ -143,8 +143,8 @@ class ModelConfig(BaseModel):
     """Token prices; without them the model's calls are counted as unpriced (cost 0)."""
     max_reply_bytes: int | None = Field(default=None, gt=0)
     """Largest reply body accepted from this model, in bytes, whatever role it plays; a larger
-    one fails the call (`ReplyTooLargeError`, not retried). Unset: the role's default
-    (`llm.DEFAULT_REPLY_CAPS`). A call's `max_reply_bytes=` overrides both."""
+    one fails the call (`ReplyTooLargeError`, not retried). Unset: the role's cap (`reply_caps:`
+    in the registry, else `llm.DEFAULT_REPLY_CAPS`). A call's `max_reply_bytes=` overrides it."""
     description: str = ""
     """Free text for people reading the config."""
 

@@ -9,10 +9,10 @@ the cap (plus one network chunk).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._config import ModelConfig
+from ._config import ModelConfig, ModelConfigError
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -33,7 +33,8 @@ DEFAULT_REPLY_CAPS: dict[str, int] = {
     # with a computer_call, a reasoning summary and the echoed request fields is a few KB.
     "cua": 64 * KIB,
 }
-"""Bytes a reply body may have, by role (`max_reply_bytes` on a model or a call overrides them)."""
+"""Bytes a reply body may have, by role, unless set otherwise: `reply_caps:` in the model registry
+(per role), `max_reply_bytes` on a model entry, or `max_reply_bytes=` of a call (`reply_cap`)."""
 
 DEFAULT_MAX_REPLY_BYTES = MIB
 """The cap for a role not in `DEFAULT_REPLY_CAPS`, and for a call made by a model name that plays
@@ -53,12 +54,19 @@ class ReplyOverCap(Exception):
         """The HTTP status of the reply (0 for one read from the cache)."""
 
 
-def reply_cap(config: ModelConfig, label: str, roles: Mapping[str, str], override: int | None) -> tuple[int, str]:
+def reply_cap(config: ModelConfig, label: str, roles: Mapping[str, str], override: int | None,
+              role_caps: Mapping[str, int] | None = None) -> tuple[int, str]:
     """The byte cap of a reply to a call made for `label` (a role or a model name), and where it comes from.
 
-    First of: `override` (the call's `max_reply_bytes=`), the model entry's `max_reply_bytes`,
-    the default of the role `label` names, the largest default among the roles the model plays,
-    `DEFAULT_MAX_REPLY_BYTES`.
+    First of (call > model > role > default):
+
+    1. `override`, the call's `max_reply_bytes=`;
+    2. the model entry's `max_reply_bytes` (whatever role it plays);
+    3. for a role, its `role_caps` entry (`reply_caps:` in the model registry), else its default
+       (`DEFAULT_REPLY_CAPS`); a role of one mode, `commenter:dashboard`, is capped as its role,
+       `commenter`, unless it has an entry of its own;
+    4. for a call by model name, the largest cap (set or default) among the roles the model plays;
+    5. `DEFAULT_MAX_REPLY_BYTES`.
 
     Raises:
         ValueError: `override` is not a positive integer.
@@ -69,13 +77,47 @@ def reply_cap(config: ModelConfig, label: str, roles: Mapping[str, str], overrid
         return override, "max_reply_bytes= of this call"
     if config.max_reply_bytes is not None:
         return config.max_reply_bytes, f"max_reply_bytes of model {config.name!r}"
+    role_caps = role_caps or {}
     if label in roles:
-        return DEFAULT_REPLY_CAPS.get(label, DEFAULT_MAX_REPLY_BYTES), f"default for role {label!r}"
-    played = [DEFAULT_REPLY_CAPS.get(role, DEFAULT_MAX_REPLY_BYTES)
-              for role, name in roles.items() if name == config.name]
+        return _role_cap(label, role_caps)
+    played = [_role_cap(role, role_caps)[0] for role, name in roles.items() if name == config.name]
     if played:
-        return max(played), f"largest default of the roles model {config.name!r} plays"
+        return max(played), f"largest cap of the roles model {config.name!r} plays"
     return DEFAULT_MAX_REPLY_BYTES, "default for a model that plays no role"
+
+
+def _role_cap(role: str, role_caps: Mapping[str, int]) -> tuple[int, str]:
+    base = role.partition(":")[0]
+    for key in dict.fromkeys((role, base)):
+        if key in role_caps:
+            return role_caps[key], f"reply_caps.{key} of the model registry"
+    return DEFAULT_REPLY_CAPS.get(base, DEFAULT_MAX_REPLY_BYTES), f"default for role {base!r}"
+
+
+def check_reply_caps(caps: object, known_roles: Iterable[str], source: str) -> dict[str, int]:
+    """`reply_caps:` of a model registry (role → bytes), checked.
+
+    A key must be a role (`llm.ROLES`, a role of the registry's role map, or a mode of one such as
+    `commenter:dashboard`); a value a positive whole number of bytes.
+
+    Raises:
+        ModelConfigError: the first problem, naming `source` and the field (`reply_caps.coder`).
+    """
+    if caps is None:
+        return {}
+    if not isinstance(caps, Mapping):
+        raise ModelConfigError(f"{source}: 'reply_caps' must map role names to bytes, e.g. coder: 1048576")
+    known = set(known_roles)
+    checked: dict[str, int] = {}
+    for role, value in caps.items():
+        field = f"reply_caps.{role}"
+        if not isinstance(role, str) or not (role in known or role.partition(":")[0] in known):
+            raise ModelConfigError(f"{source}: field {field!r}: unknown role {role!r}; roles are {sorted(known)}")
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ModelConfigError(f"{source}: field {field!r}: must be a positive whole number of bytes "
+                                   f"(e.g. 262144 for 256 KiB), got {value!r}")
+        checked[role] = value
+    return checked
 
 
 async def read_capped(response: Any, cap: int) -> bytes:

@@ -10,7 +10,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ._config import ModelConfig, ModelConfigError
+from ._config import ROLES, ModelConfig, ModelConfigError
+from ._limits import check_reply_caps
 from ._registry_base import UnknownNameError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +27,8 @@ class UnknownModelError(UnknownNameError, ModelConfigError):
 
 
 class ModelRegistry:
-    """Named model entries and the role map. Immutable: `with_roles` returns a new registry.
+    """Named model entries, the role map and the reply caps set per role. Immutable: `with_roles`
+    returns a new registry.
 
     Everywhere a model is wanted, callers may pass either a role (`"coder"`) or a model name
     (`"gpt-5"`); role and model names may not collide, so this is never ambiguous.
@@ -38,12 +40,15 @@ class ModelRegistry:
         roles: Mapping[str, str] | None = None,
         *,
         source: str | Path | None = None,
+        reply_caps: Mapping[str, int] | None = None,
     ) -> None:
-        """Build a registry from model entries and a role map (role → model name).
+        """Build a registry from model entries, a role map (role → model name) and reply caps
+        per role (role → bytes, `reply_caps:` in YAML; `llm.reply_cap` says which cap wins).
 
         Raises:
-            ModelConfigError: duplicate model names, a role naming an unknown model, or a role
-                whose name is also a model name.
+            ModelConfigError: duplicate model names, a role naming an unknown model, a role
+                whose name is also a model name, or a reply cap that is not a positive whole
+                number of bytes or names no role.
         """
         self.source = str(source) if source is not None else "<in-memory>"
         entries = list(models.values()) if isinstance(models, Mapping) else list(models)
@@ -55,6 +60,7 @@ class ModelRegistry:
         self._roles: dict[str, str] = {}
         for role, target in (roles or {}).items():
             self._roles[role] = self._role_target(role, target)
+        self._reply_caps = check_reply_caps(reply_caps, (*ROLES, *self._roles), self.source)
 
     @property
     def models(self) -> dict[str, ModelConfig]:
@@ -65,6 +71,11 @@ class ModelRegistry:
     def roles(self) -> dict[str, str]:
         """Role → model name (a copy)."""
         return dict(self._roles)
+
+    @property
+    def reply_caps(self) -> dict[str, int]:
+        """Reply caps set per role, in bytes (a copy; roles not listed keep `llm.DEFAULT_REPLY_CAPS`)."""
+        return dict(self._reply_caps)
 
     def names(self) -> list[str]:
         """Model names, in file order."""
@@ -111,26 +122,28 @@ class ModelRegistry:
         roles = dict(self._roles)
         for role, target in overrides.items():
             roles[role] = self.model_name(target) if target in self._roles else target
-        return ModelRegistry(list(self._models.values()), roles, source=self.source)
+        return ModelRegistry(list(self._models.values()), roles, source=self.source, reply_caps=self._reply_caps)
 
     def with_models(self, *models: ModelConfig) -> ModelRegistry:
         """A copy with `models` added, replacing entries of the same name (handy in tests)."""
         merged = dict(self._models)
         merged.update({m.name: m for m in models})
-        return ModelRegistry(merged, self._roles, source=self.source)
+        return ModelRegistry(merged, self._roles, source=self.source, reply_caps=self._reply_caps)
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str | Path = "<dict>") -> ModelRegistry:
-        """Build from the parsed YAML structure `{"models": [...], "roles": {...}}`.
+        """Build from the parsed YAML structure `{"models": [...], "roles": {...}, "reply_caps": {...}}`
+        (`reply_caps` optional).
 
         Raises:
             ModelConfigError: the structure is wrong; the message names `source` and the field.
         """
         if not isinstance(data, Mapping):
             raise ModelConfigError(f"{source}: expected a mapping with 'models' and 'roles', got {type(data).__name__}")
-        unknown = sorted(set(data) - {"models", "roles"})
+        unknown = sorted(set(data) - {"models", "roles", "reply_caps"})
         if unknown:
-            raise ModelConfigError(f"{source}: unknown top-level key(s) {unknown}; expected 'models' and 'roles'")
+            raise ModelConfigError(f"{source}: unknown top-level key(s) {unknown}; expected 'models', 'roles' "
+                                   "and optionally 'reply_caps'")
         raw_models = data.get("models")
         if not isinstance(raw_models, list) or not raw_models:
             raise ModelConfigError(f"{source}: 'models' must be a non-empty list of model entries")
@@ -138,10 +151,11 @@ class ModelRegistry:
         roles = data.get("roles") or {}
         if not isinstance(roles, Mapping) or not all(isinstance(v, str) for v in roles.values()):
             raise ModelConfigError(f"{source}: 'roles' must map role names to model names, e.g. coder: gpt-5")
-        return cls(models, {str(k): v for k, v in roles.items()}, source=source)
+        return cls(models, {str(k): v for k, v in roles.items()}, source=source, reply_caps=data.get("reply_caps"))
 
     def __repr__(self) -> str:
-        return f"ModelRegistry(source={self.source!r}, models={self.names()}, roles={self._roles})"
+        caps = f", reply_caps={self._reply_caps}" if self._reply_caps else ""
+        return f"ModelRegistry(source={self.source!r}, models={self.names()}, roles={self._roles}{caps})"
 
     def _role_target(self, role: str, target: str) -> str:
         if role in self._models:

@@ -58,8 +58,9 @@ _rebuild_error = rebuild_exception
 
 
 class ReplyTooLargeError(ModelCallError):
-    """A reply body was larger than the cap for its role (`llm.DEFAULT_REPLY_CAPS`, or the
-    `max_reply_bytes` of the model or the call). Never retried: asking again would cost as much.
+    """A reply body was larger than its cap (`llm.reply_cap`: the call's or the model's
+    `max_reply_bytes`, else the role's `reply_caps:` entry, else `llm.DEFAULT_REPLY_CAPS`).
+    Never retried: asking again would cost as much.
 
     The reply's bytes were not kept, cached or returned; its tokens are unknown, so the usage
     ledger records the call as failed with no tokens.

@@ -1,5 +1,5 @@
 """`python -m flows.cli …` is `aui …`."""
 
-from . import app
+from .._entry import main
 
-app()
+main()

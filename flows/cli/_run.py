@@ -79,6 +79,8 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     from .._preflight import check_config, check_run_size
     from .._stop import Stopped, run_stoppable
 
+    if (stopped := listener.stopped()) is not None:  # a signal while the command started (`flows._entry`)
+        raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
     try:
         app_ids = check_config(config, source=source)  # bad input fails here, before Prefect is even imported
         size = check_run_size(config, app_ids, assume_yes=assume_yes, source=source)

@@ -1,6 +1,6 @@
 """Reply size caps, through the real client against a real HTTP server: a reply over its role's
-cap is refused (named, recorded, never cached or retried), reading stops early, and the model
-entry (YAML) or the call can change the cap."""
+cap is refused (named, recorded, never cached or retried), reading stops early, and a role
+(`reply_caps:` in the YAML), the model entry (YAML) or the call can change the cap."""
 
 from __future__ import annotations
 
@@ -18,10 +18,12 @@ from llm import (
     ROLES,
     ModelCallError,
     ModelClient,
+    ModelConfig,
     ModelConfigError,
     ReplyTooLargeError,
     call_stats,
     load_model_registry,
+    reply_cap,
     user_message,
 )
 from llm.testing import Reply, ScriptedOpenAIServer, reply_flood, reply_text
@@ -141,6 +143,61 @@ def test_a_cap_in_the_yaml_must_be_a_positive_number_of_bytes(tmp_path):
     with ScriptedOpenAIServer() as server:
         with pytest.raises(ModelConfigError, match=r"local.*max_reply_bytes"):
             _yaml_registry(tmp_path, server, "    max_reply_bytes: 0\n")
+
+
+async def test_reply_caps_in_the_yaml_change_the_cap_of_that_role_only(tmp_path, fast_retry):
+    with ScriptedOpenAIServer(default=reply_text("x" * 5000)) as server:
+        registry = _yaml_registry(tmp_path, server, "reply_caps:\n  cua: 4096\n  coder: 2_097_152\n")
+        assert registry.reply_caps == {"cua": 4096, "coder": 2 * 1024 * 1024}
+        assert registry.with_roles({"proposer": "local"}).reply_caps == registry.reply_caps
+        client = ModelClient(registry, cache=False, retry=fast_retry)
+        assert len((await client.chat([user_message("a")], role="coder")).text) == 5000
+        with pytest.raises(ReplyTooLargeError) as caught:
+            await client.chat([user_message("a")], role="cua")
+    assert (caught.value.role, caught.value.cap_bytes) == ("cua", 4096)
+    message = str(caught.value)
+    assert "reply_caps.cua of the model registry" in message and "set reply_caps: for the role" in message
+
+
+LOCAL = ModelConfig(name="local", provider="openai-compatible", model="m", base_url="http://127.0.0.1:9/v1")
+CAPPED = LOCAL.model_copy(update={"max_reply_bytes": 5000})
+ROLE_MAP = {"coder": "local", "cua": "local", "commenter": "local", "commenter:dashboard": "local"}
+
+
+@pytest.mark.parametrize(("config", "label", "override", "caps", "expected"), [
+    # call > model > role (reply_caps) > the role's default
+    (CAPPED, "cua", 700, {"cua": 900}, (700, "max_reply_bytes= of this call")),
+    (CAPPED, "cua", None, {"cua": 900}, (5000, "max_reply_bytes of model 'local'")),
+    (LOCAL, "cua", None, {"cua": 900}, (900, "reply_caps.cua of the model registry")),
+    (LOCAL, "cua", None, {"coder": 900}, (64 * 1024, "default for role 'cua'")),
+    # a commenter mode is capped as the commenter, unless it has an entry of its own
+    (LOCAL, "commenter:dashboard", None, {}, (256 * 1024, "default for role 'commenter'")),
+    (LOCAL, "commenter:dashboard", None, {"commenter": 800}, (800, "reply_caps.commenter of the model registry")),
+    (LOCAL, "commenter:dashboard", None, {"commenter": 800, "commenter:dashboard": 600},
+     (600, "reply_caps.commenter:dashboard of the model registry")),
+    # by model name: the largest cap of the roles the model plays, set or default
+    (LOCAL, "local", None, {"coder": 1000, "commenter": 2000}, (64 * 1024, "largest cap of the roles model 'local' plays")),
+    (LOCAL, "local", None, {"cua": 3 * 1024 * 1024}, (3 * 1024 * 1024, "largest cap of the roles model 'local' plays")),
+])
+def test_which_cap_applies_call_then_model_then_role_then_default(config, label, override, caps, expected):
+    assert reply_cap(config, label, ROLE_MAP, override, caps) == expected
+
+
+@pytest.mark.parametrize(("caps", "problem"), [
+    ("cua: 0", r"field 'reply_caps.cua': must be a positive whole number of bytes .*got 0"),
+    ("cua: -4096", r"field 'reply_caps.cua': must be a positive whole number of bytes .*got -4096"),
+    ("cua: 4096.5", r"field 'reply_caps.cua': must be a positive whole number of bytes .*got 4096.5"),
+    ("cua: 64KiB", r"field 'reply_caps.cua': must be a positive whole number of bytes .*got '64KiB'"),
+    ("cua: true", r"field 'reply_caps.cua': must be a positive whole number of bytes .*got True"),
+    ("cua:", r"field 'reply_caps.cua': must be a positive whole number of bytes .*got None"),
+    ("codr: 4096", r"field 'reply_caps.codr': unknown role 'codr'"),
+    ("[4096]", r"'reply_caps' must map role names to bytes"),
+])
+def test_a_reply_cap_per_role_must_be_a_positive_whole_number_of_bytes_for_a_role(tmp_path, caps, problem):
+    with ScriptedOpenAIServer() as server:
+        with pytest.raises(ModelConfigError, match=problem) as caught:
+            _yaml_registry(tmp_path, server, f"reply_caps: {{{caps}}}\n" if ":" in caps else f"reply_caps: {caps}\n")
+    assert str(tmp_path / "models.yaml") in str(caught.value)
 
 
 async def test_a_calls_max_reply_bytes_overrides_the_models_and_the_roles_cap(make_client):
