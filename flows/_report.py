@@ -100,7 +100,8 @@ def _usage_html(usage: dict) -> str:
     rows = [(role, entry) for role, entry in (usage.get("by_role") or {}).items()]
     rows += [(f"commenter ({mode})", entry) for mode, entry in (usage.get("by_commenter_mode") or {}).items()]
     if not rows:
-        return ""
+        return ("<h2>Token use and cost per role</h2><p class=note>No model calls: every role ran on an offline "
+                "provider (or every answer came from the call cache).</p>")
     body = "".join(
         f"<tr><td>{_e(role)}</td><td>{int(entry.get('calls', 0))}</td><td>{int(entry.get('prompt_tokens', 0))}</td>"
         f"<td>{int(entry.get('completion_tokens', 0))}</td><td>{entry.get('cost_usd', 0):.4f}</td></tr>"
@@ -182,7 +183,7 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
             "They are honest baselines — the heuristic agent reads the page and clicks by coordinates; the offline "
             "commenter measures the DOM; the offline coder applies deterministic agent-centric rewrites.</p>"
         )
-    usage_html = _usage_html(usage) if usage else ""
+    usage_html = _usage_html(usage or {})
     by_cua = _records_html(by_cua_table(rows), "Each cell: SR (FC) overall, in %, per CUA (the paper's Table 4 shape).")
     by_commenter = _records_html(by_commenter_mode_table(rows, usage), "One row per commenter mode: SR (FC), in %, pooled over "
                                  "the last rounds of the tracks with that mode, and the model commenter's tokens in "

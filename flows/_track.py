@@ -36,6 +36,7 @@ from ._refs import (
     VersionRef,
     sha256_bytes,
 )
+from ._progress import progress_for
 from ._results import AppRoundResult, GamingSuspect, TaskOutcome
 from ._revision import comment_failures, revise_version
 from ._rollouts import rollout_task, use_browser_slots
@@ -107,6 +108,7 @@ class TrackSteps:
                                    viewport=config.viewport, options=config.cua_options.get(track.cua, {}),
                                    trace=config.trace)
         self.judged: dict[int, Judged] = {}  # every round so far: what `carry: best` may go back to
+        self.progress = progress_for(run.run_dir)  # what the console draws (stages shared by tracks count once)
 
     async def attempt(self, doing: str, work: Awaitable[T], then: str = "") -> T | None:
         """`work`'s result; a model fault that outlived its retries becomes a recorded error (None)."""
@@ -124,8 +126,9 @@ class TrackSteps:
 
     async def generate(self) -> VersionRef | None:
         async with _one_at_a_time("generate", self.run.run_dir, self.app_id, self.track.coder):
-            return await self.attempt("generating the first version", self.stages.generate(
-                run=self.run, app_id=self.app_id, coder=self.track.coder, viewport=self.config.viewport))
+            with self.progress.stage("generate", (self.app_id, self.track.coder), round_=0):
+                return await self.attempt("generating the first version", self.stages.generate(
+                    run=self.run, app_id=self.app_id, coder=self.track.coder, viewport=self.config.viewport))
 
     async def propose(self) -> TasksRef | None:
         tasks_file = None
@@ -142,9 +145,10 @@ class TrackSteps:
 
     async def verify(self, version: VersionRef, tasks: TasksRef) -> VerifyRef | None:
         async with _one_at_a_time("verify", self.run.run_dir, version.html.path, self.config.verifier):
-            verdicts = await self.attempt(f"verifying round {version.round}", self.stages.verify(
-                run=self.run, app_id=self.app_id, round=version.round, html=version.html, tasks=tasks.file,
-                verifier=self.config.verifier))
+            with self.progress.stage("verify", version.html.path, round_=version.round):
+                verdicts = await self.attempt(f"verifying round {version.round}", self.stages.verify(
+                    run=self.run, app_id=self.app_id, round=version.round, html=version.html, tasks=tasks.file,
+                    verifier=self.config.verifier))
         self.verify_error = self.errors[-1] if verdicts is None else None
         return verdicts
 
@@ -156,25 +160,30 @@ class TrackSteps:
 
         judged = read_verdicts(self.run.file(verdicts.file))
         use_browser_slots(self.config.concurrency)
+        tasks_list = self.tasks(tasks)
+        supported = [t for t in tasks_list if verdicts.valid.get(t.id)]
+        self.progress.fewer("roll out", version.folder / "rollouts" / self.track.cua, len(tasks_list) - len(supported))
 
         async def one(task: Task) -> tuple[str, RolloutRef]:
             out_path = str(version.folder / "rollouts" / self.track.cua / task.id)
             # A track waiting for another's identical rollout (round 0 is shared) gets its cached result.
             async with _one_at_a_time("rollout", self.run.run_dir, out_path):
-                return task.id, await self.stages.rollout(
-                    run=self.run, app_id=self.app_id, round=version.round, task=task,
-                    checker=judged.verdict(task.id).checker, html=version.html, agent=self.agent, out_path=out_path)
+                with self.progress.stage("roll out", out_path, round_=version.round):
+                    return task.id, await self.stages.rollout(
+                        run=self.run, app_id=self.app_id, round=version.round, task=task,
+                        checker=judged.verdict(task.id).checker, html=version.html, agent=self.agent, out_path=out_path)
 
-        return dict(await asyncio.gather(*(one(t) for t in self.tasks(tasks) if verdicts.valid.get(t.id))))
+        return dict(await asyncio.gather(*(one(t) for t in supported)))
 
     async def comment(self, version: VersionRef, verdicts: VerifyRef | None,
                       rollouts: dict[str, RolloutRef]) -> FeedbackRef | None:
         if verdicts is None:
             return None  # nothing was judged, so there is nothing to comment on
-        feedback = await self.attempt(f"commenting on round {version.round}", self.stages.comment(
-            run=self.run, app_id=self.app_id, round=version.round, html=version.html,
-            trajectories=[r.trajectory for r in rollouts.values() if not r.success], commenter=self.config.commenter,
-            track=self.track), then="; revised without CUA feedback")
+        with self.progress.stage("comment", (self.app_id, self.track, version.round)):
+            feedback = await self.attempt(f"commenting on round {version.round}", self.stages.comment(
+                run=self.run, app_id=self.app_id, round=version.round, html=version.html,
+                trajectories=[r.trajectory for r in rollouts.values() if not r.success], commenter=self.config.commenter,
+                track=self.track), then="; revised without CUA feedback")
         if feedback is not None and feedback.errors:
             self.errors.append(f"commenting on round {version.round}: {len(feedback.errors)} comment(s) failed and "
                                f"were left out of the feedback: {'; '.join(feedback.errors)}")
@@ -191,12 +200,13 @@ class TrackSteps:
             self.errors.append(f"round {next_round} keeps the round-{version.round} version unrevised: its verification failed")
             return self._kept(version, next_round, self.errors[-1])
         base = self._carried() or Judged(version, verdicts, feedback)
-        revised = await self.attempt(f"revising to round {next_round}", self.stages.revise(
-            run=self.run, app_id=self.app_id, round=next_round, html=base.version.html, verdicts=base.verdicts.file,
-            tasks=tasks.file, feedback=base.feedback.file if base.feedback else None, track=self.track,
-            style_block=self.config.style_block, regressions=self._regressions(version.round, tasks),
-            viewport=self.config.viewport),
-            then=f"; round {next_round} keeps the round-{base.version.round} version")
+        with self.progress.stage("revise", (self.app_id, self.track, next_round)):
+            revised = await self.attempt(f"revising to round {next_round}", self.stages.revise(
+                run=self.run, app_id=self.app_id, round=next_round, html=base.version.html, verdicts=base.verdicts.file,
+                tasks=tasks.file, feedback=base.feedback.file if base.feedback else None, track=self.track,
+                style_block=self.config.style_block, regressions=self._regressions(version.round, tasks),
+                viewport=self.config.viewport),
+                then=f"; round {next_round} keeps the round-{base.version.round} version")
         if revised is None:
             return self._kept(base.version, next_round, self.errors[-1])
         return revised.model_copy(update={"revised_from": base.version.round})
@@ -264,6 +274,7 @@ class TrackSteps:
         if first and (self.run.root / first / "step_000.png").exists():
             result.screenshot = str(Path(first) / "step_000.png")
         self.logger.info("%s round %d: FC %.1f%% SR %.1f%%", self.app_id, version.round, 100 * result.fc, 100 * result.sr)
+        self.progress.round_finished(result)
         return result
 
     def _audit(self, version: VersionRef, verdicts: VerifyRef | None, result: AppRoundResult) -> list[GamingSuspect]:
@@ -297,7 +308,10 @@ class TrackSteps:
         reason = "; ".join(errors)
         outcomes = [TaskOutcome(task_id=t.id, solvable=False, checker_valid=False, reason=reason)
                     for t in (self.tasks(tasks) if tasks else [])]
-        return [self._result(version, outcomes, errors, round_) for round_ in range(self.config.rounds + 1)]
+        results = [self._result(version, outcomes, errors, round_) for round_ in range(self.config.rounds + 1)]
+        for result in results:
+            self.progress.round_finished(result)
+        return results
 
     def _result(self, version: VersionRef | None, outcomes: list[TaskOutcome], errors: list[str],
                 round_: int | None = None) -> AppRoundResult:

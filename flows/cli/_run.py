@@ -35,25 +35,45 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def results_table(rows) -> Table:
-    """FC / FC proven / SR per domain (only domains with tasks), one line per coder × CUA × mode × round."""
+def results_table(rows, width: int | None = None) -> Table:
+    """FC / FC proven / SR per domain (only domains with tasks), one line per coder × CUA × mode × round.
+
+    When the one-line cells would make the table wider than `width` (a 120-column terminal with six
+    domains), each domain's cell stacks its three figures on three lines instead: nothing is cut.
+    """
     from .._results import DOMAINS, best_rounds
 
     domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
     commenters = len({row.commenter_mode for row in rows}) > 1  # shown when the sweep compares commenter modes
-    table = Table(title="FC / FC proven / SR (%) — paper Table 3 shape",
-                  caption="★ best round · SR over all tasks (the paper's); sup. = SR over tasks with a valid checker; "
-                          "prov. = SR over tasks with a proven checker")
     labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
-    for column in (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks"):
-        table.add_column(column, justify="left" if column in labels else "right")
     best = best_rounds(rows)
+    records = []
     for row in rows:
         star = " ★" if best.get(row.track_key) == row.round else ""
-        cells = [f"{_pct(row.fc[d])} / {_pct(row.fc_proven.get(d))} / {_pct(row.sr[d])}" for d in domains]
+        figures = [(_pct(row.fc[d]), _pct(row.fc_proven.get(d)), _pct(row.sr[d])) for d in domains]
         names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
-        table.add_row(*names, f"{row.round}{star}", *cells, _pct(row.sr_supported.get("overall")),
-                      _pct(row.sr_proven.get("overall")), str(row.tasks["overall"]))
+        records.append((names, f"{row.round}{star}", figures, _pct(row.sr_supported.get("overall")),
+                        _pct(row.sr_proven.get("overall")), str(row.tasks["overall"])))
+    headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks")
+
+    def needed(stacked: bool) -> int:
+        widths = [len(h) for h in headers]
+        for names, round_, figures, *rest in records:
+            cells = [*names, round_, *[max(map(len, f)) if stacked else len(" / ".join(f)) for f in figures], *rest]
+            widths = [max(w, c if isinstance(c, int) else len(c)) for w, c in zip(widths, cells)]
+        return sum(widths) + 3 * len(widths) + 1
+
+    stacked = width is not None and needed(False) > width
+    table = Table(title="FC / FC proven / SR (%) — paper Table 3 shape",
+                  caption=("★ best round · each domain cell: FC, FC proven, SR (top to bottom)" if stacked else
+                           "★ best round") + " · SR over all tasks (the paper's); sup. = SR over tasks with a valid "
+                          "checker; prov. = SR over tasks with a proven checker",
+                  show_lines=stacked)
+    for column in headers:
+        table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
+    for names, round_, figures, *rest in records:
+        cells = ["\n".join(f) if stacked else " / ".join(f) for f in figures]
+        table.add_row(*names, round_, *cells, *rest)
     return table
 
 
@@ -61,13 +81,13 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
-def _execute(config: ExperimentConfig, source: str = "flags", assume_yes: bool = False) -> None:
+def _execute(config: ExperimentConfig, source: str = "flags", assume_yes: bool = False, verbose: bool = False) -> None:
     from .._stop import SignalListener
 
     # From here on, SIGTERM/SIGINT stop the run in bounded time with one line, instead of killing it
     # half-way or being swallowed by one of its coroutines (`flows._stop`).
     with SignalListener() as listener:
-        _run_listening(config, source, listener, assume_yes)
+        _run_listening(config, source, listener, assume_yes, verbose)
 
 
 def _stopped_line(config: ExperimentConfig, what: str) -> str:
@@ -75,7 +95,7 @@ def _stopped_line(config: ExperimentConfig, what: str) -> str:
             f"from them")
 
 
-def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: bool) -> None:
+def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: bool, verbose: bool = False) -> None:
     from .._preflight import check_config, check_run_size
     from .._stop import Stopped, run_stoppable
 
@@ -114,8 +134,12 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     def hard_stop(message: str) -> None:
         _fail(_stopped_line(config, message))
 
+    from .._run_size import tasks_per_app
+    from ._console import RunDisplay
+
     try:
-        results: list[AppRoundResult] = run_stoppable(lambda: sweep(config), listener, on_hard_stop=hard_stop)
+        with RunDisplay(console, config, tasks_per_app(config, app_ids), verbose=verbose):
+            results: list[AppRoundResult] = run_stoppable(lambda: sweep(config), listener, on_hard_stop=hard_stop)
     except Stopped as stopped:
         raise _fail(_stopped_line(config, str(stopped)), stopped.exit_code) from None
     except Exception as exc:  # noqa: BLE001 - the CLI's edge: one line, not a traceback (AUI_DEBUG=1 keeps it)
@@ -124,7 +148,7 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
         code = 2 if isinstance(exc, (ConfigError, ValueError, FileNotFoundError, LookupError)) else 1
         raise _fail(f"run '{config.name}' stopped: {type(exc).__name__}: {exc} "
                     f"(finished stages are kept and cached; fix the cause and run the same command again)", code) from None
-    console.print(results_table(table_rows(results)))
+    console.print(results_table(table_rows(results), width=console.width))
     if config.offline:
         console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")
@@ -195,6 +219,7 @@ def run(
     task_runner: str = typer.Option(None, "--task-runner", help="default | dask (stages on a Dask cluster, prefect-dask)."),
     dask_address: str = typer.Option(None, "--dask-address", help="Dask scheduler for --task-runner dask, e.g. tcp://127.0.0.1:8786."),
     yes: bool = typer.Option(False, "--yes", help="Start even if the run is larger than max_rollouts."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Prefect's log lines on the console too (always in log.txt)."),
 ) -> None:
     """Run one experiment (the design loop over the selected apps) and print its results table."""
     overrides = {"apps": apps, "app_ids": app_ids or None, "rounds": rounds, "revision_modes": modes or None,
@@ -212,20 +237,22 @@ def run(
             config = make_config({k: v for k, v in overrides.items() if v is not None})
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    _execute(config, str(config_file) if config_file is not None else "flags", assume_yes=yes)
+    _execute(config, str(config_file) if config_file is not None else "flags", assume_yes=yes, verbose=verbose)
 
 
 def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML listing apps × coders × CUAs × modes × rounds."),
                   task_runner: str = typer.Option(None, "--task-runner", help="default | dask (stages on a Dask cluster)."),
                   dask_address: str = typer.Option(None, "--dask-address", help="Dask scheduler, e.g. tcp://127.0.0.1:8786."),
                   trace: str = typer.Option(None, "--trace", help="off | failures | all: keep Playwright traces of rollouts."),
-                  yes: bool = typer.Option(False, "--yes", help="Start even if the run is larger than max_rollouts.")) -> None:
+                  yes: bool = typer.Option(False, "--yes", help="Start even if the run is larger than max_rollouts."),
+                  verbose: bool = typer.Option(False, "--verbose", "-v",
+                                               help="Prefect's log lines on the console too (always in log.txt).")) -> None:
     """Run a sweep from a config file (re-running it resumes: finished stages come from the cache)."""
     try:
         config = load_config(config_file, task_runner=task_runner, dask_address=dask_address, trace=trace)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    _execute(config, str(config_file), assume_yes=yes)
+    _execute(config, str(config_file), assume_yes=yes, verbose=verbose)
 
 
 def report(run_dir: Path = typer.Argument(..., help="A run folder with results.json.")) -> None:

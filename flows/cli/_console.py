@@ -1,0 +1,119 @@
+"""What `aui run` / `aui sweep` show while they run, and where Prefect's log lines go.
+
+On a terminal: a live display (stages done / expected per kind, the round, elapsed, an ETA). Without
+one (CI, a pipe): one plain line per finished app round. Either way Prefect's log lines — hundreds
+per run — go to the Prefect UI and to `runs/<name>/log.txt`, and to the console only with `-v`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.markup import escape
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from .._config import ExperimentConfig
+from .._progress import RunProgress, expected_stages, format_duration, watching
+
+LOG_FILE = "log.txt"
+
+
+def _is_console_handler(handler: logging.Handler) -> bool:
+    return isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler)
+
+
+class RunDisplay:
+    """Inside the block: the run's progress is drawn, and Prefect's log goes to log.txt (and the console if verbose)."""
+
+    def __init__(self, console: Console, config: ExperimentConfig, counts: dict[str, int], verbose: bool = False):
+        self.console, self.config, self.verbose = console, config, verbose
+        totals, app_rounds = expected_stages(config, counts)
+        self.live = console.is_terminal
+        self.progress = RunProgress(totals, app_rounds, config.rounds, offline=config.offline,
+                                    on_round=None if self.live else self._plain_line)
+        self.log_path = Path(config.run_dir) / LOG_FILE
+        self._removed: list[logging.Handler] = []
+        self._file: logging.Handler | None = None
+        self._live: Live | None = None
+        self._watching = None
+
+    # ---- logging --------------------------------------------------------------------------------
+
+    def _route_logs(self) -> None:
+        root = logging.getLogger()
+        formatter = next((h.formatter for h in root.handlers if _is_console_handler(h) and h.formatter), None)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = logging.FileHandler(self.log_path, encoding="utf-8")
+        self._file.setLevel(logging.INFO)
+        self._file.setFormatter(formatter or logging.Formatter("%(asctime)s | %(levelname)-7s | %(name)s - %(message)s"))
+        root.addHandler(self._file)
+        if not self.verbose:
+            self._removed = [h for h in root.handlers if _is_console_handler(h)]
+            for handler in self._removed:
+                root.removeHandler(handler)
+
+    def _restore_logs(self) -> None:
+        root = logging.getLogger()
+        for handler in self._removed:
+            root.addHandler(handler)
+        self._removed = []
+        if self._file is not None:
+            root.removeHandler(self._file)
+            self._file.close()
+            self._file = None
+
+    # ---- drawing --------------------------------------------------------------------------------
+
+    def _plain_line(self, result, progress: RunProgress) -> None:
+        snap = progress.snapshot()
+        track = " · ".join(part for part in result.track_key if part)
+        self.console.print(
+            f"[{snap.app_rounds_done}/{snap.app_rounds_total}] {result.app_id} · {track} · round {result.round}: "
+            f"FC {100 * result.fc:.1f}% SR {100 * result.sr:.1f}% ({len(result.tasks)} tasks) · "
+            f"{format_duration(snap.elapsed_s)} elapsed, ETA {format_duration(snap.eta_s)}",
+            soft_wrap=True, highlight=False, markup=False)
+
+    def render(self) -> Group:
+        snap = self.progress.snapshot()
+        head = Text.assemble(
+            ("AUI loop ", "bold"), f"run '{self.config.name}' · round {snap.round} of 0–{snap.rounds} · ",
+            f"{snap.app_rounds_done}/{snap.app_rounds_total} app rounds · elapsed {format_duration(snap.elapsed_s)} · ",
+            ("ETA " + format_duration(snap.eta_s), "bold"))
+        grid = Table.grid(padding=(0, 2))
+        for _ in range(3):
+            grid.add_column()
+        for kind in snap.kinds:
+            running = f" ({kind.running} running)" if kind.running else ""
+            grid.add_row(kind.kind, ProgressBar(total=max(kind.total, 1), completed=kind.done, width=36),
+                         f"{kind.done}/{kind.total}{running}")
+        note = Text(f"Prefect's log: {self.log_path}", style="dim")
+        return Group(head, grid, note)
+
+    # ---- the block ------------------------------------------------------------------------------
+
+    def __enter__(self) -> "RunDisplay":
+        self._route_logs()
+        self._watching = watching(self.config.run_dir, self.progress)
+        self._watching.__enter__()
+        if self.live:
+            self._live = Live(get_renderable=self.render, console=self.console, refresh_per_second=4, transient=False)
+            self._live.__enter__()
+        else:
+            self.console.print(f"Prefect's log lines go to {escape(str(self.log_path))} (-v shows them here too).",
+                               soft_wrap=True, highlight=False)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if self._live is not None:
+                self._live.__exit__(None, None, None)
+                self._live = None
+        finally:
+            if self._watching is not None:
+                self._watching.__exit__(None, None, None)
+            self._restore_logs()

@@ -1,0 +1,145 @@
+"""What `aui run` shows while it runs: a live display on a terminal, plain lines without one, the log in log.txt."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from rich.console import Console
+
+from apps_prompts import load_app
+from flows import AppRoundResult, TaskOutcome, make_config, table_rows
+from flows.cli._console import RunDisplay
+from flows.cli._run import results_table
+
+ROOT = Path(__file__).resolve().parents[2]
+AUI = Path(sys.executable).parent / "aui"
+APP = "unit-converter"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
+
+
+def _two_tasks(folder: Path) -> Path:
+    tasks = [t.model_dump(mode="json", exclude_none=True) for t in load_app(APP).tasks[:2]]
+    path = folder / "tasks.yaml"
+    path.write_text(yaml.safe_dump({APP: tasks}, sort_keys=False))
+    return path
+
+
+def _env(folder: Path) -> dict[str, str]:
+    from prefect.settings import PREFECT_API_URL
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "PYTEST_", "AUI_", "COLUMNS", "LINES"))}
+    env.update({"PREFECT_HOME": str(folder / "prefect-home"), "PREFECT_API_URL": PREFECT_API_URL.value(),
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1", "AUI_CACHE_DIR": str(folder / "cache")})
+    return env
+
+
+def _command(folder: Path, name: str) -> list[str]:
+    return [str(AUI), "run", "--offline", "--app", APP, "--tasks-file", str(_two_tasks(folder)), "--rounds", "0",
+            "--max-steps", "5", "--name", name, "--out", str(folder / "runs")]
+
+
+def test_without_a_terminal_each_app_round_is_one_plain_line_and_prefects_log_goes_to_log_txt(prefect_server, tmp_path):
+    done = subprocess.run(_command(tmp_path, "plain"), cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    rounds = [line for line in lines if line.startswith("[")]
+    assert len(rounds) == 1, done.stdout
+    assert re.fullmatch(rf"\[1/1\] {APP} · offline · heuristic · integrated · dashboard · round 0: FC 100\.0% "
+                        r"SR (0\.0|50\.0|100\.0)% \(2 tasks\) · \S+ elapsed, ETA \S+", rounds[0]), rounds[0]
+    output = done.stdout + done.stderr
+    assert "Task run" not in output and "Flow run" not in output  # Prefect's per-task lines stay off the console
+    log = (tmp_path / "runs" / "plain" / "log.txt").read_text()
+    assert "Task run 'rollout unit-converter/" in log and "Finished in state Completed()" in log
+    assert "FC / FC proven / SR" in done.stdout
+
+
+def test_on_a_terminal_the_run_draws_a_live_progress_display(prefect_server, tmp_path):
+    controller, terminal = pty.openpty()
+    env = {**_env(tmp_path), "COLUMNS": "120", "LINES": "40", "TERM": "xterm-256color"}
+    process = subprocess.Popen(_command(tmp_path, "live"), cwd=ROOT, env=env, stdin=terminal, stdout=terminal,
+                               stderr=terminal, close_fds=True)
+    os.close(terminal)
+    received = bytearray()
+    deadline = time.monotonic() + 600
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([controller], [], [], 1.0)
+            if ready:
+                try:
+                    chunk = os.read(controller, 65536)
+                except OSError:  # the other end closed: the run is over
+                    break
+                if not chunk:
+                    break
+                received += chunk
+            elif process.poll() is not None:
+                break
+        assert process.wait(timeout=60) == 0, received.decode(errors="replace")[-3000:]
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    text = ANSI.sub("", received.decode("utf-8", errors="replace"))
+    for kind in ("generate", "verify", "roll out", "comment", "revise"):
+        assert kind in text, text[-3000:]
+    assert re.search(r"roll out\s+\S+\s+2/2", text), text[-3000:]  # both rollouts counted done
+    assert "ETA" in text and "app rounds" in text
+    assert "Task run" not in text
+    table = text[text.index("FC / FC proven / SR"):]
+    assert max(len(line) for line in table.splitlines()) <= 120
+
+
+def _result(app_id: str, domain: str, round_: int, success: bool) -> AppRoundResult:
+    return AppRoundResult(app_id=app_id, domain=domain, coder="gpt-5", cua="uitars", mode="integrated",
+                          commenter_mode="dashboard", round=round_, html="x.html", html_sha="0",
+                          tasks=[TaskOutcome(task_id="t", solvable=True, checker_valid=True, proof="proven", success=success)])
+
+
+def test_the_final_table_of_six_domains_fits_a_120_column_terminal_without_cutting_a_figure():
+    domains = ["app", "landing", "game", "interactive", "tool", "utility"]
+    results = [_result(f"a-{d}", d, r, r == 1) for d in domains for r in (0, 1)]
+    console = Console(record=True, width=120)
+    console.print(results_table(table_rows(results), width=120))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 120
+    assert "…" not in text
+    assert text.count("100.0") >= 2 * 6 * 2  # every FC and FC proven of every domain and round is shown whole
+    wide = Console(record=True, width=240)
+    wide.print(results_table(table_rows(results), width=240))
+    assert "100.0 / 100.0 / 100.0" in wide.export_text()  # one line per row when there is room
+
+
+def test_progress_counts_a_shared_stage_once_and_shrinks_totals_as_verification_says(tmp_path):
+    config = make_config({"app_ids": [APP], "rounds": 1, "out_dir": str(tmp_path), "commenter_modes": ["dashboard", "text-only"]})
+    display = RunDisplay(Console(file=open(os.devnull, "w")), config, {APP: 7})
+    progress = display.progress
+    # round 0 is shared by the two tracks (one per commenter mode); rounds 1 are their own
+    assert progress.totals == {"generate": 1, "verify": 3, "roll out": 7 + 14, "comment": 2, "revise": 2}
+    for _ in range(2):  # both tracks ask for the same round-0 rollout: counted once
+        with progress.stage("roll out", "apps/x/round-0/rollouts/heuristic/t1", round_=0):
+            pass
+    progress.fewer("roll out", "apps/x/round-0/rollouts/heuristic", 2)
+    progress.fewer("roll out", "apps/x/round-0/rollouts/heuristic", 2)  # said once per version
+    snapshot = progress.snapshot()
+    rollouts = next(k for k in snapshot.kinds if k.kind == "roll out")
+    assert (rollouts.done, rollouts.total, rollouts.running) == (1, 19, 0)
+    assert snapshot.eta_s is not None and snapshot.eta_s >= 0
+
+
+@pytest.mark.parametrize("usage", [{}, {"by_role": {}, "calls": {"calls": 0}}])
+def test_an_offline_report_says_no_model_calls_instead_of_zeros(tmp_path, usage):
+    from flows import write_report
+
+    results = [_result("a", "app", 0, True)]
+    html = write_report(tmp_path, table_rows(results), results, ["cua"], usage).read_text()
+    assert "No model calls" in html
