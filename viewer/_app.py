@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Literal
 
@@ -51,7 +52,9 @@ def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
     index = RunIndex(roots)
     settings = ViewerSettings(who=who, blind=blind)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    templates.env.globals["version"] = "1"
+    # Static files are cached for good under a URL that names their content.
+    templates.env.globals["version"] = hashlib.sha256(b"".join(
+        path.read_bytes() for path in sorted((HERE / "static").iterdir()))).hexdigest()[:12]
     app = FastAPI(title="AUI loop viewer", docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
@@ -132,16 +135,25 @@ def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
                 "disagrees": checker in ("success", "failure") and body.label != "unsure" and body.label != checker}
 
     @app.get("/files/{name}/{relative:path}")
-    def files(name: str, relative: str):
+    def files(request: Request, name: str, relative: str):
         run = get_run(name)
         target = inside(run.path, relative)
         kind = content_type(target) if target else None
         if target is None or kind is None:
             raise HTTPException(404, "not found")
         headers = {"X-Content-Type-Options": "nosniff"}
+        if request.query_params.get("v"):  # a versioned URL (see `file_url`): its content never changes
+            headers["Cache-Control"] = "private, max-age=31536000, immutable"
         if target.suffix.lower() == ".html":
             headers["Content-Security-Policy"] = SANDBOX_CSP
         return FileResponse(target, media_type=kind, headers=headers)
+
+    @app.middleware("http")
+    async def _cache_static(request: Request, call_next):
+        response = await call_next(request)
+        if request.url.path.startswith("/static/") and request.query_params.get("v"):
+            response.headers["Cache-Control"] = "private, max-age=31536000, immutable"
+        return response
 
     @app.get("/healthz")
     def health():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from urllib.parse import quote
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,10 +37,18 @@ def pct(value: float | None) -> str:
 
 
 def file_url(run: Run, relative: str | None) -> str | None:
-    """The URL of a file of the run, or None if it is not there (the page says so)."""
-    if not relative or not (run.path / relative).is_file():
+    """The URL of a file of the run, or None if it is not there (the page says so).
+
+    The URL carries the file's modification time, so the browser may keep the file as long as it
+    likes (`Cache-Control: immutable`): a re-run that rewrites it gives it a new URL.
+    """
+    if not relative:
         return None
-    return f"/files/{run.name}/{relative}"
+    try:
+        stat = (run.path / relative).stat()
+    except OSError:
+        return None
+    return f"/files/{quote(run.name)}/{quote(relative)}?v={stat.st_mtime_ns:x}"
 
 
 # ---------------------------------------------------------------------------------------------- runs
@@ -315,7 +324,8 @@ def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reve
         for step in steps:
             step.pop("checker_passed", None)
             step.pop("checker_error", None)
-    page.update(trajectory=trajectory, steps=steps, problems=page["problems"] + problems,
+    first = steps[1] if len(steps) > 1 else steps[0]  # what the page opens on (the script may move to ?step=N)
+    page.update(trajectory=trajectory, steps=steps, problems=page["problems"] + problems, first_step=first,
                 viewport={"width": trajectory.viewport_width, "height": trajectory.viewport_height},
                 steps_json=_script_json(steps))
     return page

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
-from urllib.parse import quote
+from pathlib import Path
+from urllib.parse import quote, unquote
 
 from cua import Trajectory
 from flows import read_results
 from verifier.judge import read_labels
 
 RUN = "viewer-run"
+
+
+def _path(url: str) -> str:
+    """A file URL without its version query."""
+    return unquote(url.split("?", 1)[0])
 
 
 def _longest(run_dir) -> tuple[str, Trajectory]:
@@ -71,8 +77,9 @@ async def test_stepping_through_a_trajectory_with_the_keyboard_shows_each_steps_
             await page.keyboard.press("ArrowRight")
         assert await page.locator("#step-title").inner_text() == f"step {number} of {len(trajectory.steps)}"
         before = trajectory.initial_screenshot if number == 1 else trajectory.steps[number - 2].screenshot
-        assert (await page.locator("#before-img").get_attribute("src")).endswith(f"/{trajectory_id}/{before}")
-        assert (await page.locator("#after-img").get_attribute("src")).endswith(f"/{trajectory_id}/{step.screenshot}")
+        assert _path(await page.locator("#before-img").get_attribute("src")).endswith(f"/{trajectory_id}/{before}")
+        assert _path(await page.locator("#after-img").get_attribute("src")).endswith(f"/{trajectory_id}/{step.screenshot}")
+        assert await page.locator("#after-img").evaluate("img => img.decode().then(() => img.naturalWidth)") == 1280
         details = await page.locator("#step-details").inner_text()
         assert step.screen_action.describe() in details
         if step.screen_action.point is not None:  # the ring is drawn where the agent pointed, in screen pixels
@@ -202,3 +209,32 @@ async def test_labels_are_taken_as_json_only_and_for_trajectories_of_the_run(ser
     bad = await request.post(f"{served.base}/runs/{RUN}/labels", data=json.dumps({"trajectory_id": known, "label": "maybe"}),
                              headers={"Content-Type": "application/json"})
     assert bad.status == 422
+
+
+README_SHOTS = ("runs", "app", "trajectory")
+
+
+async def test_the_readme_screenshots_are_made_by_this_test(served, viewer_roots, browser_page, tmp_path):
+    """The viewer's pictures in the README come from here (`AUI_UPDATE_SCREENSHOTS=1` rewrites docs/viewer/)."""
+    import io
+    import os
+
+    from PIL import Image
+
+    root = Path(__file__).resolve().parents[2]
+    page = browser_page
+    await page.set_viewport_size({"width": 1280, "height": 800})
+    trajectory_id, _ = _longest(viewer_roots["good"])
+    urls = {"runs": "/", "app": f"/runs/{RUN}/apps/unit-converter", "trajectory": f"/runs/{RUN}/t/{quote(trajectory_id)}?reveal=1"}
+    target = root / "docs" / "viewer" if os.environ.get("AUI_UPDATE_SCREENSHOTS") else tmp_path
+    target.mkdir(parents=True, exist_ok=True)
+    for name in README_SHOTS:
+        await page.goto(served.base + urls[name])
+        await page.wait_for_load_state("load")
+        picture = Image.open(io.BytesIO(await page.screenshot()))
+        small = picture.resize((960, 600)).convert("P", palette=Image.Palette.ADAPTIVE, colors=128)
+        small.save(target / f"{name}.png", optimize=True)
+    readme = (root / "README.md").read_text()
+    for name in README_SHOTS:
+        assert f"docs/viewer/{name}.png" in readme
+        assert (root / "docs" / "viewer" / f"{name}.png").is_file()

@@ -49,7 +49,10 @@
   }
 
   function show(img, missing, url, name) {
-    if (url) { img.src = url; img.classList.remove("hidden"); missing.classList.add("hidden"); }
+    if (url) {
+      if (img.getAttribute("src") !== url) img.src = url;
+      img.classList.remove("hidden"); missing.classList.add("hidden");
+    }
     else {
       img.removeAttribute("src"); img.classList.add("hidden");
       missing.textContent = name ? `${name}: the screenshot is missing` : "no screenshot for this step";
@@ -112,8 +115,16 @@
     row(body, "timings (ms)", `model ${t.model_ms} · execute ${t.execute_ms} · settle ${t.settle_ms}` +
       (t.motion_ms ? ` (motion ${t.motion_ms})` : "") + ` · checker ${t.checker_ms} · screenshot ${t.screenshot_ms} · total ${t.total_ms}`);
     row(body, "tokens", `${step.tokens.prompt} prompt · ${step.tokens.completion} completion`);
+    preloadNext();
+  }
+
+  // The next step's screenshot, fetched once the page has loaded (never holding up its load).
+  function preloadNext() {
     const next = steps[current + 1];
-    if (next && next.before) { const pre = new Image(); pre.src = next.before; }
+    if (!next || !next.after) return;
+    if (document.readyState !== "complete") { window.addEventListener("load", preloadNext, { once: true }); return; }
+    const image = new Image();
+    image.src = next.after;
   }
 
   async function label(value) {
