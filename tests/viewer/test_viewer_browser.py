@@ -43,6 +43,16 @@ async def test_runs_page_lists_each_run_with_its_figures_and_damaged_runs_say_wh
     assert "results.json: not a valid results file" in broken
 
 
+async def test_a_run_page_shows_its_config_and_label_progress(served, viewer_roots, browser_page):
+    page = browser_page
+    await page.goto(f"{served.base}/runs/{RUN}")
+    await page.locator("#run-config summary").click()
+    config = await page.locator("#run-config").inner_text()
+    assert "app_ids" in config and '["unit-converter"]' in config and "max_steps" in config
+    total = len({t.trajectory for app in read_results(viewer_roots["good"]).apps for t in app.tasks if t.trajectory})
+    assert f"/ {total}" in await page.locator("#label-progress").inner_text()
+
+
 async def test_an_app_shows_its_versions_feedback_diff_and_task_grid(served, viewer_roots, browser_page):
     page = browser_page
     results = read_results(viewer_roots["good"])
