@@ -30,7 +30,7 @@ run: setup
 	$(BIN)/aui run --offline --mode integrated --rounds 2 --name offline-bundled
 
 test: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --durations=30
 
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -13,13 +13,39 @@ from ._loader import (
     load_apps,
     reference_html_path,
 )
-from ._models import AppPrompt, AppSpec, Domain, SolutionStep, Task, TaskCategory, slugify
+from ._models import (
+    CHECK_KINDS,
+    LEGACY_LEVELS,
+    LEVELS,
+    AnswerCheck,
+    AnswerMatch,
+    AppPrompt,
+    AppSpec,
+    Check,
+    DomCheck,
+    Domain,
+    JudgeCheck,
+    Level,
+    SolutionStep,
+    Task,
+    TaskCategory,
+    slugify,
+)
 from ._proposer import ProposerError, get_proposer, propose_tasks
 from ._proposer_files import TasksFileError, load_tasks_file
 from ._schema import app_spec_json_schema
 
 __all__ = [
     "BUNDLED_DIR",
+    "CHECK_KINDS",
+    "LEGACY_LEVELS",
+    "LEVELS",
+    "AnswerCheck",
+    "AnswerMatch",
+    "Check",
+    "DomCheck",
+    "JudgeCheck",
+    "Level",
     "AppLoadError",
     "AppPrompt",
     "AppSpec",

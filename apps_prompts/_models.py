@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -81,8 +81,84 @@ class SolutionStep(BaseModel):
         return self
 
 
+class Level(str, Enum):
+    """OSUniverse's difficulty levels, easiest first; each has a weight and a step budget (`flows.LevelSettings`)."""
+
+    paper = "paper"
+    wood = "wood"
+    bronze = "bronze"
+    silver = "silver"
+    gold = "gold"
+
+
+LEVELS = [level.value for level in Level]
+LEGACY_LEVELS = {"easy": Level.wood, "medium": Level.bronze, "hard": Level.silver}
+"""How task files written before the five levels read: easy → wood, medium → bronze, hard → silver."""
+
+
+class DomCheck(BaseModel):
+    """The page's state: a checker (JS body or rule) run after every step; success ends the rollout."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["dom"] = "dom"
+    checker: str = Field(min_length=1)
+
+
+AnswerMatch = Literal["exact", "normalized", "regex", "number"]
+
+
+class AnswerCheck(BaseModel):
+    """The agent's final answer (`finished(content=…)`, or computer-use's final message) against an expected value.
+
+    exact: the same text; normalized: the same once case, spaces and surrounding punctuation are
+    ignored; regex: the pattern matches somewhere in the answer (case-insensitive); number: a number
+    in the answer lies within `tolerance` of the expected one.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["answer"] = "answer"
+    expected: str = Field(min_length=1, description="The expected answer (a pattern for regex, a number for number).")
+    match: AnswerMatch = "normalized"
+    tolerance: float = Field(default=0.0, ge=0, description="For number: the largest accepted difference.")
+
+    @model_validator(mode="after")
+    def _expected_fits_match(self) -> "AnswerCheck":
+        if self.match == "regex":
+            try:
+                re.compile(self.expected)
+            except re.error as error:
+                raise ValueError(f"expected {self.expected!r} is not a valid regex: {error}") from None
+        if self.match == "number":
+            try:
+                value = float(self.expected.replace(",", ""))
+            except ValueError:
+                raise ValueError(f"expected {self.expected!r} is not a number (match: number)") from None
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ValueError(f"expected {self.expected!r} must be a finite number")
+        return self
+
+
+class JudgeCheck(BaseModel):
+    """A model judge's verdict on the trajectory against the task's expected outcome: the final screenshot,
+    or the whole flow (its dashboard drawn without the checker's verdict)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["final_screenshot", "flow"]
+
+
+Check = Annotated[DomCheck | AnswerCheck | JudgeCheck, Field(discriminator="kind")]
+CHECK_KINDS = ("dom", "answer", "final_screenshot", "flow")
+
+
 class Task(BaseModel):
-    """A task a user would try on an app, with a stable id (never a list position)."""
+    """A task a user would try on an app, with a stable id (never a list position).
+
+    A task passes when every one of its checks passes (OSUniverse's rule): the DOM checker
+    (`checker`) and the further `checks` (an answer, a model judge's verdict).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -90,14 +166,46 @@ class Task(BaseModel):
     description: str = Field(min_length=1, description="What the user wants done, in their words.")
     category: TaskCategory = TaskCategory.core_function
     expected_outcome: str = Field(min_length=1, description="The terminal state that means success.")
-    level: Literal["easy", "medium", "hard"] | None = None
+    level: Level | None = Field(default=None, description="Difficulty: paper, wood, bronze, silver or gold "
+                                "(easy/medium/hard of older files read as wood/bronze/silver).")
+    level_rationale: str | None = Field(default=None, description="Why this level, in one line.")
     checker: str | None = Field(
         default=None,
         description="Reference checker: a JS function body reading the DOM and returning a boolean.",
     )
+    checks: list[Check] = Field(default_factory=list, description=(
+        "Further checks that must pass too: an answer, or a model judge (final_screenshot / flow). A `dom` check "
+        "here is the same as `checker`."))
     solution: list[SolutionStep] = Field(
         default_factory=list, description="Reference selector-level steps that make the checker true."
     )
+
+    @field_validator("level", mode="before")
+    @classmethod
+    def _legacy_level(cls, value: object) -> object:
+        return LEGACY_LEVELS.get(value, value) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _one_dom_check(self) -> "Task":
+        dom = [check for check in self.checks if isinstance(check, DomCheck)]
+        if len(dom) + (self.checker is not None) > 1:
+            raise ValueError("a task has one DOM checker: combine the conditions in one (with && or AND)")
+        if dom:  # `checks: [{kind: dom, …}]` is the same as `checker:`
+            self.checker = dom[0].checker
+            self.checks = [check for check in self.checks if not isinstance(check, DomCheck)]
+        kinds = [check.kind for check in self.checks]
+        duplicated = sorted({kind for kind in kinds if kinds.count(kind) > 1})
+        if duplicated:
+            raise ValueError(f"more than one '{duplicated[0]}' check: a task has at most one of each kind")
+        return self
+
+    @property
+    def answer_check(self) -> AnswerCheck | None:
+        return next((check for check in self.checks if isinstance(check, AnswerCheck)), None)
+
+    @property
+    def judge_checks(self) -> list[JudgeCheck]:
+        return [check for check in self.checks if isinstance(check, JudgeCheck)]
 
 
 class AppSpec(BaseModel):

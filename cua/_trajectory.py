@@ -150,6 +150,16 @@ class Trajectory(BaseModel):
         return self.termination is not None
 
     @property
+    def answer(self) -> str | None:
+        """The agent's final answer: the text of its `finished` action (UI-TARS's `finished(content=…)`,
+        OpenAI computer-use's final message), or None when it gave none."""
+        for step in reversed(self.steps):
+            action = step.screen_action or step.model_action
+            if action is not None and action.kind == "finished":
+                return action.text if action.text and action.text.strip() else None
+        return None
+
+    @property
     def cancelled(self) -> bool:
         """Cut short from outside (a stopped run): kept for the record, but not an attempt that ended."""
         return self.termination == TerminationReason.error and self.error == CANCELLED

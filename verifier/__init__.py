@@ -8,6 +8,7 @@
     function_completeness_proven(verdicts)  # Rate: checkers proven true after their solution / all tasks
     static_warnings(checker, html)      # why a checker looks like it can never be true (a warning, not a proof)
     audit_revision(before_html, after_html, checker).suspect   # markup changed, the code writing it did not
+    match_answer(trajectory.answer, task.answer_check)          # an answer check: passed, and why
 
 `verifier.judge` holds the other judges of success and how far they agree: the model judge, the
 offline text judge, people's labels and the agreement between any two (Cohen's κ, balanced
@@ -15,6 +16,7 @@ accuracy). Its names are used as `from verifier.judge import …`, not re-export
 has its own `PROMPT_VERSION`, and one name should have one home.
 """
 
+from ._answers import AnswerResult, match_answer, normalize_answer, numbers_in
 from ._audit import ElementChange, RevisionAudit, ScriptChange, audit_revision
 from ._checker import MAX_CHECKER_CHARS, CheckerKind, CompiledChecker, compile_checker
 from ._gate import GateResult, gate_checker, gate_checkers, gate_on_fresh_app
@@ -59,6 +61,10 @@ from ._verdicts import (
 from ._verify import reference_verdicts, verify_app
 
 __all__ = [
+    "AnswerResult",
+    "match_answer",
+    "normalize_answer",
+    "numbers_in",
     "DEFAULT_TIMEOUT_MS",
     "MAX_CHECKER_CHARS",
     "OFFLINE",
