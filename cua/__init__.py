@@ -50,6 +50,7 @@ from ._check import Checker, CheckResult
 from ._config import RolloutConfig
 from ._env import AppEnv, StepResult
 from ._rollout import TRACE_FILE, rollout
+from ._seeding import FIXED_CLOCK_START
 from ._screenshot import ScreenshotTimeout, capture_png
 from ._settle import settle
 from ._trajectory import (
@@ -68,6 +69,7 @@ from ._viewport import DEFAULT_VIEWPORT, Viewport
 __all__ = [
     "DEFAULT_VIEWPORT",
     "EDGE_TOLERANCE",
+    "FIXED_CLOCK_START",
     "IMAGE_FACTOR",
     "MAX_PIXELS",
     "MIN_PIXELS",

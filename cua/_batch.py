@@ -31,6 +31,8 @@ class RolloutJob:
     task_id: str = "task"
     expected_outcome: str = ""
     extra_files: dict[str, bytes] | None = None
+    seed: int | None = None  # the app's Math.random seed (`rollout`)
+    fixed_clock: bool = False
 
 
 async def run_rollouts(
@@ -58,6 +60,8 @@ async def run_rollouts(
                 task_id=job.task_id,
                 expected_outcome=job.expected_outcome,
                 extra_files=job.extra_files,
+                seed=job.seed,
+                fixed_clock=job.fixed_clock,
             )
 
     return list(await asyncio.gather(*(one(job) for job in jobs)))

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from ._isolated import isolated_world
 from ._launch import CONTEXT_TIMEOUT_S, BrowserConfig, close_context, new_context
 from ._launch import CHROMIUM_ARGS, close_browser, get_browser  # noqa: F401  (re-exported: the browser's API)
+from ._seeding import seeding_script
 
 APP_ORIGIN = "http://aui-app.localhost"
 APP_URL = f"{APP_ORIGIN}/index.html"
@@ -115,16 +116,28 @@ async def open_app(
     html: str | bytes,
     config: BrowserConfig | None = None,
     extra_files: dict[str, bytes] | None = None,
+    *,
+    seed: int | None = None,
+    fixed_clock: bool = False,
 ) -> AsyncIterator[AppPage]:
     """A fresh context with the app loaded at `APP_URL`; closed (and its log kept) on exit.
 
-    `extra_files` maps paths under the app origin (e.g. "style.css") to their bytes.
+    `extra_files` maps paths under the app origin (e.g. "style.css") to their bytes. `seed` makes
+    the app's `Math.random` a PRNG seeded with it (None: the browser's own); `fixed_clock` starts the
+    app's clock (`Date`, `performance.timeOrigin`) at `cua.FIXED_CLOCK_START`, then lets it run.
+    Both are installed before any of the app's scripts runs (`cua._seeding`).
+
+    Raises:
+        TypeError: `seed` is not an int (or None).
     """
     config = config or BrowserConfig()
+    seeding = seeding_script(seed, fixed_clock)
     files = {"index.html": html.encode("utf-8") if isinstance(html, str) else html, **(extra_files or {})}
     context = await new_context(config)
     events = PageEvents()
     try:
+        if seeding is not None:
+            await context.add_init_script(script=seeding)
         if config.in_page_select_picker:
             await context.add_init_script(script=f"({_IN_PAGE_SELECT_PICKER})()")
         await _contain(context, files, events)

@@ -79,6 +79,8 @@ class AppEnv:
         self.steps_taken = 0
         self.screenshot: bytes | None = None  # the latest observation's
         self.tracing = False
+        self.seed: int | None = None  # the current episode's (`reset`)
+        self.fixed_clock = False
         self._app: AppPage | None = None  # kept after closing, so the event log stays readable
         self._opened: AbstractAsyncContextManager[AppPage] | None = None
 
@@ -110,14 +112,27 @@ class AppEnv:
             return self.config.episode_timeout_s
         return self.config.episode_timeout_s - (time.monotonic() - self._app.events.started)
 
-    async def reset(self, html: str | bytes, task: str, checker: Checker | None = None) -> Observation:
+    async def reset(
+        self,
+        html: str | bytes,
+        task: str,
+        checker: Checker | None = None,
+        *,
+        seed: int | None = None,
+        fixed_clock: bool = False,
+    ) -> Observation:
         """Load `html` in a fresh context and return the first observation of the settled page.
+
+        `seed` seeds the app's `Math.random` (the same seed, the same random demo data; None: the
+        browser's own randomness); `fixed_clock` starts the app's clock at `cua.FIXED_CLOCK_START`
+        and lets it run from there (timers unaffected). Both hold for this episode only.
 
         Loading is capped by the episode limit, and so is the first observation (counted from when
         the context opened: making it is the harness's cost, not the app's). A page that fails to
         load still yields an observation; the failure is in `events.page_errors`.
 
         Raises:
+            TypeError: `seed` is not an int (or None).
             TimeoutError: the episode limit passed before the first observation.
             ScreenshotTimeout: the page produced no frame (hung renderer).
             Exception: no browser could be launched or no context made.
@@ -125,11 +140,12 @@ class AppEnv:
         await self._close_app(None)
         self._app = None
         self.task, self.checker, self.steps_taken, self.screenshot = task, checker, 0, None
+        self.seed, self.fixed_clock = seed, fixed_clock
         episode_ms = int(self.config.episode_timeout_s * 1000)
         browser_config = self.config.browser.model_copy(
             update={"load_timeout_ms": max(100, min(self.config.browser.load_timeout_ms, episode_ms))}
         )
-        opened = open_app(html, browser_config, self.extra_files)
+        opened = open_app(html, browser_config, self.extra_files, seed=seed, fixed_clock=fixed_clock)
         self._app = await opened.__aenter__()
         self._opened = opened
         await self._start_trace()

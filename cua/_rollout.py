@@ -51,14 +51,20 @@ async def rollout(
     task_id: str = "task",
     expected_outcome: str = "",
     extra_files: dict[str, bytes] | None = None,
+    seed: int | None = None,
+    fixed_clock: bool = False,
 ) -> Trajectory:
     """Run `policy` on `task` against the app `html` in a fresh context; write the trajectory to `out_dir`.
 
+    `seed` seeds the app's `Math.random` (None: unseeded) and `fixed_clock` starts its clock at
+    `cua.FIXED_CLOCK_START` (`AppEnv.reset`); the trajectory records both.
+
     Never raises for anything the app, the browser or the policy does: the returned (and saved)
-    trajectory carries the termination reason and, for `error`/`timeout`, the reason text.
+    trajectory carries the termination reason and, for `error`/`timeout`, the reason text (a seed
+    that is not an int ends it as `error` too).
     """
     config = config or RolloutConfig()
-    run = _Rollout(html, task, policy, checker, Path(out_dir), config, extra_files)
+    run = _Rollout(html, task, policy, checker, Path(out_dir), config, extra_files, seed, fixed_clock)
     run.trajectory = Trajectory(
         app_id=app_id,
         task_id=task_id,
@@ -72,6 +78,8 @@ async def rollout(
         coordinate_space=_safe_space(policy),
         policy_settings=policy.settings(),
         in_page_select_picker=config.browser.in_page_select_picker,
+        seed=seed,
+        fixed_clock=fixed_clock,
         max_steps=config.max_steps,
         html_sha256=hashlib.sha256(html.encode("utf-8") if isinstance(html, str) else html).hexdigest(),
     )
@@ -79,8 +87,9 @@ async def rollout(
 
 
 class _Rollout:
-    def __init__(self, html, task, policy, checker, out_dir: Path, config: RolloutConfig, extra_files):
+    def __init__(self, html, task, policy, checker, out_dir: Path, config: RolloutConfig, extra_files, seed, fixed_clock):
         self.html, self.task, self.policy, self.checker = html, task, policy, checker
+        self.seed, self.fixed_clock = seed, fixed_clock
         self.out_dir, self.config = out_dir, config
         self.env = AppEnv(config, extra_files=extra_files)
         self.trajectory: Trajectory
@@ -133,7 +142,7 @@ class _Rollout:
     async def _episode(self) -> None:
         # The episode clock started when the app's context did (`AppEnv.time_left`): loading the
         # app and the first observation are on it.
-        observation = await self.env.reset(self.html, self.task, self.checker)
+        observation = await self.env.reset(self.html, self.task, self.checker, seed=self.seed, fixed_clock=self.fixed_clock)
         await asyncio.wait_for(self._loop(observation), max(self.env.time_left(), 0.001))
 
     async def _loop(self, observation: Observation) -> None:

@@ -117,6 +117,12 @@ class Trajectory(BaseModel):
         description="Whether <select> drop-downs were drawn inside the page while open (BrowserConfig.in_page_select_picker); "
         "None in trajectories recorded before this was kept.",
     )
+    seed: int | None = Field(
+        default=None, description="The seed of the app's `Math.random` (`rollout(seed=…)`); None: unseeded."
+    )
+    fixed_clock: bool = Field(
+        default=False, description="The app's clock started at `cua.FIXED_CLOCK_START` (then ran in real time).",
+    )
     initial_screenshot: str | None = None
     steps: list[Step] = Field(default_factory=list)
     termination: TerminationReason | None = Field(default=None, description="None while running (or if it crashed).")
