@@ -43,4 +43,11 @@ class RolloutConfig(BaseModel):
         description="Characters of the final page's visible text kept in the trajectory (`Trajectory.final_text`, "
         "read once at the end; what text-only judges decide from); 0 does not read it.",
     )
+    stop_on_checker: bool = Field(
+        default=True,
+        description="End the episode as soon as the checker passes (the paper's rule). False, for tasks that also "
+        "need an answer (OSUniverse: every check must pass): the checker still runs after every step and is recorded "
+        "(`Step.checker_passed`, `Trajectory.checker_ever_passed`), but only `finished`, max_steps, stuck, invalid, "
+        "an error or a timeout end the episode; `Trajectory.success` still says whether the checker turned true.",
+    )
     browser: BrowserConfig = Field(default_factory=BrowserConfig)

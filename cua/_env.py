@@ -51,7 +51,7 @@ class StepResult:
 
     observation: Observation
     check: CheckResult
-    done: bool  # the checker passed, or the action was `finished`
+    done: bool  # the action was `finished`, or the checker passed (unless `RolloutConfig.stop_on_checker` is off)
     step: Step
     fingerprint: str | None = None
 
@@ -157,6 +157,8 @@ class AppEnv:
     ) -> StepResult:
         """Execute `action` (its points in coordinate `space`), let the page settle, observe, check.
 
+        Done when the action is `finished` or the checker passes; with `config.stop_on_checker` off,
+        only `finished` is done (the checker's verdict is still returned and recorded).
         `finished` executes nothing: the page is judged once more as it is. `record` is a Step to
         fill in (e.g. one holding the model's reply), so that a caller who cuts the step short
         keeps what was recorded so far; a new Step otherwise. `deadline` (a `time.monotonic()`
@@ -203,7 +205,8 @@ class AppEnv:
         step.checker_passed, step.checker_error = check.passed, check.reason
         self.screenshot = screenshot
         self._count(step, started)
-        return StepResult(self._observation(), check, check.passed, step, fingerprint)
+        done = check.passed and self.config.stop_on_checker
+        return StepResult(self._observation(), check, done, step, fingerprint)
 
     async def visible_text(self, max_chars: int, timeout_ms: int = VISIBLE_TEXT_TIMEOUT_MS) -> tuple[str, bool]:
         """The page's visible text now (`document.body.innerText`, read in the harness's isolated

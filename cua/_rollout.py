@@ -2,8 +2,8 @@
 
 observe → policy.act (model-call limit; a reply that does not parse or points off the screen is
 re-asked, a bounded number of times) → `env.step` (convert coordinates, execute, settle,
-screenshot, checker) → write the step (PNG + atomic JSON) → stop on success, `finished`, stuck or
-a limit; then the final page's visible text is kept (`final_text`, one read, for text-only judges).
+screenshot, checker) → write the step (PNG + atomic JSON) → stop on success (unless
+`RolloutConfig.stop_on_checker` is off), `finished`, stuck or a limit; then the final page's visible text is kept (`final_text`, one read, for text-only judges).
 Whatever happens — a hung page, a dead browser, a model that will not answer — `rollout` returns
 the trajectory so far with a termination reason; no exception escapes it.
 """
@@ -80,6 +80,7 @@ async def rollout(
         in_page_select_picker=config.browser.in_page_select_picker,
         seed=seed,
         fixed_clock=fixed_clock,
+        stop_on_checker=config.stop_on_checker,
         max_steps=config.max_steps,
         html_sha256=hashlib.sha256(html.encode("utf-8") if isinstance(html, str) else html).hexdigest(),
     )
@@ -279,7 +280,7 @@ class _Rollout:
         await self._write(screenshot, step.screenshot)
         step.timings.write_ms = elapsed_ms(write_started)
         step.timings.total_ms = round(step.timings.model_ms + elapsed_ms(started), 2)
-        if result.check.passed:
+        if result.check.passed and self.config.stop_on_checker:
             raise _Ended(TerminationReason.success)
         stuck = self.progress.record(
             step.screen_action.model_dump_json(),
@@ -330,7 +331,11 @@ class _Rollout:
                 step.error = f"{reason.value}: {error}" if error else reason.value
             trajectory.steps.append(step)
         trajectory.termination = reason
-        trajectory.success = reason == TerminationReason.success
+        # Success is the checker turning true: it ends the episode, unless the run goes on to an answer
+        # (`stop_on_checker` off), where a pass at any step counts, as in the paper's SR.
+        trajectory.success = reason == TerminationReason.success or (
+            not self.config.stop_on_checker and trajectory.checker_ever_passed
+        )
         trajectory.error = error
 
     def _copy_events(self) -> None:

@@ -123,10 +123,14 @@ class Trajectory(BaseModel):
     fixed_clock: bool = Field(
         default=False, description="The app's clock started at `cua.FIXED_CLOCK_START` (then ran in real time).",
     )
+    stop_on_checker: bool = Field(
+        default=True, description="Whether the checker passing ended the episode (`RolloutConfig.stop_on_checker`); "
+        "when not, the episode went on to the agent's `finished` (its answer) or a limit.",
+    )
     initial_screenshot: str | None = None
     steps: list[Step] = Field(default_factory=list)
     termination: TerminationReason | None = Field(default=None, description="None while running (or if it crashed).")
-    success: bool = False
+    success: bool = Field(default=False, description="The checker turned true (at any step when `stop_on_checker` is off).")
     blocked_requests: list[BlockedRequest] = Field(default_factory=list)
     dialogs: list[DialogRecord] = Field(default_factory=list)
     popups_closed: int = 0
@@ -154,6 +158,11 @@ class Trajectory(BaseModel):
     @property
     def finished(self) -> bool:
         return self.termination is not None
+
+    @property
+    def checker_ever_passed(self) -> bool:
+        """The checker passed after some step (`Step.checker_passed`), whether or not that ended the episode."""
+        return any(step.checker_passed for step in self.steps)
 
     @property
     def answer(self) -> str | None:

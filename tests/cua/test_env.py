@@ -81,6 +81,17 @@ async def test_done_when_the_checker_turns_true():
         assert verdicts[-1].check.passed and verdicts[-1].step.checker_passed
 
 
+async def test_with_stop_on_checker_off_a_passing_checker_is_reported_but_only_finished_is_done():
+    async with AppEnv(FAST.model_copy(update={"stop_on_checker": False})) as env:
+        await env.reset(LAB, "Add three, then say how many", count_checker)
+        verdicts = [(await env.step(click(*INC_BUTTON))) for _ in range(4)]
+        assert [r.done for r in verdicts] == [False] * 4
+        assert [r.check.passed for r in verdicts] == [False, False, True, True]
+        assert [r.step.checker_passed for r in verdicts] == [False, False, True, True]
+        answered = await env.step(Action(kind="finished", text="4"))
+        assert answered.done and answered.check.passed and answered.step.checker_passed
+
+
 async def test_finished_is_done_and_judges_the_page_without_input():
     async with AppEnv(FAST) as env:
         first = await env.reset(LAB, "Add three", count_checker)

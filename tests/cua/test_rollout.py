@@ -75,6 +75,42 @@ async def test_finished_when_the_agent_stops_but_the_checker_is_false(tmp_path):
     assert [s.model_action.kind for s in trajectory.steps] == ["click", "finished"]
 
 
+async def test_with_stop_on_checker_off_the_episode_goes_on_to_the_agents_answer(tmp_path):
+    config = FAST.model_copy(update={"stop_on_checker": False})
+    policy = scripted(*[click(INC_BUTTON)] * 4, Action(kind="finished", text="4"))
+    trajectory = await rollout(LAB, "Add at least three, then say how many there are", policy, count_checker, tmp_path, config)
+    assert [s.model_action.kind for s in trajectory.steps] == ["click"] * 4 + ["finished"]
+    assert [s.checker_passed for s in trajectory.steps] == [False, False, True, True, True]
+    assert trajectory.termination == TerminationReason.success  # finished with the checker true, as always
+    assert trajectory.success and trajectory.checker_ever_passed and trajectory.answer == "4"
+    saved = Trajectory.load(tmp_path)
+    assert saved.stop_on_checker is False and saved.checker_ever_passed and saved.answer == "4"
+
+
+async def test_with_stop_on_checker_off_a_pass_that_is_undone_still_counts_as_success(tmp_path):
+    async def is_on(page) -> bool:
+        return await page.locator("#t").text_content() == "on"
+
+    config = FAST.model_copy(update={"stop_on_checker": False, "max_steps": 2})
+    trajectory = await rollout(TOGGLE, "Turn it on", scripted(click((70, 40)), repeat=True), is_on, tmp_path, config)
+    assert trajectory.termination == TerminationReason.max_steps  # the pass did not end the episode
+    assert [s.checker_passed for s in trajectory.steps] == [True, False]
+    assert trajectory.success and trajectory.checker_ever_passed and trajectory.answer is None
+
+
+async def test_with_stop_on_checker_off_a_checker_that_never_passes_is_a_failure(tmp_path):
+    config = FAST.model_copy(update={"stop_on_checker": False})
+    policy = scripted(click(INC_BUTTON), Action(kind="finished", text="1"))
+    trajectory = await rollout(LAB, "Add one and say how many", policy, count_checker, tmp_path, config)
+    assert trajectory.termination == TerminationReason.finished
+    assert not trajectory.success and not trajectory.checker_ever_passed and trajectory.answer == "1"
+
+
+async def test_by_default_the_checker_passing_ends_the_episode_and_is_recorded_so(tmp_path):
+    trajectory = await rollout(LAB, "Add three", scripted(click(INC_BUTTON), repeat=True), count_checker, tmp_path, FAST)
+    assert trajectory.stop_on_checker is True and trajectory.checker_ever_passed and len(trajectory.steps) == 3
+
+
 async def test_max_steps_when_each_step_makes_progress_but_never_succeeds(tmp_path):
     config = FAST.model_copy(update={"max_steps": 5})
     trajectory = await rollout(LAB, "Add many", scripted(click(INC_BUTTON), repeat=True), never, tmp_path, config)
