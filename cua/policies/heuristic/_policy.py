@@ -6,6 +6,10 @@ clause to controls (`_goals`), and acts only through screen coordinates and keys
 like any other policy. It never reads the task's checker or expected outcome, nor the app's
 JavaScript state. Deterministic: the same page and task give the same actions.
 
+When the task asks a question ("… How many items are in the cart?"), it first does what the task
+asks before it, then answers from the page's visible text with `finished(text=…)` (`_answer`),
+or finishes without an answer when the page shows none.
+
 It is a baseline, not an oracle. By construction it cannot use what only hovering reveals, it
 cannot name an icon-only button, and it sets sliders by pointing (so an exact value on a
 fine-grained slider is out of reach) — the agent-hostile patterns a redesign should remove.
@@ -17,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from cua import Action, JavaScriptError, JavaScriptTimeout, Observation, Point, Policy, PolicyDecision
+from ._answer import Question, answer_question, field_lines, read_text, split_question
 from ._goal import Goal
 from ._goals import plan_clause
 from ._match import click_score, names_action
@@ -45,6 +50,7 @@ class HeuristicPolicy(Policy):
     def __init__(self) -> None:
         self._task: str | None = None
         self._parsed = ParsedTask(text="")
+        self._question: Question | None = None
         self._clause_index = 0
         self._done: set[str] = set()
         self._attempts: Counter[str] = Counter()
@@ -66,8 +72,13 @@ class HeuristicPolicy(Policy):
 
     @property
     def plan(self) -> ParsedTask:
-        """The task as parsed (for tests and the record)."""
+        """The task's instructions as parsed (for tests and the record)."""
         return self._parsed
+
+    @property
+    def question(self) -> Question | None:
+        """What the task asks to be answered once its instructions are done, if anything."""
+        return self._question
 
     async def act(self, observation: Observation) -> PolicyDecision:
         if observation.page is None:
@@ -85,14 +96,30 @@ class HeuristicPolicy(Policy):
         follow_up = self._follow_up(view)
         if follow_up is not None:
             return follow_up
-        return self._next(view)
+        decision = self._next(view)
+        if self._question is not None and decision.actions[0].kind == "finished":
+            return await self._answer(observation.page, view)
+        return decision
+
+    async def _answer(self, page, view: PageView) -> PolicyDecision:
+        """Finish with the answer to the task's question, read off the page (none when it shows none)."""
+        question = self._question
+        try:
+            text = await read_text(page)
+        except (JavaScriptError, JavaScriptTimeout) as exc:
+            return _decide(Action(kind="finished"), f"The page cannot be read ({exc}), so I cannot answer {question.text!r}.")
+        answer = answer_question(question, text, field_lines(view))
+        if answer.text is None:
+            return _decide(Action(kind="finished"), f"I cannot answer {question.text!r} from the page: {answer.reason}.")
+        return _decide(Action(kind="finished", text=answer.text), f"Answering {question.text!r}: {answer.reason}.")
 
     # ---- planning ---------------------------------------------------------------------------
 
     def _start(self, task: str) -> None:
         self.__init__()
         self._task = task
-        self._parsed = expand_lists(parse_task(task))
+        instructions, self._question = split_question(task)
+        self._parsed = expand_lists(parse_task(instructions))
 
     def _next(self, view: PageView) -> PolicyDecision:
         clauses = self._parsed.clauses
