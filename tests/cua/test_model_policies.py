@@ -168,6 +168,30 @@ async def test_uitars_default_history_is_five_screenshots_with_every_earlier_rep
     assert [r.count_images() for r in requests] == [1, 2, 3, 4, 5, 5, 5]
 
 
+async def test_uitars_finished_content_is_the_trajectorys_answer_after_the_checker_passed(tmp_path, client_for):
+    # An answer task (stop_on_checker off): the click makes the checker true, the episode goes on to the answer.
+    replies = ["Thought: The small button sits in the bottom-right corner.\nAction: click(start_box='(1268,708)')",
+               "Thought: The counter reads 1, so the answer is 42.\nAction: finished(content='42')"]
+    config = CONFIG.model_copy(update={"stop_on_checker": False})
+    with ScriptedOpenAIServer([reply_text(r) for r in replies]) as server:
+        policy = get_policy("uitars", model="scripted", client=client_for(server))
+        trajectory = await rollout(CORNER, "Press the corner button, then say the answer", policy, hits_at_least(1),
+                                   tmp_path / "r", config)
+        assert len(server.requests_for("chat")) == 2
+    assert [s.model_action.kind for s in trajectory.steps] == ["click", "finished"]
+    assert trajectory.termination == TerminationReason.success and trajectory.checker_ever_passed
+    assert trajectory.answer == "42" and Trajectory.load(tmp_path / "r").answer == "42"
+
+
+async def test_uitars_finished_content_with_escaped_quotes_is_read_as_written(tmp_path, client_for):
+    reply = "Thought: Done.\nAction: finished(content='It\\'s 42,\\n\\\"about\\\" that')"
+    with ScriptedOpenAIServer([reply_text(reply)]) as server:
+        policy = get_policy("uitars", model="scripted", client=client_for(server))
+        trajectory = await rollout(CORNER, "How many?", policy, hits_at_least(1), tmp_path / "r", CONFIG)
+    assert trajectory.termination == TerminationReason.finished
+    assert trajectory.answer == "It's 42,\n\"about\" that"
+
+
 async def test_uitars_unparseable_replies_are_re_asked_with_feedback_and_bounded(tmp_path, client_for):
     garbage = [reply_text("I am not sure what to do."), reply_text("Action: levitate()"), reply_text("Thought: hmm")]
     with ScriptedOpenAIServer(garbage, default=reply_text("Action: click(start_box='(1268,708)')")) as server:
@@ -246,6 +270,23 @@ async def test_openai_cua_message_without_a_call_finishes_the_episode(tmp_path, 
         trajectory = await rollout(CORNER, "Press the corner button", policy, hits_at_least(1), tmp_path / "r", CONFIG)
     assert trajectory.termination == TerminationReason.finished
     assert trajectory.steps[0].model_action.text == "All done."
+    assert trajectory.answer == "All done."
+
+
+async def test_openai_cua_final_message_is_the_trajectorys_answer(tmp_path, client_for):
+    message = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "42"}]}
+    script = [reply_responses([computer_call("c1", {"type": "click", "x": 1260, "y": 700, "button": "left"})],
+                              response_id="resp_1"),
+              reply_responses([message], response_id="resp_2")]
+    config = CONFIG.model_copy(update={"stop_on_checker": False})
+    with ScriptedOpenAIServer(script) as server:
+        policy = get_policy("openai-cua", model="scripted", client=client_for(server))
+        trajectory = await rollout(CORNER, "Press the corner button, then answer: what is six times seven?", policy,
+                                   hits_at_least(1), tmp_path / "r", config)
+        assert len(server.requests_for("responses")) == 2
+    assert [s.model_action.kind for s in trajectory.steps] == ["click", "finished"]
+    assert trajectory.success and trajectory.checker_ever_passed
+    assert trajectory.answer == "42" and Trajectory.load(tmp_path / "r").answer == "42"
 
 
 async def test_openai_cua_display_is_the_viewport_and_the_final_message_is_the_agents_answer(tmp_path, client_for):
