@@ -70,7 +70,9 @@ async def publish_table(config: ExperimentConfig, rows: list[TableRow]) -> None:
             table=[{"coder": r.coder, "cua": r.cua, "mode": r.mode, "commenter": r.commenter_mode or "–",
                     **{f"FC {d}": _pct(r.fc[d]) for d in domains}, **{f"FC proven {d}": _pct(r.fc_proven.get(d)) for d in domains},
                     **{f"SR {d}": _pct(r.sr[d]) for d in domains},
-                    "SR supported": _pct(r.sr_supported.get("overall")), "SR proven": _pct(r.sr_proven.get("overall"))}
+                    "SR supported": _pct(r.sr_supported.get("overall")), "SR proven": _pct(r.sr_proven.get("overall")),
+                    "weighted": _pct(r.weighted.get("overall")),
+                    **{f"SR {level}": _pct(value) for level, value in r.sr_per_level.items()}}
                    for r in rows if r.round == round_],
             key=artifact_key("fc-sr", config.name, "round", round_),
             description=f"FC and SR per domain, round {round_} ({config.name})",

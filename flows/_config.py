@@ -8,7 +8,7 @@ from typing import Literal
 import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from apps_prompts import BUNDLED_DIR
+from apps_prompts import BUNDLED_DIR, Level, Task
 from cua import DEFAULT_VIEWPORT, Viewport
 
 RevisionMode = Literal["unsupported", "cua", "integrated"]
@@ -19,6 +19,31 @@ TraceMode = Literal["off", "failures", "all"]
 
 class ConfigError(ValueError):
     """A config file or flag is wrong; the message names the file and field."""
+
+
+UNLEVELLED_MAX_STEPS = 20
+"""The step budget of a task without a level (the paper's 20)."""
+UNLEVELLED_WEIGHT = 1.0
+"""The weight of a task without a level in the weighted score (wood's)."""
+
+
+class LevelSetting(BaseModel):
+    """One level's weight in the weighted score and its rollouts' step budget."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    weight: float = Field(gt=0, le=1000)
+    max_steps: int = Field(ge=1, le=200)
+
+
+DEFAULT_LEVELS: dict[Level, LevelSetting] = {
+    # OSUniverse's weights; step budgets for single-page web apps (OSUniverse: 5 / 25 / 50 / 75 / 100 on desktops).
+    Level.paper: LevelSetting(weight=0.5, max_steps=5),
+    Level.wood: LevelSetting(weight=1, max_steps=10),
+    Level.bronze: LevelSetting(weight=2, max_steps=15),
+    Level.silver: LevelSetting(weight=4, max_steps=20),
+    Level.gold: LevelSetting(weight=8, max_steps=30),
+}
 
 
 class ExperimentConfig(BaseModel):
@@ -51,7 +76,18 @@ class ExperimentConfig(BaseModel):
                                    "or the proposer's count): more is refused before the run starts.")
     max_rollouts: int = Field(default=5_000, ge=1, description="The largest run (rollouts, at most) that starts without "
                               "`--yes`; preflight prints the size of every run.")
-    max_steps: int = Field(default=20, ge=1, le=100)
+    max_steps: int | None = Field(default=None, ge=1, le=200, description=(
+        "One step budget for every rollout, overriding the levels' (None: each task's level's `max_steps`, and "
+        f"{UNLEVELLED_MAX_STEPS} — the paper's — for a task without a level)."))
+    levels: dict[Level, LevelSetting] = Field(default_factory=lambda: dict(DEFAULT_LEVELS), description=(
+        "Weight and step budget per task level (OSUniverse's scoring: the weighted score is Σ w·passed / Σ w·n). "
+        "Levels left out keep their defaults."))
+    repeats: int = Field(default=1, ge=1, le=50, description=(
+        "Rollouts per task and app version, each with its own seed (the app's Math.random, and the model's sampling "
+        "seed where the provider takes one): SR's spread across repeats and each task's k of N."))
+    judge: str = Field(default="offline", description=(
+        "Who judges tasks' final_screenshot / flow checks: a model name or role (e.g. 'judge'), or 'offline' (the text "
+        "judge; it cannot judge a flow)."))
     cua_options: dict[str, dict[str, str | int | float | bool]] = Field(
         default_factory=dict, description="Options per CUA policy, e.g. {uitars: {prompt: compact, history_images: 3}}.")
     trace: TraceMode = Field(default="off", description="Playwright traces of rollouts: none, failed rollouts only, or all "
@@ -108,9 +144,36 @@ class ExperimentConfig(BaseModel):
             raise ValueError("task_runner 'dask' needs dask_address (the scheduler, e.g. tcp://127.0.0.1:8786)")
         return self
 
+    @field_validator("levels", mode="after")
+    @classmethod
+    def _every_level(cls, levels: dict[Level, LevelSetting]) -> dict[Level, LevelSetting]:
+        """Levels a config leaves out keep their defaults."""
+        return {**DEFAULT_LEVELS, **levels}
+
     @property
     def run_dir(self) -> Path:
         return Path(self.out_dir) / self.name
+
+    def step_budget(self, task: Task) -> int:
+        """The rollout's `max_steps` for `task`: the run's override, else its level's budget (20 without a level)."""
+        if self.max_steps is not None:
+            return self.max_steps
+        return self.levels[task.level].max_steps if task.level is not None else UNLEVELLED_MAX_STEPS
+
+    def weight(self, level: Level | str | None) -> float:
+        """A task's weight in the weighted score (1 for a task without a level)."""
+        return self.levels[Level(level)].weight if level is not None else UNLEVELLED_WEIGHT
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """Level name → weight in the weighted score."""
+        return {level.value: setting.weight for level, setting in self.levels.items()}
+
+    @property
+    def most_steps(self) -> int:
+        """The largest step budget any rollout of the run may get (for the run's size)."""
+        return self.max_steps if self.max_steps is not None else max(UNLEVELLED_MAX_STEPS,
+                                                                     *(s.max_steps for s in self.levels.values()))
 
     @property
     def offline(self) -> bool:

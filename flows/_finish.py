@@ -184,7 +184,7 @@ def finish_run(config: ExperimentConfig, run_dir: Path, results: list[AppRoundRe
     """results.json/.csv/.md, the FC/SR plot and report.html; returns the report's path."""
     roles = offline_roles(config)
     usage = usage_summary(config)
-    rows = write_results(run_dir, results, usage=usage, offline_roles=roles)
+    rows = write_results(run_dir, results, usage=usage, offline_roles=roles, weights=config.weights)
     return write_report(run_dir, rows, results, roles, usage)
 
 

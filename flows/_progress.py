@@ -153,7 +153,7 @@ def expected_stages(config: ExperimentConfig, counts: dict[str, int]) -> tuple[d
     totals = {
         "generate": apps * len(coders),
         "verify": apps * (len(coders) + len(tracks) * config.rounds),
-        "roll out": tasks * (len(pairs) + len(tracks) * config.rounds),
+        "roll out": tasks * (len(pairs) + len(tracks) * config.rounds) * config.repeats,
         "comment": apps * commenting * config.rounds,
         "revise": apps * len(tracks) * config.rounds,
     }

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from cua import DEFAULT_VIEWPORT, Viewport, write_atomic
+from verifier import CheckOutcome
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -96,6 +97,8 @@ class AgentSettings(BaseModel):
     viewport: Viewport = DEFAULT_VIEWPORT
     options: dict[str, str | int | float | bool] = Field(default_factory=dict, description="The policy's own options.")
     trace: str = Field(default="off", description="Playwright trace: off, failures (kept for failed rollouts) or all.")
+    seed: int | None = Field(default=None, description="Seeds the app's Math.random and the model's sampling (where the "
+                             "provider takes a seed); the run's seed plus the repeat's number. None: unseeded.")
 
 
 class VersionRef(BaseModel):
@@ -141,9 +144,13 @@ class RolloutRef(BaseModel):
     dashboard: str | None
     trace: str | None = None
     termination: str | None
-    success: bool
+    success: bool = Field(description="Every check of the task passed (the DOM checker, and an answer or a judge's "
+                          "verdict where the task has them).")
     steps: int
     error: str | None = None
+    checks: list[CheckOutcome] = Field(default_factory=list, description="Each check's result, and why.")
+    answer: str | None = Field(default=None, description="The agent's final answer, if it gave one.")
+    repeat: int = 0
 
 
 class FeedbackRef(BaseModel):

@@ -14,12 +14,14 @@ from cua import write_atomic
 
 from ._results import (
     DOMAINS,
+    SCORING_NOTE,
     AppRoundResult,
     TableRow,
     best_rounds,
     by_commenter_mode_table,
     by_cua_table,
     markdown_table,
+    scoring_table,
 )
 
 PLOT_FILE = "fc_sr_by_round.png"
@@ -75,15 +77,15 @@ def _table_html(rows: list[TableRow]) -> str:
         body.append(
             f"<tr><td>{_e(row.coder)}</td><td>{_e(row.cua)}</td><td>{_e(row.mode)}</td><td>{_e(row.commenter_mode or '–')}</td>"
             f"<td>{row.round}{star}</td>{cells}<td>{_pct(row.sr_supported.get('overall'))}</td>"
-            f"<td>{_pct(row.sr_proven.get('overall'))}</td><td>{row.tasks['overall']}</td></tr>"
+            f"<td>{_pct(row.sr_proven.get('overall'))}</td><td>{row.tasks['overall']}</td><td>{_pct(row.weighted.get('overall'))}</td></tr>"
         )
     return (
         '<table class="results"><thead><tr><th>coder</th><th>CUA</th><th>mode</th><th>commenter</th><th>round</th>'
-        f"{head}<th>SR (supported)</th><th>SR (proven)</th><th>tasks</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
+        f"{head}<th>SR (supported)</th><th>SR (proven)</th><th>tasks</th><th>weighted</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
         "<p class=note>Each cell: FC (top: tasks with a valid checker, the paper's definition), <small>FC proven</small> "
         "(middle: checker false at load and true after its reference solution) and <b>SR</b> (bottom), in %; SR is over all "
         "tasks (the paper's definition), SR (supported) over the tasks with a valid checker (the reference code's), "
-        "SR (proven) over the tasks with a proven checker. ★ marks the best round.</p>"
+        "SR (proven) over the tasks with a proven checker; weighted: the weighted score overall (see Scoring). ★ marks the best round.</p>"
     )
 
 
@@ -193,6 +195,7 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
         f"<style>{_STYLE}</style></head><body><h1>AUI loop report: {_e(run_dir.name)}</h1>{offline}"
         f"<h2>Results (paper Table 3 shape)</h2>{_table_html(rows)}<h2>By CUA</h2>{by_cua}"
         + (f"<h2>By commenter mode</h2>{by_commenter}" if by_commenter else "")
+        + f"<h2>Scoring: weighted score, SR per level, repeats</h2>{_records_html(scoring_table(rows), _e(SCORING_NOTE))}"
         + (f'<h2>FC and SR across rounds</h2><img id="plot" src="{PLOT_FILE}" alt="FC and SR across rounds" width="1000">' if plot else "")
         + _agreement_section(run_dir)
         + f"{usage_html}<h2>Apps</h2>{_app_sections(results)}"

@@ -23,8 +23,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from apps_prompts import Domain
+from apps_prompts import LEVELS, Domain
 from cua import write_atomic
+from verifier import CheckOutcome
 
 DOMAINS = [d.value for d in Domain]
 
@@ -44,6 +45,21 @@ class TaskOutcome(BaseModel):
     dashboard: str | None = None
     trace: str | None = Field(default=None, description="Playwright trace.zip of the rollout (see `trace`), relative to the run folder.")
     reason: str | None = Field(default=None, description="Why unsolvable, or the rollout's error.")
+    level: str | None = Field(default=None, description="The task's level (paper … gold), None without one.")
+    checks: list[CheckOutcome] = Field(default_factory=list, description="Each check's result (dom, answer, judge).")
+    answer: str | None = Field(default=None, description="The agent's final answer, if it gave one.")
+
+    @property
+    def passed(self) -> bool:
+        """Counted as a success: every check passed, and the task had a valid checker (the paper's SR)."""
+        return self.success and self.checker_valid
+
+
+class RepeatOutcomes(BaseModel):
+    """The same app version's tasks rolled out again (repeat ≥ 1, its own seed)."""
+
+    repeat: int = Field(ge=1)
+    tasks: list[TaskOutcome] = Field(default_factory=list)
 
 
 class GamingSuspect(BaseModel):
@@ -76,6 +92,8 @@ class AppRoundResult(BaseModel):
         "Tasks that flipped to success with this version although its revision changed only the markup their checker "
         "reads, not the code that writes it (`verifier.audit_revision`, a static audit)."))
     offline_roles: list[str] = Field(default_factory=list)
+    repeats: list[RepeatOutcomes] = Field(default_factory=list, description=(
+        "Repeats 1…N−1 of this version's rollouts (`repeats: N`); `tasks` is repeat 0."))
     errors: list[str] = Field(default_factory=list, description=(
         "Model stages that failed for good (after their retries) and degraded this round: its "
         "verification, or the commenting/revision that should have made this version (then the "
@@ -89,6 +107,10 @@ class AppRoundResult(BaseModel):
     @property
     def sr(self) -> float:
         return _ratio(sum(t.success and t.checker_valid for t in self.tasks), len(self.tasks))
+
+    def every_repeat(self) -> list[tuple[int, list[TaskOutcome]]]:
+        """(repeat, its task outcomes) for repeat 0 (`tasks`) and every further repeat."""
+        return [(0, self.tasks)] + [(r.repeat, r.tasks) for r in self.repeats]
 
     @property
     def fc_proven(self) -> float | None:
@@ -115,46 +137,107 @@ class TableRow(BaseModel):
     sr_proven: dict[str, float | None] = Field(default_factory=dict, description="Successes / tasks with a proven checker.")
     tasks: dict[str, int]
     proven_tasks: dict[str, int] = Field(default_factory=dict, description="Tasks with a proven checker (SR proven's denominator).")
+    weighted: dict[str, float | None] = Field(default_factory=dict, description=(
+        "Weighted score Σ w·passed / Σ w·n (w: the task's level's weight), per domain and overall."))
+    sr_per_level: dict[str, float | None] = Field(default_factory=dict, description="SR over all domains per task level "
+                                                  "('none': tasks without a level); only levels with tasks.")
+    sr_repeats: list[float] = Field(default_factory=list, description="Overall SR of each repeat (repeat 0 first).")
+    weighted_repeats: list[float] = Field(default_factory=list, description="Overall weighted score of each repeat.")
 
     @property
     def track_key(self) -> tuple[str, str, str, str]:
         return (self.coder, self.cua, self.mode, self.commenter_mode or "")
+
+    @property
+    def spread(self) -> dict[str, float | int | None]:
+        """Across repeats: mean ± (population) std and min–max of SR and of the weighted score."""
+        return {"repeats": len(self.sr_repeats), **_spread("sr", self.sr_repeats), **_spread("weighted", self.weighted_repeats)}
+
+
+def _spread(name: str, values: list[float]) -> dict[str, float | None]:
+    if not values:
+        return {f"{name}_mean": None, f"{name}_std": None, f"{name}_min": None, f"{name}_max": None}
+    mean = sum(values) / len(values)
+    std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    return {f"{name}_mean": mean, f"{name}_std": std, f"{name}_min": min(values), f"{name}_max": max(values)}
+
+
+DEFAULT_WEIGHTS = {"paper": 0.5, "wood": 1.0, "bronze": 2.0, "silver": 4.0, "gold": 8.0}
+"""OSUniverse's level weights (a run's own come from `ExperimentConfig.levels`)."""
 
 
 def _ratio(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
 
 
-def table_rows(results: list[AppRoundResult]) -> list[TableRow]:
-    """Aggregate app results to rows; a domain with no tasks in a row is None (shown as –)."""
-    # per cell: tasks, valid checkers, successes, proven checkers, successes on proven tasks, tasks with a proof status
-    cells: dict[tuple, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0] * 6))
+def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None = None) -> list[TableRow]:
+    """Aggregate app results to rows; a domain with no tasks in a row is None (shown as –).
+
+    FC counts each task once (repeat 0: every repeat judges the same version with the same
+    checkers); SR, SR (supported), SR (proven), the weighted score and SR per level pool every
+    repeat's rollouts. `weights` maps a level to its weight (default: `DEFAULT_WEIGHTS`; a task
+    without a level weighs 1).
+    """
+    weights = {**DEFAULT_WEIGHTS, **(weights or {})}
+    # per cell: tasks, valid checkers, successes, proven checkers, successes on proven tasks, tasks with a proof status,
+    # rollouts (tasks × repeats), valid rollouts, proven rollouts
+    cells: dict[tuple, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0] * 9))
+    weighted: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
+    by_level: dict[tuple, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    by_repeat: dict[tuple, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0.0, 0.0]))
     for result in results:
         key = (*result.track_key, result.round)
-        for domain in (result.domain, "overall"):
-            counts = cells[key][domain]
-            for task in result.tasks:
-                counts[0] += 1
-                counts[1] += task.checker_valid
-                counts[2] += task.success and task.checker_valid
-                counts[3] += task.proof == "proven"
-                counts[4] += task.success and task.proof == "proven"
-                counts[5] += task.proof is not None
+        for repeat, outcomes in result.every_repeat():
+            for domain in (result.domain, "overall"):
+                counts = cells[key][domain]
+                for task in outcomes:
+                    if repeat == 0:
+                        counts[0] += 1
+                        counts[1] += task.checker_valid
+                        counts[3] += task.proof == "proven"
+                        counts[5] += task.proof is not None
+                    counts[2] += task.passed
+                    counts[4] += task.passed and task.proof == "proven"
+                    counts[6] += 1
+                    counts[7] += task.checker_valid
+                    counts[8] += task.proof == "proven"
+                    weight = weights.get(task.level, 1.0) if task.level else 1.0
+                    weighted[key][domain][0] += weight * task.passed
+                    weighted[key][domain][1] += weight
+            for task in outcomes:
+                level = by_level[key][task.level or "none"]
+                level[0] += task.passed
+                level[1] += 1
+                spread = by_repeat[key][repeat]
+                weight = weights.get(task.level, 1.0) if task.level else 1.0
+                spread[0] += task.passed
+                spread[1] += 1
+                spread[2] += weight * task.passed
+                spread[3] += weight
     rows = []
-    for (coder, cua, mode, commenter_mode, round_), by_domain in sorted(cells.items()):
-        fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks = {}, {}, {}, {}, {}, {}, {}
+    for key, by_domain in sorted(cells.items()):
+        coder, cua, mode, commenter_mode, round_ = key
+        fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score = {}, {}, {}, {}, {}, {}, {}, {}
         for domain in [*DOMAINS, "overall"]:
-            total, valid, success, proven, proven_success, with_proof = by_domain.get(domain, [0] * 6)
+            total, valid, success, proven, proven_success, with_proof, rollouts, valid_rollouts, proven_rollouts = \
+                by_domain.get(domain, [0] * 9)
             tasks[domain], proven_tasks[domain] = total, proven
             fc[domain] = valid / total if total else None
-            sr[domain] = success / total if total else None
-            supported[domain] = success / valid if valid else None
+            sr[domain] = success / rollouts if rollouts else None
+            supported[domain] = success / valid_rollouts if valid_rollouts else None
             # An older run's verdicts say nothing of proofs: unknown (–), not 0.
             fc_proven[domain] = proven / total if total and with_proof else None
-            sr_proven[domain] = proven_success / proven if proven else None
+            sr_proven[domain] = proven_success / proven_rollouts if proven_rollouts else None
+            passed_weight, all_weight = weighted[key].get(domain, [0.0, 0.0])
+            score[domain] = passed_weight / all_weight if all_weight else None
+        levels = {level: (by_level[key][level][0] / by_level[key][level][1] if by_level[key][level][1] else None)
+                  for level in [*LEVELS, "none"] if level in by_level[key]}
+        repeats = [by_repeat[key][r] for r in sorted(by_repeat[key])]
         rows.append(TableRow(coder=coder, cua=cua, mode=mode, commenter_mode=commenter_mode or None, round=round_,
                              fc=fc, sr=sr, sr_supported=supported, fc_proven=fc_proven, sr_proven=sr_proven,
-                             tasks=tasks, proven_tasks=proven_tasks))
+                             tasks=tasks, proven_tasks=proven_tasks, weighted=score, sr_per_level=levels,
+                             sr_repeats=[p / n if n else 0.0 for p, n, _, _ in repeats],
+                             weighted_repeats=[wp / w if w else 0.0 for _, _, wp, w in repeats]))
     return rows
 
 
@@ -181,20 +264,21 @@ def markdown_table(rows: list[TableRow]) -> str:
     # The commenter column only when the sweep compares commenter modes (Table 5's axis).
     commenters = len({row.commenter_mode for row in rows}) > 1
     header = ["coder", "CUA", "mode", *(["commenter"] if commenters else []), "round", *(f"{d} FC/FCp/SR" for d in DOMAINS),
-              "overall FC/FCp/SR", "overall SR (supported)", "overall SR (proven)", "tasks"]
+              "overall FC/FCp/SR", "overall SR (supported)", "overall SR (proven)", "overall weighted", "tasks"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     best = best_rounds(rows)
     for row in rows:
         mark = " ★" if best.get(row.track_key) == row.round else ""
         cells = [row.coder, row.cua, row.mode, *([_commenter(row.commenter_mode)] if commenters else []), f"{row.round}{mark}"]
         cells += [f"{_pct(row.fc[d])} / {_pct(row.fc_proven.get(d))} / {_pct(row.sr[d])}" for d in [*DOMAINS, "overall"]]
-        cells += [_pct(row.sr_supported.get("overall")), _pct(row.sr_proven.get("overall")), str(row.tasks["overall"])]
+        cells += [_pct(row.sr_supported.get("overall")), _pct(row.sr_proven.get("overall")), _pct(row.weighted.get("overall")),
+                  str(row.tasks["overall"])]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("FC = function completeness (% tasks with a valid checker, the paper's definition); FCp = FC proven (% tasks "
                  "whose checker is false at load and true after its reference solution); SR = CUA success rate (% of all "
                  "tasks, the paper's definition); SR (supported) = successes / tasks with a valid checker; SR (proven) = "
-                 "successes / tasks with a proven checker. ★ = best round.")
+                 "successes / tasks with a proven checker; weighted = Σ w·passed / Σ w·n by task level. ★ = best round.")
     return "\n".join(lines)
 
 
@@ -270,26 +354,70 @@ def csv_table(rows: list[TableRow]) -> str:
     writer = csv.writer(buffer)
     # New columns go last, so readers of the first eight keep working.
     writer.writerow(["coder", "cua", "mode", "round", "domain", "tasks", "fc", "sr", "commenter_mode", "sr_supported",
-                     "fc_proven", "sr_proven", "proven_tasks"])
+                     "fc_proven", "sr_proven", "proven_tasks", "weighted"])
     for row in rows:
         for domain in [*DOMAINS, "overall"]:
             figures = (row.fc[domain], row.sr[domain], row.sr_supported.get(domain), row.fc_proven.get(domain),
                        row.sr_proven.get(domain))
             fc, sr, supported, fc_proven, sr_proven = ("" if value is None else f"{value:.4f}" for value in figures)
+            weighted = row.weighted.get(domain)
             writer.writerow([row.coder, row.cua, row.mode, row.round, domain, row.tasks[domain], fc, sr,
-                             row.commenter_mode or "", supported, fc_proven, sr_proven, row.proven_tasks.get(domain, "")])
+                             row.commenter_mode or "", supported, fc_proven, sr_proven, row.proven_tasks.get(domain, ""),
+                             "" if weighted is None else f"{weighted:.4f}"])
     return buffer.getvalue()
 
 
-def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | None = None, offline_roles: list[str] | None = None) -> list[TableRow]:
+def pass_counts(result: AppRoundResult) -> dict[str, tuple[int, int]]:
+    """Per task of an app version: (repeats it passed, repeats) — the k of N behind pass^k."""
+    counts: dict[str, list[int]] = {}
+    for _, outcomes in result.every_repeat():
+        for task in outcomes:
+            entry = counts.setdefault(task.task_id, [0, 0])
+            entry[0] += task.passed
+            entry[1] += 1
+    return {task_id: (k, n) for task_id, (k, n) in counts.items()}
+
+
+def scoring_table(rows: list[TableRow]) -> list[dict]:
+    """Per coder × CUA × mode × round: SR and the weighted score overall, SR per level, and their spread across repeats."""
+    levels = [level for level in [*LEVELS, "none"] if any(level in row.sr_per_level for row in rows)]
+    table = []
+    for row in rows:
+        spread = row.spread
+        record = {"coder": row.coder, "cua": row.cua, "mode": row.mode, "commenter": _commenter(row.commenter_mode),
+                  "round": row.round, "SR": _pct(row.sr.get("overall")), "weighted": _pct(row.weighted.get("overall"))}
+        record.update({f"SR {level}": _pct(row.sr_per_level.get(level)) for level in levels})
+        if spread["repeats"] > 1:
+            record.update({
+                "repeats": spread["repeats"],
+                "SR mean ± std": f"{_pct(spread['sr_mean'])} ± {_pct(spread['sr_std'])}",
+                "SR min–max": f"{_pct(spread['sr_min'])}–{_pct(spread['sr_max'])}",
+                "weighted mean ± std": f"{_pct(spread['weighted_mean'])} ± {_pct(spread['weighted_std'])}",
+                "weighted min–max": f"{_pct(spread['weighted_min'])}–{_pct(spread['weighted_max'])}",
+            })
+        table.append(record)
+    return table
+
+
+SCORING_NOTE = ("Weighted score = Σ w·passed / Σ w·n over tasks (and repeats), w the task's level's weight (paper 0.5, "
+                "wood 1, bronze 2, silver 4, gold 8 by default; 1 for a task without a level); a task passes when every "
+                "one of its checks passes. SR per level is over all domains; 'none' = tasks without a level. With "
+                "repeats: mean ± population std and min–max across repeats.")
+
+
+def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | None = None,
+                  offline_roles: list[str] | None = None, weights: dict[str, float] | None = None) -> list[TableRow]:
     """Write results.json / results.csv / results.md atomically; returns the table rows."""
-    rows = table_rows(results)
+    rows = table_rows(results, weights)
     by_cua, by_commenter = by_cua_table(rows), by_commenter_mode_table(rows, usage)
+    scoring = scoring_table(rows)
     payload = {
         "offline_roles": offline_roles or [],
+        "weights": {**DEFAULT_WEIGHTS, **(weights or {})},
         "table": [r.model_dump() for r in rows],
         "by_cua": by_cua,
         "by_commenter_mode": by_commenter,
+        "scoring": scoring,
         "best_round": {"/".join(part for part in k if part): v for k, v in best_rounds(rows).items()},
         "apps": [r.model_dump() for r in results],
         "usage": usage or {},
@@ -300,6 +428,7 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
     if by_commenter:
         sections += ["", "Per commenter mode: SR (FC) pooled over its tracks' last rounds, and commenter tokens (paper Table 5 shape):", "",
                      _markdown(by_commenter)]
+    sections += ["", "Weighted score and SR per level, % (OSUniverse's scoring):", "", _markdown(scoring), "", SCORING_NOTE]
     if offline_roles:
         sections += ["", f"_Offline providers were used for: {', '.join(offline_roles)} (no model endpoint)._"]
     write_atomic(run_dir / "results.md", ("\n".join(sections) + "\n").encode())
@@ -310,6 +439,8 @@ class RunResults(BaseModel):
     """A run's `results.json`, as `write_results` writes it: read it through this model, never by key names."""
 
     offline_roles: list[str] = Field(default_factory=list)
+    weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS), description="Level → weight of the run.")
+    scoring: list[dict] = Field(default_factory=list, description="`scoring_table`: weighted score, SR per level, spread.")
     table: list[TableRow] = Field(default_factory=list)
     by_cua: list[dict] = Field(default_factory=list, description="Table 4's shape (`by_cua_table`).")
     by_commenter_mode: list[dict] = Field(default_factory=list, description="Table 5's shape (`by_commenter_mode_table`).")

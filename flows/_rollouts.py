@@ -14,7 +14,7 @@ from pathlib import Path
 
 from prefect import task
 
-from apps_prompts import Task
+from apps_prompts import Check, Task
 from cua import BrowserConfig, RolloutConfig, Trajectory, Viewport
 
 from ._dask import on_worker_loop
@@ -27,9 +27,16 @@ DASHBOARD = "dashboard.png"
 
 @task(cache_policy=CACHE, persist_result=True, task_run_name="rollout {app_id}/{task.id} r{round} ({agent.policy})")
 @on_worker_loop
-async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, checker: str, html: FileRef,
-                       agent: AgentSettings, out_path: str) -> RolloutRef:
-    """One CUA rollout judged by the task's checker, then its 1920×1080 dashboard.
+async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, checker: str | None, html: FileRef,
+                       agent: AgentSettings, out_path: str, checks: list[Check] | None = None,
+                       judge: str = "offline") -> RolloutRef:
+    """One CUA rollout judged by every check of the task, then its 1920×1080 dashboard.
+
+    The checker runs after every step and ends the rollout when it turns true — unless the task also
+    wants an answer, when the agent must still say `finished(content=…)`. `checks` (the verdict's, or
+    the task's) are scored when the rollout has ended: an answer against its expected value, a
+    final_screenshot / flow check by `judge` (a model, or 'offline'). The rollout succeeds when
+    every check passes.
 
     The rollout is written to a staging folder and moved to `out_path` only once it has ended and
     its dashboard is drawn, so `out_path` never holds half a rollout. Work a killed run finished
@@ -37,10 +44,14 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
     trajectory ended and whose recorded inputs match is used as it is. A staging folder with an
     unfinished trajectory is cleared before the rollout runs again.
     """
+    checks = list(checks or [])
+    needs_answer = any(check.kind == "answer" for check in checks)
     inputs = dict(app_id=app_id, round=round, task_id=task.id, task_text=task.description,
                   expected_outcome=task.expected_outcome, checker=checker, html_sha=html.sha, policy=agent.policy,
                   cua_model=agent.model, max_steps=agent.max_steps, viewport=str(agent.viewport),
                   options=agent.options, trace=agent.trace)
+    if agent.seed is not None or needs_answer:  # keys of rollouts made before seeds and answers stay as they were
+        inputs.update(seed=agent.seed, stop_on_checker=not needs_answer)
     inputs_sha = sha256_bytes(json.dumps(inputs, sort_keys=True))
     folder = run.root / out_path
     trajectory = finished_rollout(folder, inputs_sha)
@@ -53,7 +64,7 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
             run.write(Path(out_path).with_name(staging.name) / ROLLOUT_INPUTS,
                       json.dumps({"inputs_sha256": inputs_sha, **inputs}, indent=1))
             async with browser_slot():
-                trajectory = await _roll_out(run, app_id, task, checker, html, agent, staging)
+                trajectory = await _roll_out(run, app_id, task, checker, html, agent, staging, stop_on_checker=not needs_answer)
         if trajectory.success and agent.trace == "failures":
             _drop_trace(trajectory, staging)
         if not (staging / DASHBOARD).is_file():
@@ -61,12 +72,33 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
         _replace_folder(staging, folder)
     dashboard = Path(out_path) / DASHBOARD if (folder / DASHBOARD).is_file() else None
     trace = Path(out_path) / trajectory.trace if trajectory.trace and (folder / trajectory.trace).is_file() else None
+    score = await _score(run, trajectory, checker, checks, judge, out_path, round, agent.policy)
     return RolloutRef(
         app_id=app_id, task_id=task.id, trajectory=out_path, dashboard=str(dashboard) if dashboard else None,
         trace=str(trace) if trace else None,
         termination=trajectory.termination.value if trajectory.termination else None,
-        success=trajectory.success, steps=len(trajectory.steps), error=trajectory.error,
+        success=score.passed, steps=len(trajectory.steps), error=trajectory.error, checks=score.checks,
+        answer=score.answer,
     )
+
+
+async def _score(run: RunContext, trajectory: Trajectory, checker: str | None, checks: list[Check], judge: str,
+                 out_path: str, round_: int, cua: str):
+    """Every check of the task on the ended rollout (`verifier.score_rollout`); judges are made only when needed."""
+    from verifier import score_rollout
+
+    judges = {}
+    kinds = {check.kind for check in checks} & {"final_screenshot", "flow"}
+    if kinds:
+        from verifier.judge import make_judge
+
+        from ._stages import model_client
+
+        client = model_client(run) if judge != "offline" else None
+        for kind in kinds:
+            judges[kind] = make_judge(judge, "screenshot" if kind == "final_screenshot" else "flow", client)
+    return await score_rollout(trajectory, has_checker=bool(checker), checks=checks, judges=judges, run_dir=run.root,
+                               trajectory_id=out_path, round_=round_, cua=cua)
 
 
 DEFAULT_BROWSER_SLOTS = 2
@@ -105,17 +137,31 @@ def finished_rollout(folder: Path, inputs_sha: str) -> Trajectory | None:
     return trajectory
 
 
-async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str, html: FileRef, agent: AgentSettings,
-                    folder: Path) -> Trajectory:
+async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str | None, html: FileRef, agent: AgentSettings,
+                    folder: Path, stop_on_checker: bool = True) -> Trajectory:
     from cua import rollout
     from cua.policies import get_policy
     from verifier import rollout_checker
 
     config = RolloutConfig(max_steps=agent.max_steps, browser=run_browser_config(agent.viewport),
-                           trace=agent.trace != "off")
-    policy = get_policy(agent.policy, model=agent.model, models_path=run.models, **agent.options)
+                           trace=agent.trace != "off", stop_on_checker=stop_on_checker)
+    policy = get_policy(agent.policy, model=agent.model, models_path=run.models, **agent.options,
+                        **_sampling_seed(run, agent))
     return await rollout(run.read_text(html), task.description, policy, rollout_checker(checker), folder, config,
-                         app_id=app_id, task_id=task.id, expected_outcome=task.expected_outcome)
+                         app_id=app_id, task_id=task.id, expected_outcome=task.expected_outcome, seed=agent.seed)
+
+
+def _sampling_seed(run: RunContext, agent: AgentSettings) -> dict[str, int]:
+    """The model's sampling seed for this rollout: where the registry gives the model a `params.seed` (its server
+    takes one), that seed plus the rollout's, so each repeat samples differently and reproducibly; else nothing."""
+    from cua.policies import policy_model
+    from llm import load_model_registry
+
+    name = policy_model(agent.policy, agent.model)
+    if name is None or agent.seed is None:
+        return {}
+    configured = load_model_registry(run.models).get(name).params.seed
+    return {} if configured is None else {"seed": configured + agent.seed}
 
 
 def _drop_trace(trajectory: Trajectory, folder: Path) -> None:

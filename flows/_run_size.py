@@ -45,6 +45,7 @@ class RunSize(BaseModel):
     tasks: int = Field(description="Tasks over all apps (each app's own count times one).")
     tracks_per_app: int
     rounds: int
+    repeats: int = 1
     rollouts: int = Field(description="At most: every task rolled out in round 0 per coder × CUA and per track after.")
     steps: int = Field(description="At most: rollouts × max_steps.")
     by_role: dict[str, RoleCalls] = Field(default_factory=dict, description="Model calls per role (offline roles: none).")
@@ -62,7 +63,8 @@ class RunSize(BaseModel):
 
     def describe(self) -> str:
         line = (f"run size: {self.apps} app(s), {self.tasks} task(s), {self.tracks_per_app} track(s) per app, "
-                f"rounds 0–{self.rounds} → at most {self.rollouts:,} rollouts, {self.steps:,} steps")
+                f"rounds 0–{self.rounds}" + (f", {self.repeats} repeats" if self.repeats > 1 else "") +
+                f" → at most {self.rollouts:,} rollouts, {self.steps:,} steps")
         if not self.by_role:
             return line + "; no model calls (offline providers)"
         low, high = self.calls
@@ -97,8 +99,8 @@ def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
     tracks = sweep_tracks(config)
     pairs = {(t.coder, t.cua) for t in tracks}  # round 0 is shared by the tracks of one coder × CUA
     tasks = sum(counts.values())
-    rollouts = tasks * (len(pairs) + len(tracks) * config.rounds)
-    steps = rollouts * config.max_steps
+    rollouts = tasks * (len(pairs) + len(tracks) * config.rounds) * config.repeats
+    steps = rollouts * config.most_steps
     commenting = sum(1 for t in tracks if t.commenter_mode is not None)
     apps = len(counts)
     batches = sum(math.ceil(n / VERIFIER_BATCH) for n in counts.values() if n)
@@ -120,8 +122,8 @@ def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
     if model_agents:
         agent_rollouts = rollouts * len(model_agents) // len(config.cua_policies)
         calls["cua"] = (",".join(policy_model(p, config.cua_model) for p in model_agents), agent_rollouts,
-                        agent_rollouts * config.max_steps)
-    return RunSize(apps=apps, tasks=tasks, tracks_per_app=len(tracks), rounds=config.rounds, rollouts=rollouts,
+                        agent_rollouts * config.most_steps)
+    return RunSize(apps=apps, tasks=tasks, tracks_per_app=len(tracks), rounds=config.rounds, repeats=config.repeats, rollouts=rollouts,
                    steps=steps, by_role={role: _priced(config, role, *entry) for role, entry in calls.items()})
 
 

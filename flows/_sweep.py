@@ -121,7 +121,7 @@ async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
         return await loop_flow(config, run, app_id, track)
 
     results = await run_tracks(config, run_one, progress.start, progress.track_done)
-    await publish_table(config, table_rows(results))
+    await publish_table(config, table_rows(results, config.weights))
     finish_run(config, config.run_dir.resolve(), results)
     return results
 

@@ -37,7 +37,7 @@ from ._refs import (
     sha256_bytes,
 )
 from ._progress import progress_for
-from ._results import AppRoundResult, GamingSuspect, TaskOutcome
+from ._results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome
 from ._revision import comment_failures, revise_version
 from ._rollouts import rollout_task, use_browser_slots
 from ._stages import generate_initial, propose_tasks, read_tasks, verify_version
@@ -104,11 +104,12 @@ class TrackSteps:
         self.domain = next(a.domain.value for a in load_apps(config.apps).apps if a.id == app_id)
         self.errors: list[str] = []
         self.verify_error: str | None = None  # this round's, if its verification failed
-        self.agent = AgentSettings(policy=track.cua, model=config.cua_model, max_steps=config.max_steps,
+        self.agent = AgentSettings(policy=track.cua, model=config.cua_model, max_steps=config.most_steps,
                                    viewport=config.viewport, options=config.cua_options.get(track.cua, {}),
                                    trace=config.trace)
         self.judged: dict[int, Judged] = {}  # every round so far: what `carry: best` may go back to
         self.progress = progress_for(run.run_dir)  # what the console draws (stages shared by tracks count once)
+        self.repeated: dict[int, list[RolloutRef]] = {}  # per round: the rollouts of repeats 1…N−1
 
     async def attempt(self, doing: str, work: Awaitable[T], then: str = "") -> T | None:
         """`work`'s result; a model fault that outlived its retries becomes a recorded error (None)."""
@@ -153,7 +154,12 @@ class TrackSteps:
         return verdicts
 
     async def roll_out(self, version: VersionRef, tasks: TasksRef, verdicts: VerifyRef | None) -> dict[str, RolloutRef]:
-        """Every task with a valid checker, concurrently on this process's browser (→ SR, dashboards)."""
+        """Every task with a valid checker, `repeats` times, concurrently on this process's browser (→ SR, dashboards).
+
+        Returns repeat 0's rollouts by task id (what comments, regressions and revisions read); the
+        further repeats are kept for `record`. Each task's step budget comes from its level (or the
+        run's `max_steps`); each repeat has its own seed (the run's seed + the repeat's number).
+        """
         if verdicts is None:
             return {}
         from verifier import read_verdicts
@@ -162,18 +168,31 @@ class TrackSteps:
         use_browser_slots(self.config.concurrency)
         tasks_list = self.tasks(tasks)
         supported = [t for t in tasks_list if verdicts.valid.get(t.id)]
-        self.progress.fewer("roll out", version.folder / "rollouts" / self.track.cua, len(tasks_list) - len(supported))
+        for repeat in range(self.config.repeats):
+            self.progress.fewer("roll out", self._rollouts_folder(version, repeat), len(tasks_list) - len(supported))
 
-        async def one(task: Task) -> tuple[str, RolloutRef]:
-            out_path = str(version.folder / "rollouts" / self.track.cua / task.id)
+        async def one(task: Task, repeat: int) -> RolloutRef:
+            out_path = str(self._rollouts_folder(version, repeat) / task.id)
+            verdict = judged.verdict(task.id)
+            agent = self.agent.model_copy(update={"max_steps": self.config.step_budget(task),
+                                                  "seed": self.config.seed + repeat})
             # A track waiting for another's identical rollout (round 0 is shared) gets its cached result.
             async with _one_at_a_time("rollout", self.run.run_dir, out_path):
                 with self.progress.stage("roll out", out_path, round_=version.round):
-                    return task.id, await self.stages.rollout(
-                        run=self.run, app_id=self.app_id, round=version.round, task=task,
-                        checker=judged.verdict(task.id).checker, html=version.html, agent=self.agent, out_path=out_path)
+                    ref = await self.stages.rollout(
+                        run=self.run, app_id=self.app_id, round=version.round, task=task, checker=verdict.checker,
+                        checks=list(getattr(verdict, "checks", None) or task.checks), html=version.html, agent=agent,
+                        out_path=out_path, judge=self.config.judge)
+            return ref.model_copy(update={"repeat": repeat})
 
-        return dict(await asyncio.gather(*(one(t) for t in supported)))
+        refs = await asyncio.gather(*(one(t, r) for r in range(self.config.repeats) for t in supported))
+        self.repeated[version.round] = [ref for ref in refs if ref.repeat > 0]
+        return {ref.task_id: ref for ref in refs if ref.repeat == 0}
+
+    def _rollouts_folder(self, version: VersionRef, repeat: int) -> Path:
+        """Repeat 0 where rollouts have always been; repeat k beside it, in `repeat-k/`."""
+        folder = version.folder / "rollouts" / self.track.cua
+        return folder / f"repeat-{repeat}" if repeat else folder
 
     async def comment(self, version: VersionRef, verdicts: VerifyRef | None,
                       rollouts: dict[str, RolloutRef]) -> FeedbackRef | None:
@@ -251,23 +270,33 @@ class TrackSteps:
         errors, self.errors = self.errors, []
         valid = verdicts.valid if verdicts is not None else {}
         reasons = verdicts.reasons if verdicts is not None else {t.id: self.verify_error for t in self.tasks(tasks)}
-        outcomes = []
-        for task in self.tasks(tasks):
-            ref = rollouts.get(task.id)
-            outcomes.append(TaskOutcome(
-                task_id=task.id, solvable=valid.get(task.id, False), checker_valid=valid.get(task.id, False),
-                proof=verdicts.proof.get(task.id) if verdicts is not None else None,
-                proof_reason=verdicts.proof_reasons.get(task.id) if verdicts is not None else None,
-                success=bool(ref and ref.success), termination=ref.termination if ref else None,
-                steps=ref.steps if ref else 0, trajectory=ref.trajectory if ref else None,
-                dashboard=ref.dashboard if ref else None, trace=ref.trace if ref else None,
-                reason=(ref.error if ref else reasons.get(task.id)) or None,
-            ))
-        result = self._result(version, outcomes, errors)
+
+        def outcomes(refs: dict[str, RolloutRef]) -> list[TaskOutcome]:
+            found = []
+            for task in self.tasks(tasks):
+                ref = refs.get(task.id)
+                found.append(TaskOutcome(
+                    task_id=task.id, solvable=valid.get(task.id, False), checker_valid=valid.get(task.id, False),
+                    proof=verdicts.proof.get(task.id) if verdicts is not None else None,
+                    proof_reason=verdicts.proof_reasons.get(task.id) if verdicts is not None else None,
+                    success=bool(ref and ref.success), termination=ref.termination if ref else None,
+                    steps=ref.steps if ref else 0, trajectory=ref.trajectory if ref else None,
+                    dashboard=ref.dashboard if ref else None, trace=ref.trace if ref else None,
+                    reason=(ref.error if ref else reasons.get(task.id)) or None,
+                    level=task.level.value if task.level else None, checks=ref.checks if ref else [],
+                    answer=ref.answer if ref else None,
+                ))
+            return found
+
+        result = self._result(version, outcomes(rollouts), errors)
+        by_repeat: dict[int, dict[str, RolloutRef]] = {}
+        for ref in self.repeated.pop(version.round, []):
+            by_repeat.setdefault(ref.repeat, {})[ref.task_id] = ref
+        result.repeats = [RepeatOutcomes(repeat=repeat, tasks=outcomes(refs)) for repeat, refs in sorted(by_repeat.items())]
         previous = self.judged.get(version.round - 1)
         if previous is not None:
             before = {t.task_id for t in previous.result.tasks if t.success}
-            result.regressions = [t.task_id for t in outcomes if t.task_id in before and not t.success]
+            result.regressions = [t.task_id for t in result.tasks if t.task_id in before and not t.success]
         self.judged[version.round] = Judged(version, verdicts, None, result, rollouts)
         result.gaming_suspects = self._audit(version, verdicts, result)
         first = next((r.trajectory for r in rollouts.values() if r.trajectory), None)
@@ -306,7 +335,8 @@ class TrackSteps:
         """Every round of a track that could not be judged (no first version, or no task list): each task says why."""
         errors, self.errors = self.errors, []
         reason = "; ".join(errors)
-        outcomes = [TaskOutcome(task_id=t.id, solvable=False, checker_valid=False, reason=reason)
+        outcomes = [TaskOutcome(task_id=t.id, solvable=False, checker_valid=False, reason=reason,
+                                level=t.level.value if t.level else None)
                     for t in (self.tasks(tasks) if tasks else [])]
         results = [self._result(version, outcomes, errors, round_) for round_ in range(self.config.rounds + 1)]
         for result in results:

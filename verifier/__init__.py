@@ -9,6 +9,7 @@
     static_warnings(checker, html)      # why a checker looks like it can never be true (a warning, not a proof)
     audit_revision(before_html, after_html, checker).suspect   # markup changed, the code writing it did not
     match_answer(trajectory.answer, task.answer_check)          # an answer check: passed, and why
+    await score_rollout(trajectory, has_checker=True, checks=task.checks, judges=...)  # all checks must pass
 
 `verifier.judge` holds the other judges of success and how far they agree: the model judge, the
 offline text judge, people's labels and the agreement between any two (Cohen's κ, balanced
@@ -46,6 +47,7 @@ from ._reply import VerdictEntry, VerifierReplyError, parse_reply, parse_solutio
 from ._rules import RuleSyntaxError, looks_like_rule, parse_rule
 from ._rules_js import CompiledRule, compile_rule
 from ._rollout_checker import rollout_checker
+from ._scoring import CheckOutcome, TaskScore, dom_passed, score_rollout
 from ._static import static_warnings
 from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker
 from ._verdicts import (
@@ -61,6 +63,10 @@ from ._verdicts import (
 from ._verify import reference_verdicts, verify_app
 
 __all__ = [
+    "CheckOutcome",
+    "TaskScore",
+    "dom_passed",
+    "score_rollout",
     "AnswerResult",
     "match_answer",
     "normalize_answer",

@@ -53,8 +53,8 @@ def results_table(rows, width: int | None = None) -> Table:
         figures = [(_pct(row.fc[d]), _pct(row.fc_proven.get(d)), _pct(row.sr[d])) for d in domains]
         names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
         records.append((names, f"{row.round}{star}", figures, _pct(row.sr_supported.get("overall")),
-                        _pct(row.sr_proven.get("overall")), str(row.tasks["overall"])))
-    headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks")
+                        _pct(row.sr_proven.get("overall")), str(row.tasks["overall"]), _pct(row.weighted.get("overall"))))
+    headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks", "weighted")
 
     def needed(stacked: bool) -> int:
         widths = [len(h) for h in headers]
@@ -67,7 +67,7 @@ def results_table(rows, width: int | None = None) -> Table:
     table = Table(title="FC / FC proven / SR (%) — paper Table 3 shape",
                   caption=("★ best round · each domain cell: FC, FC proven, SR (top to bottom)" if stacked else
                            "★ best round") + " · SR over all tasks (the paper's); sup. = SR over tasks with a valid "
-                          "checker; prov. = SR over tasks with a proven checker",
+                          "checker; prov. = SR over tasks with a proven checker; weighted = Σ w·passed / Σ w·n by task level",
                   show_lines=stacked)
     for column in headers:
         table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
@@ -148,7 +148,7 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
         code = 2 if isinstance(exc, (ConfigError, ValueError, FileNotFoundError, LookupError)) else 1
         raise _fail(f"run '{config.name}' stopped: {type(exc).__name__}: {exc} "
                     f"(finished stages are kept and cached; fix the cause and run the same command again)", code) from None
-    console.print(results_table(table_rows(results), width=console.width))
+    console.print(results_table(table_rows(results, config.weights), width=console.width))
     if config.offline:
         console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")
@@ -211,7 +211,10 @@ def run(
     out_dir: Path = typer.Option(None, "--out", help="Runs folder (default runs/)."),
     models_config: Path = typer.Option(None, "--models", help="Model registry YAML."),
     concurrency: int = typer.Option(None, "--concurrency", help="Rollouts in flight."),
-    max_steps: int = typer.Option(None, "--max-steps"),
+    max_steps: int = typer.Option(None, "--max-steps", help="One step budget for every rollout (default: each task's "
+                                  "level's; 20 without a level)."),
+    repeats: int = typer.Option(None, "--repeats", help="Rollouts per task and version, each with its own seed."),
+    judge: str = typer.Option(None, "--judge", help="Judge of final_screenshot / flow checks: a model or offline."),
     viewport: str = typer.Option(None, "--viewport", help=f"Browser viewport WIDTHxHEIGHT (default {DEFAULT_VIEWPORT})."),
     commenter_modes: list[str] = typer.Option(None, "--commenter-mode", help="dashboard | text-only | screenshots-only (repeatable: a sweep axis)."),
     carry: str = typer.Option(None, "--carry", help="latest (the paper's) | best: which version the next round revises."),
@@ -225,7 +228,8 @@ def run(
     overrides = {"apps": apps, "app_ids": app_ids or None, "rounds": rounds, "revision_modes": modes or None,
                  "coders": coders or None, "cua_policies": policies or None, "cua_model": cua_model, "v0_dir": v0_dir,
                  "tasks_file": tasks_file, "name": name, "out_dir": out_dir, "models_config": models_config,
-                 "concurrency": concurrency, "max_steps": max_steps, "viewport": viewport,
+                 "concurrency": concurrency, "max_steps": max_steps, "repeats": repeats, "judge": judge,
+                 "viewport": viewport,
                  "commenter_modes": commenter_modes or None, "carry": carry, "trace": trace, "task_runner": task_runner,
                  "dask_address": dask_address}
     if offline:
@@ -258,15 +262,14 @@ def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML 
 def report(run_dir: Path = typer.Argument(..., help="A run folder with results.json.")) -> None:
     """Rebuild results.md/.csv, the plot and report.html from a run's results.json."""
     from .._report import write_report
-    from .._results import AppRoundResult, write_results
+    from .._results import read_results, write_results
 
-    path = run_dir / "results.json"
-    if not path.is_file():
-        raise _fail(f"no results.json in {run_dir}")
-    data = json.loads(path.read_text())
-    results = [AppRoundResult.model_validate(r) for r in data["apps"]]
-    rows = write_results(run_dir, results, usage=data.get("usage"), offline_roles=data.get("offline_roles"))
-    out = write_report(run_dir, rows, results, data.get("offline_roles", []), data.get("usage"))
+    try:
+        data = read_results(run_dir)
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    rows = write_results(run_dir, data.apps, usage=data.usage, offline_roles=data.offline_roles, weights=data.weights)
+    out = write_report(run_dir, rows, data.apps, data.offline_roles, data.usage)
     console.print(f"report: {out}")
     _print_agreement(run_dir)
 

@@ -49,7 +49,7 @@ class ScriptedStages:
         return VerifyRef(app_id=app_id, file=run.ref(Path(html.path).parent / "verdicts.json"),
                          valid={t: True for t in TASKS}, reasons={}, offline=True)
 
-    async def rollout(self, *, run, app_id, round, task, checker, html, agent, out_path):
+    async def rollout(self, *, run, app_id, round, task, checker, html, agent, out_path, **_):
         success = task.id in SUCCEEDS[round]
         return RolloutRef(app_id=app_id, task_id=task.id, trajectory=out_path, dashboard=None,
                           termination="success" if success else "finished", success=success, steps=1)
@@ -125,7 +125,7 @@ class RevisingStages(ScriptedStages):
         write_verdicts(verdicts, run.file(html).parent)
         return ref.model_copy(update={"file": run.ref(ref.file.path)})
 
-    async def rollout(self, *, run, app_id, round, task, checker, html, agent, out_path):
+    async def rollout(self, *, run, app_id, round, task, checker, html, agent, out_path, **_):
         success = round == 1 and task.id == TASKS[0]
         return RolloutRef(app_id=app_id, task_id=task.id, trajectory=out_path, dashboard=None,
                           termination="success" if success else "finished", success=success, steps=1)

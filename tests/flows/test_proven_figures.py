@@ -53,7 +53,7 @@ def test_fc_proven_and_sr_proven_are_pooled_over_tasks():
     assert row.proven_tasks["overall"] == 3
     assert tool.fc_proven == 0.5
     header, first = csv_table([row]).splitlines()[:2]
-    assert header.endswith("sr_supported,fc_proven,sr_proven,proven_tasks")
+    assert header.endswith("sr_supported,fc_proven,sr_proven,proven_tasks,weighted")  # new columns go last
     assert "overall FC/FCp/SR" in markdown_table([row]) and "83.3 / 50.0 / 50.0" in markdown_table([row])
 
 
