@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from apps_prompts import AnswerCheck
 from cua import BrowserConfig, RolloutConfig, TerminationReason, Trajectory, Viewport, isolated_world, rollout
 from cua.policies import get_policy, uitars_task_of_request
 from cua.policies._uitars_prompts import prompt_for
@@ -328,3 +329,45 @@ async def test_openai_cua_unusable_actions_are_invalid_and_bounded_and_every_cal
     assert "teleport" in trajectory.steps[0].error
     assert requests[1]["input"][0]["call_id"] == "bad0"  # the unusable call still got its output
     assert any("could not be used" in json.dumps(item) for item in requests[1]["input"])
+
+
+# ---- answer checks, scored on the agent's final answer (issue 16) ---------------------------
+
+
+ANSWER_CHECKS = [  # (check, passes on "42")
+    (AnswerCheck(expected="42", match="exact"), True),
+    (AnswerCheck(expected=" 42. ", match="normalized"), True),
+    (AnswerCheck(expected=r"^4\d$", match="regex"), True),
+    (AnswerCheck(expected="41.8", match="number", tolerance=0.5), True),
+    (AnswerCheck(expected="41", match="exact"), False),
+    (AnswerCheck(expected="forty-two", match="normalized"), False),
+    (AnswerCheck(expected=r"^5", match="regex"), False),
+    (AnswerCheck(expected="40", match="number", tolerance=1.5), False),
+]
+
+
+@pytest.mark.parametrize("policy_name", ["uitars", "openai-cua"])
+async def test_a_task_with_a_dom_and_an_answer_check_passes_only_when_both_do(tmp_path, client_for, policy_name):
+    from verifier import score_rollout
+
+    if policy_name == "uitars":
+        script = [reply_text("Thought: The corner button.\nAction: click(start_box='(1268,708)')"),
+                  reply_text("Thought: The counter reads 1, the answer is 42.\nAction: finished(content='42')")]
+    else:
+        message = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "42"}]}
+        script = [reply_responses([computer_call("c1", {"type": "click", "x": 1260, "y": 700, "button": "left"})],
+                                  response_id="resp_1"), reply_responses([message], response_id="resp_2")]
+    config = CONFIG.model_copy(update={"stop_on_checker": False})
+    trajectories = {}
+    for needed in (1, 2):  # the checker passes (one press is enough), or never does (two presses wanted)
+        with ScriptedOpenAIServer(script) as server:
+            policy = get_policy(policy_name, model="scripted", client=client_for(server))
+            trajectories[needed] = await rollout(CORNER, "Press the corner button, then say six times seven", policy,
+                                                 hits_at_least(needed), tmp_path / f"r{needed}", config)
+    for check, passes in ANSWER_CHECKS:
+        both = await score_rollout(trajectories[1], has_checker=True, checks=[check])
+        assert [c.kind for c in both.checks] == ["dom", "answer"]
+        assert both.checks[0].passed and both.checks[1].passed is passes, (check, both.checks[1].reason)
+        assert both.passed is passes and both.answer == "42"
+        no_dom = await score_rollout(trajectories[2], has_checker=True, checks=[check])
+        assert not no_dom.checks[0].passed and no_dom.passed is False  # the right answer alone is not enough

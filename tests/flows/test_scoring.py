@@ -1,0 +1,178 @@
+"""OSUniverse's scoring in the loop: step budgets by level, repeats with their own seeds, the weighted score.
+
+The loop runs with scripted stages (no browser, no model), so the test decides what each rollout
+gets and how it ends; the figures are checked against hand-worked values.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from apps_prompts import Level, Task, load_app
+from flows import (
+    AppRoundResult,
+    RolloutRef,
+    RunContext,
+    RunResults,
+    Stages,
+    TaskOutcome,
+    TasksRef,
+    Track,
+    TrackSteps,
+    VerifyRef,
+    VersionRef,
+    judge_and_revise,
+    make_config,
+    read_results,
+    table_rows,
+    write_results,
+)
+from flows._results import pass_counts, scoring_table
+from verifier import AppVerdicts, Verdict, write_verdicts
+
+APP = "unit-converter"
+LEVELS = ["paper", "gold", None]  # one task at each; None: a task without a level
+
+
+def _tasks() -> list[Task]:
+    base = load_app(APP).tasks[:3]
+    return [task.model_copy(update={"level": Level(level) if level else None}) for task, level in zip(base, LEVELS)]
+
+
+class Recording:
+    """Stages that record what each rollout was given; task 0 always succeeds, task 1 only in repeat 1."""
+
+    def __init__(self):
+        self.rollouts: list[dict] = []
+
+    def stages(self) -> Stages:
+        return Stages(self.generate, self.propose, self.verify, self.rollout, self.comment, self.revise)
+
+    async def generate(self, *, run, app_id, coder, viewport):
+        return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", "<p>v0</p>"), coder=coder,
+                          offline=True)
+
+    async def propose(self, *, run, app_id, proposer, tasks_file, tasks_per_app):
+        data = "[" + ",".join(t.model_dump_json() for t in _tasks()) + "]"
+        return TasksRef(app_id=app_id, file=run.write("tasks.json", data), count=3, offline=True)
+
+    async def verify(self, *, run, app_id, round, html, tasks, verifier):
+        ids = [t.id for t in _tasks()]
+        verdicts = AppVerdicts(app_id=app_id, domain="tool", html_sha256=html.sha, verifier="offline", offline=True,
+                               verdicts=[Verdict(task_id=t, solvable=True, checker="return true;", model="offline") for t in ids])
+        write_verdicts(verdicts, run.file(html).parent)
+        return VerifyRef(app_id=app_id, file=run.ref(Path(html.path).parent / "verdicts.json"),
+                         valid={t: True for t in ids}, reasons={}, offline=True)
+
+    async def rollout(self, *, run, app_id, round, task, checker, html, agent, out_path, checks=None, judge="offline"):
+        self.rollouts.append({"task": task.id, "level": task.level, "max_steps": agent.max_steps, "seed": agent.seed,
+                              "out_path": out_path})
+        index = [t.id for t in _tasks()].index(task.id)
+        repeat = 1 if "repeat-1" in out_path else 0
+        success = index == 0 or (index == 1 and repeat == 1)
+        return RolloutRef(app_id=app_id, task_id=task.id, trajectory=out_path, dashboard=None,
+                          termination="success" if success else "max_steps", success=success, steps=agent.max_steps)
+
+    async def comment(self, **_):
+        return None
+
+    async def revise(self, **_):
+        raise AssertionError("rounds: 0")
+
+
+async def _run(tmp_path: Path, **config) -> tuple[list[AppRoundResult], Recording, object]:
+    config = make_config({"app_ids": [APP], "rounds": 0, "out_dir": str(tmp_path), **config})
+    run = RunContext(run_key="k", run_dir=str(tmp_path), apps=str(config.apps))
+    recording = Recording()
+    track = Track(coder="offline", cua="heuristic", mode="integrated", commenter_mode="dashboard")
+    results = await judge_and_revise(TrackSteps(config, run, APP, track, recording.stages()), config.rounds)
+    return results, recording, config
+
+
+async def test_each_rollout_gets_its_levels_step_budget_and_each_repeat_its_own_seed(tmp_path):
+    results, recording, config = await _run(tmp_path, repeats=2, seed=7)
+    got = sorted((r["task"], r["max_steps"], r["seed"], r["out_path"].split("/rollouts/")[1]) for r in recording.rollouts)
+    tasks = [t.id for t in _tasks()]
+    want = sorted([(tasks[0], 5, 7, f"heuristic/{tasks[0]}"), (tasks[1], 30, 7, f"heuristic/{tasks[1]}"),
+                   (tasks[2], 20, 7, f"heuristic/{tasks[2]}"),
+                   (tasks[0], 5, 8, f"heuristic/repeat-1/{tasks[0]}"), (tasks[1], 30, 8, f"heuristic/repeat-1/{tasks[1]}"),
+                   (tasks[2], 20, 8, f"heuristic/repeat-1/{tasks[2]}")])
+    assert got == want  # paper 5 steps, gold 30, no level 20 (the paper's); seeds 7 and 8
+    (result,) = results
+    assert [r.repeat for r in result.repeats] == [1]
+    assert pass_counts(result) == {tasks[0]: (2, 2), tasks[1]: (1, 2), tasks[2]: (0, 2)}
+
+
+async def test_the_runs_max_steps_and_levels_override_the_defaults(tmp_path):
+    _, recording, _ = await _run(tmp_path / "a", max_steps=3)
+    assert {r["max_steps"] for r in recording.rollouts} == {3}
+    _, recording, _ = await _run(tmp_path / "b", levels={"paper": {"weight": 0.5, "max_steps": 2}})
+    by_level = {r["level"].value if r["level"] else None: r["max_steps"] for r in recording.rollouts}
+    assert by_level == {"paper": 2, "gold": 30, None: 20}  # levels left out keep their defaults
+
+
+def _outcome(task_id: str, level: str | None, passed: bool, valid: bool = True) -> TaskOutcome:
+    return TaskOutcome(task_id=task_id, solvable=valid, checker_valid=valid, success=passed, level=level, proof="proven")
+
+
+def test_the_weighted_score_equals_a_hand_computed_fixture(tmp_path):
+    """Weights paper 0.5, wood 1, bronze 2, silver 4, gold 8 (no silver task: a level with no task); no level: 1.
+
+    app (domain app):  paper ✓, wood ✗, gold ✓          → (0.5 + 8) / (0.5 + 1 + 8) = 8.5 / 9.5
+    tool (domain tool): bronze ✓, gold ✗, none ✓, bronze (no valid checker, ✗)
+                                                        → (2 + 1) / (2 + 8 + 1 + 2) = 3 / 13
+    overall                                             → 11.5 / 22.5
+    """
+    app = AppRoundResult(app_id="a", domain="app", coder="c", cua="u", mode="m", round=0, html="x", html_sha="0",
+                         tasks=[_outcome("p", "paper", True), _outcome("w", "wood", False), _outcome("g", "gold", True)])
+    tool = AppRoundResult(app_id="b", domain="tool", coder="c", cua="u", mode="m", round=0, html="y", html_sha="0",
+                          tasks=[_outcome("b", "bronze", True), _outcome("g", "gold", False), _outcome("n", None, True),
+                                 _outcome("x", "bronze", False, valid=False)])
+    (row,) = table_rows([app, tool])
+    assert row.weighted["app"] == pytest.approx(8.5 / 9.5)
+    assert row.weighted["tool"] == pytest.approx(3 / 13)
+    assert row.weighted["overall"] == pytest.approx(11.5 / 22.5)
+    assert row.weighted["game"] is None  # a domain with no task
+    assert row.sr_per_level == {"paper": 1.0, "wood": 0.0, "bronze": 0.5, "gold": 0.5, "none": 1.0}
+    assert "silver" not in row.sr_per_level  # a level with no task has no SR, not 0
+    assert row.sr["overall"] == pytest.approx(4 / 7)
+    # the run's own weights change the score: gold 1 instead of 8
+    (light,) = table_rows([app, tool], {"gold": 1.0})
+    assert light.weighted["overall"] == pytest.approx((0.5 + 1 + 2 + 1) / (0.5 + 1 + 1 + 2 + 1 + 1 + 2))
+    payload = write_results(tmp_path, [app, tool], weights={"gold": 1.0})
+    assert payload[0].weighted["overall"] == light.weighted["overall"]
+    stored = read_results(tmp_path)
+    assert stored.weights["gold"] == 1.0 and stored.table[0].weighted["overall"] == pytest.approx(light.weighted["overall"])
+    assert "overall weighted" in (tmp_path / "results.md").read_text()
+    assert (tmp_path / "results.csv").read_text().splitlines()[0].endswith(",weighted")
+
+
+async def test_repeats_pool_into_sr_and_give_its_spread(tmp_path):
+    results, _, config = await _run(tmp_path, repeats=2)
+    (row,) = table_rows(results, config.weights)
+    # repeat 0: task 0 passes (1/3); repeat 1: tasks 0 and 1 (2/3) → pooled 3/6
+    assert row.sr_repeats == pytest.approx([1 / 3, 2 / 3]) and row.sr["overall"] == pytest.approx(0.5)
+    assert row.tasks["overall"] == 3 and row.fc["overall"] == 1.0  # FC counts each task once
+    # weights paper 0.5, gold 8, none 1 → repeat 0: 0.5 / 9.5; repeat 1: 8.5 / 9.5
+    assert row.weighted_repeats == pytest.approx([0.5 / 9.5, 8.5 / 9.5])
+    spread = row.spread
+    assert spread["repeats"] == 2 and spread["sr_mean"] == pytest.approx(0.5)
+    assert spread["sr_std"] == pytest.approx(1 / 6) and (spread["sr_min"], spread["sr_max"]) == pytest.approx((1 / 3, 2 / 3))
+    (record,) = scoring_table([row])
+    assert record["SR mean ± std"] == "50.0 ± 16.7" and record["SR min–max"] == "33.3–66.7"
+    assert record["SR paper"] == "100.0" and record["SR gold"] == "50.0" and record["SR none"] == "0.0"
+
+
+def test_a_results_file_from_before_levels_and_repeats_still_loads(tmp_path):
+    legacy = {"apps": [{"app_id": "a", "domain": "app", "coder": "c", "cua": "u", "mode": "m", "round": 0, "html": "x",
+                        "html_sha": "0", "tasks": [{"task_id": "t", "solvable": True, "checker_valid": True, "success": True}]}],
+              "table": [], "usage": {}}
+    import json
+
+    (tmp_path / "results.json").write_text(json.dumps(legacy))
+    stored = read_results(tmp_path)
+    assert isinstance(stored, RunResults) and stored.apps[0].repeats == [] and stored.apps[0].tasks[0].level is None
+    (row,) = table_rows(stored.apps, stored.weights)
+    assert row.weighted["overall"] == 1.0 and row.sr_per_level == {"none": 1.0}
