@@ -33,7 +33,7 @@ _PUBLIC = {
     "TasksRef": "_refs", "VerifyRef": "_refs", "RolloutRef": "_refs", "FeedbackRef": "_refs",
     # results and what a run leaves behind
     "AppRoundResult": "_results", "TaskOutcome": "_results", "TableRow": "_results", "table_rows": "_results",
-    "markdown_table": "_results", "write_results": "_results", "RunResults": "_results", "read_results": "_results", "finish_run": "_finish", "write_manifest": "_finish", "read_manifest": "_finish",
+    "markdown_table": "_results", "write_results": "_results", "pass_counts": "_results", "scoring_table": "_results", "RunResults": "_results", "read_results": "_results", "finish_run": "_finish", "write_manifest": "_finish", "read_manifest": "_finish",
     "ROLE_PROMPTS": "_finish", "write_report": "_report",
 }
 
@@ -73,7 +73,9 @@ if TYPE_CHECKING:  # what editors and type checkers see
         TableRow,
         TaskOutcome,
         markdown_table,
+        pass_counts,
         read_results,
+        scoring_table,
         table_rows,
         write_results,
     )

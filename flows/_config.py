@@ -85,6 +85,9 @@ class ExperimentConfig(BaseModel):
     repeats: int = Field(default=1, ge=1, le=50, description=(
         "Rollouts per task and app version, each with its own seed (the app's Math.random, and the model's sampling "
         "seed where the provider takes one): SR's spread across repeats and each task's k of N."))
+    fixed_clock: bool = Field(default=False, description=(
+        "Start every rollout's clock at the same instant (cua.FIXED_CLOCK_START; it then runs), so apps showing "
+        "today's date look the same across agents, repeats and days."))
     judge: str = Field(default="offline", description=(
         "Who judges tasks' final_screenshot / flow checks: a model name or role (e.g. 'judge'), or 'offline' (the text "
         "judge; it cannot judge a flow)."))

@@ -36,6 +36,7 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
         app_ids = _check_apps(config)
         _check_tasks_file(config, app_ids)
         _check_task_counts(config, app_ids)
+        _check_judge_checks(config, app_ids)
         _check_policies(config)
         models = _check_models(config)
         _check_policy_options(config)
@@ -95,6 +96,22 @@ def _check_task_counts(config: ExperimentConfig, app_ids: list[str]) -> None:
                               f"per app (raise field 'max_tasks_per_app' to allow more)")
 
 
+def _check_judge_checks(config: ExperimentConfig, app_ids: list[str]) -> None:
+    """A `flow` check reads the dashboard: only a model judge can; offline it is refused now, not after the rollouts."""
+    if config.judge != "offline" or (config.proposer != "offline" and config.tasks_file is None):
+        return
+    from apps_prompts import load_apps, load_tasks_file
+
+    specs = {spec.id: spec for spec in load_apps(config.apps).apps}
+    for app_id in app_ids:
+        tasks = load_tasks_file(config.tasks_file, app_id) if config.tasks_file is not None else specs[app_id].tasks
+        for task in tasks:
+            if any(check.kind == "flow" for check in task.checks):
+                raise ConfigError(f"task {task.id!r} of app {app_id!r} has a flow check, which needs a model judge "
+                                  f"(field 'judge': a model name or role, e.g. judge); the offline judge reads the final "
+                                  f"page's text only and cannot judge a flow")
+
+
 def size_of_run(config: ExperimentConfig, app_ids: list[str]):
     """The run's size (`flows._run_size.RunSize`); call after `check_config`."""
     from ._run_size import run_size, tasks_per_app
@@ -144,7 +161,8 @@ def _check_models(config: ExperimentConfig) -> dict[str, ModelConfig]:
     from coder import coders
 
     wanted: list[tuple[str, str]] = [("coders", name) for name in config.coders if name not in coders]
-    wanted += [(field, getattr(config, field)) for field in ("verifier", "commenter") if getattr(config, field) != "offline"]
+    wanted += [(field, getattr(config, field)) for field in ("verifier", "commenter", "judge")
+               if getattr(config, field) != "offline"]
     if config.proposer != "offline" and config.tasks_file is None:  # a tasks file wins over any proposer
         wanted.append(("proposer", config.proposer))
     from cua.policies import policy_model

@@ -99,6 +99,7 @@ class AgentSettings(BaseModel):
     trace: str = Field(default="off", description="Playwright trace: off, failures (kept for failed rollouts) or all.")
     seed: int | None = Field(default=None, description="Seeds the app's Math.random and the model's sampling (where the "
                              "provider takes a seed); the run's seed plus the repeat's number. None: unseeded.")
+    fixed_clock: bool = Field(default=False, description="The app's clock starts at `cua.FIXED_CLOCK_START`.")
 
 
 class VersionRef(BaseModel):

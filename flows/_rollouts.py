@@ -52,6 +52,8 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
                   options=agent.options, trace=agent.trace)
     if agent.seed is not None or needs_answer:  # keys of rollouts made before seeds and answers stay as they were
         inputs.update(seed=agent.seed, stop_on_checker=not needs_answer)
+    if agent.fixed_clock:
+        inputs.update(fixed_clock=True)
     inputs_sha = sha256_bytes(json.dumps(inputs, sort_keys=True))
     folder = run.root / out_path
     trajectory = finished_rollout(folder, inputs_sha)
@@ -148,7 +150,8 @@ async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str | Non
     policy = get_policy(agent.policy, model=agent.model, models_path=run.models, **agent.options,
                         **_sampling_seed(run, agent))
     return await rollout(run.read_text(html), task.description, policy, rollout_checker(checker), folder, config,
-                         app_id=app_id, task_id=task.id, expected_outcome=task.expected_outcome, seed=agent.seed)
+                         app_id=app_id, task_id=task.id, expected_outcome=task.expected_outcome, seed=agent.seed,
+                         fixed_clock=agent.fixed_clock)
 
 
 def _sampling_seed(run: RunContext, agent: AgentSettings) -> dict[str, int]:

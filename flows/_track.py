@@ -106,7 +106,7 @@ class TrackSteps:
         self.verify_error: str | None = None  # this round's, if its verification failed
         self.agent = AgentSettings(policy=track.cua, model=config.cua_model, max_steps=config.most_steps,
                                    viewport=config.viewport, options=config.cua_options.get(track.cua, {}),
-                                   trace=config.trace)
+                                   trace=config.trace, fixed_clock=config.fixed_clock)
         self.judged: dict[int, Judged] = {}  # every round so far: what `carry: best` may go back to
         self.progress = progress_for(run.run_dir)  # what the console draws (stages shared by tracks count once)
         self.repeated: dict[int, list[RolloutRef]] = {}  # per round: the rollouts of repeats 1…N−1

@@ -16,7 +16,7 @@ from pathlib import Path
 from coder import ContractResult
 from commenter import Feedback
 from cua import Trajectory
-from flows import AppRoundResult, TableRow, Track
+from flows import AppRoundResult, TableRow, Track, pass_counts
 from verifier.judge import Judgement, Label, read_judgements, read_labels
 
 from ._runs import Run, RunIndex, TrajectoryEntry, track_id, track_of
@@ -215,6 +215,7 @@ def app_page(run: Run, app_id: str, track_key: str | None, diff_a: int | None, d
             "feedback": feedback, "feedback_problem": problem,
         })
     task_ids = list(dict.fromkeys(t.task_id for r in rounds for t in r.tasks))
+    counts = {r.round: pass_counts(r) for r in rounds}  # k of N across repeats
     grid = []
     for task_id in task_ids:
         cells = []
@@ -225,10 +226,12 @@ def app_page(run: Run, app_id: str, track_key: str | None, diff_a: int | None, d
                 continue
             state = ("success" if outcome.success and outcome.checker_valid else
                      "unsupported" if not outcome.checker_valid else "failure")
+            k, n = counts[result.round].get(task_id, (0, 0))
             cells.append({"state": state, "label": {"success": "✓", "failure": "✗", "unsupported": "n/a"}[state],
                           "title": outcome.termination or outcome.reason or state, "trajectory": outcome.trajectory,
-                          "proof": outcome.proof})
-        grid.append({"task_id": task_id, "cells": cells})
+                          "proof": outcome.proof, "repeats": f"{k}/{n}" if n > 1 else None})
+        level = next((t.level for r in rounds for t in r.tasks if t.task_id == task_id and t.level), None)
+        grid.append({"task_id": task_id, "level": level, "cells": cells})
     diff = None
     if len(rounds) >= 2:
         by_round = {r.round: r for r in rounds}

@@ -29,7 +29,7 @@ from flows import (
     table_rows,
     write_results,
 )
-from flows._results import pass_counts, scoring_table
+from flows import pass_counts, scoring_table
 from verifier import AppVerdicts, Verdict, write_verdicts
 
 APP = "unit-converter"
@@ -176,3 +176,20 @@ def test_a_results_file_from_before_levels_and_repeats_still_loads(tmp_path):
     assert isinstance(stored, RunResults) and stored.apps[0].repeats == [] and stored.apps[0].tasks[0].level is None
     (row,) = table_rows(stored.apps, stored.weights)
     assert row.weighted["overall"] == 1.0 and row.sr_per_level == {"none": 1.0}
+
+
+def test_a_flow_check_without_a_model_judge_is_refused_before_the_run(tmp_path):
+    import yaml
+
+    from flows import ConfigError, check_config
+
+    task = load_app(APP).tasks[0].model_dump(mode="json", exclude_none=True)
+    task["checks"] = [{"kind": "flow"}]
+    tasks_file = tmp_path / "tasks.yaml"
+    tasks_file.write_text(yaml.safe_dump({APP: [task]}))
+    config = make_config({"app_ids": [APP], "tasks_file": str(tasks_file), "out_dir": str(tmp_path)})
+    with pytest.raises(ConfigError, match="has a flow check, which needs a model judge"):
+        check_config(config, probe_endpoints=False)
+    task["checks"] = [{"kind": "final_screenshot"}]  # the offline text judge may judge the final page
+    tasks_file.write_text(yaml.safe_dump({APP: [task]}))
+    assert check_config(config, probe_endpoints=False) == [APP]

@@ -68,7 +68,7 @@ async def test_an_app_shows_its_versions_feedback_diff_and_task_grid(served, vie
     grid = {}
     for row in await page.locator("table.tasks tbody tr").all():
         cells = row.locator("td")
-        grid[await cells.nth(0).inner_text()] = [await cells.nth(i).get_attribute("class") for i in (1, 2)]
+        grid[await row.get_attribute("data-task")] = [await cells.nth(i).get_attribute("class") for i in (1, 2)]
     for app in results.apps:
         for task in app.tasks:
             want = "cell-success" if task.success else "cell-failure" if task.checker_valid else "cell-unsupported"
