@@ -9,6 +9,8 @@
     static_warnings(checker, html)      # why a checker looks like it can never be true (a warning, not a proof)
     audit_revision(before_html, after_html, checker).suspect   # markup changed, the code writing it did not
     match_answer(trajectory.answer, task.answer_check)          # an answer check: passed, and why
+    verdicts.verdict(task_id).checks    # the task's further checks (answer, judge), each with its proof
+    verdicts.answer_checks()            # task id → the answer check its final answer is scored against
 
 `verifier.judge` holds the other judges of success and how far they agree: the model judge, the
 offline text judge, people's labels and the agreement between any two (Cohen's κ, balanced
@@ -16,6 +18,7 @@ accuracy). Its names are used as `from verifier.judge import …`, not re-export
 has its own `PROMPT_VERSION`, and one name should have one home.
 """
 
+from ._answer_proof import AnswerProof, answer_on_page, prove_answer
 from ._answers import AnswerResult, match_answer, normalize_answer, numbers_in
 from ._audit import ElementChange, RevisionAudit, ScriptChange, audit_revision
 from ._checker import MAX_CHECKER_CHARS, CheckerKind, CompiledChecker, compile_checker
@@ -54,6 +57,7 @@ from ._verdicts import (
     AppVerdicts,
     TokenTotals,
     Verdict,
+    VerdictCheck,
     html_sha256,
     read_verdicts,
     write_verdicts,
@@ -61,7 +65,11 @@ from ._verdicts import (
 from ._verify import reference_verdicts, verify_app
 
 __all__ = [
+    "AnswerProof",
     "AnswerResult",
+    "VerdictCheck",
+    "answer_on_page",
+    "prove_answer",
     "match_answer",
     "normalize_answer",
     "numbers_in",
