@@ -43,9 +43,9 @@ from ._proof import (
     gate_and_prove_all,
     replay_solution,
 )
-from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, solution_schema, verdict_reply_schema
+from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, answer_schema, solution_schema, verdict_reply_schema
 from ._reference import TaskProof, prove_app, prove_task
-from ._reply import VerdictEntry, VerifierReplyError, parse_reply, parse_solution
+from ._reply import VerdictEntry, VerifierReplyError, parse_answer, parse_reply, parse_solution
 from ._rules import RuleSyntaxError, looks_like_rule, parse_rule
 from ._rules_js import CompiledRule, compile_rule
 from ._rollout_checker import rollout_checker
@@ -69,6 +69,8 @@ __all__ = [
     "AnswerResult",
     "VerdictCheck",
     "answer_on_page",
+    "answer_schema",
+    "parse_answer",
     "prove_answer",
     "match_answer",
     "normalize_answer",

@@ -1,11 +1,12 @@
-"""Answer checks without a browser: an agent's final answer (`match_answer`) and a page's text (`answer_on_page`)."""
+"""Answer checks without a browser: an agent's final answer (`match_answer`), a page's text (`answer_on_page`),
+and the answer check a verifier model sends (`parse_answer`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from apps_prompts import AnswerCheck
-from verifier import answer_on_page, match_answer
+from verifier import answer_on_page, match_answer, parse_answer
 
 
 def check(expected: str, match: str = "normalized", tolerance: float = 0.0) -> AnswerCheck:
@@ -87,3 +88,39 @@ def test_what_the_page_did_not_show_is_named_with_what_it_shows():
     text = answer_on_page("Short page", check("Boat tour"))
     assert text.reason == "the page does not show the text 'boat tour' (case and spacing aside) (it shows: 'Short page')"
     assert answer_on_page(PAGE, check("1068", "number")).reason == "the page shows the number 1068 (within 0 of 1068)"
+
+
+@pytest.mark.parametrize(("raw", "expected", "match", "tolerance", "note"), [
+    ({"expected": "Boat tour", "match": "normalized"}, "Boat tour", "normalized", 0, None),
+    ({"expected": 1343, "match": "number", "tolerance": 0.01}, "1343", "number", 0.01, None),
+    ({"expected": "$1,717.83", "match": "number"}, "1717.83", "number", 0, "expected '$1,717.83' was read as the number 1717.83"),
+    ({"expected": "  15:00 ", "match": "exact"}, "15:00", "exact", 0, None),
+    ({"expected": "Paris"}, "Paris", "normalized", 0, None),
+    ("Paris", "Paris", "normalized", 0, "a bare answer was read as expected 'Paris' with match 'normalized'"),
+    (42, "42", "number", 0, "a bare answer was read as expected 42 with match 'number'"),
+], ids=["normalized", "number", "number-with-currency", "exact", "default-match", "bare-text", "bare-number"])
+def test_a_usable_answer_from_the_model_is_read_and_repaired_where_it_is_unambiguous(raw, expected, match, tolerance, note):
+    answer, error, said = parse_answer(raw)
+    assert error is None and answer == check(expected, match, tolerance) and said == note
+
+
+@pytest.mark.parametrize(("raw", "says"), [
+    ({"expected": "about 40 or 50", "match": "number"}, "is not a number (2 numbers in it), but match is 'number'"),
+    ({"expected": "forty", "match": "number"}, "is not a number (no number in it)"),
+    ({"expected": "(even", "match": "regex"}, "is not a valid regex"),
+    ({"expected": "\\d*", "match": "regex"}, "matches an empty answer, so it would accept any answer"),
+    ({"expected": "40", "match": "number", "tolerance": -1}, "answer/tolerance"),
+    ({"expected": "40", "match": "fuzzy"}, "answer/match"),
+    ({"expected": ""}, "answer/expected"),
+    ({"match": "number"}, "an 'answer' is {\"expected\""),
+    ({"expected": "x", "unit": "kg"}, "an 'answer' is {\"expected\""),
+    (True, "an 'answer' is {\"expected\""),
+], ids=["two-numbers", "no-number", "bad-regex", "empty-regex", "negative-tolerance", "unknown-match", "empty", "no-expected",
+        "extra-key", "boolean"])
+def test_an_unusable_answer_from_the_model_is_dropped_with_the_reason(raw, says):
+    answer, error, note = parse_answer(raw)
+    assert answer is None and note is None and says in error
+
+
+def test_no_answer_sent_is_neither_an_answer_nor_an_error():
+    assert parse_answer(None) == (None, None, None)
