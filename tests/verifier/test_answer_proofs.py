@@ -1,17 +1,39 @@
 """Proving answer checks in Chromium: the expected answer readable on the page after the reference solution.
 
-Through `prove_task` (what `aui apps validate` runs) and the offline verifier: answer-only tasks,
-answers that are not shown, and judge checks on a small app of our own.
+The bundled question tasks through `prove_task` (what `aui apps validate` runs) and the offline
+verifier; answer-only tasks, answers that are not shown, and judge checks on a small app of our own.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from apps_prompts import AnswerCheck, JudgeCheck, SolutionStep, Task
+from apps_prompts import AnswerCheck, JudgeCheck, SolutionStep, Task, load_apps, reference_html_path
 from verifier import function_completeness, function_completeness_proven, prove_answer, prove_task, read_verdicts, verify_app
 
 from .conftest import COUNTER_HTML
+
+QUESTIONS = [(spec, task) for spec in load_apps().apps for task in spec.tasks if task.answer_check is not None]
+
+
+def test_the_bundled_apps_ask_questions_of_every_match_kind_across_at_least_five_apps():
+    assert len(QUESTIONS) >= 5 and len({spec.id for spec, _ in QUESTIONS}) >= 5
+    kinds = {task.answer_check.match for _, task in QUESTIONS}
+    assert kinds == {"exact", "normalized", "regex", "number"}
+    assert any(t.answer_check.match == "number" and t.answer_check.tolerance > 0 for _, t in QUESTIONS)
+    for _, task in QUESTIONS:
+        assert task.solution, f"{task.id}: a question task should need a step first"
+        assert task.level is not None and task.level_rationale and "answer" in task.level_rationale
+
+
+@pytest.mark.parametrize(("spec", "task"), QUESTIONS, ids=[f"{s.id}/{t.id}" for s, t in QUESTIONS])
+async def test_each_bundled_question_task_is_proven_and_its_answer_needs_the_step(spec, task):
+    html = reference_html_path(spec).read_text(encoding="utf-8")
+    proof = await prove_task(html, spec.id, task)  # the route of `aui apps validate`
+    assert proof.ok and proof.answer_shown is True, proof.problems
+    at_load = await prove_answer(html, task.answer_check, [])
+    assert not at_load.shown, f"{task.id}: the answer is already on the page at load ({at_load.detail})"
+
 
 def counter_task(task_id: str, *, answer: AnswerCheck | None = None, checker: str | None = None, clicks: int = 0,
                  judge: str | None = None) -> Task:
