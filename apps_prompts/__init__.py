@@ -2,8 +2,10 @@
 
     specs = load_apps(BUNDLED_DIR).raise_for_errors()       # or an AUI-Gym folder of id/title/prompt/tags YAML
     tasks = await propose_tasks(spec, proposer="offline")   # the spec's tasks; a model name proposes N new ones
+    level_from_solution(task)                               # the level rule: the solution's steps (+1 for an answer)
 """
 
+from ._levels import level_above, level_from_solution, solution_steps
 from ._loader import (
     BUNDLED_DIR,
     AppLoadError,
@@ -59,10 +61,13 @@ __all__ = [
     "TasksFileError",
     "app_spec_json_schema",
     "get_proposer",
+    "level_above",
+    "level_from_solution",
     "load_app",
     "load_apps",
     "load_tasks_file",
     "propose_tasks",
     "reference_html_path",
     "slugify",
+    "solution_steps",
 ]

@@ -3,8 +3,9 @@
 The LLM proposer asks for JSON, validates it against `TASKS_JSON_SCHEMA`, sends the schema
 errors back for a bounded number of repairs, drops duplicates (by normalised text), tops up
 once if too few are left, and assigns its own ids — a task's id is a slug of its description,
-never a list position or whatever id the model made up. The offline proposer returns the
-spec's tasks or the tasks of a file given by path.
+never a list position or whatever id the model made up. Each task comes with a level (paper …
+gold, by the rule of `_levels`, which the request spells out) and a one-line rationale. The
+offline proposer returns the spec's tasks or the tasks of a file given by path, levels as written.
 
 `llm` is imported lazily: loading app specs must not pull in the model SDK.
 """
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import jsonschema
 from pydantic import BaseModel, Field
 
-from ._models import AppSpec, Domain, Task, TaskCategory
+from ._models import LEVELS, AppSpec, Domain, Task, TaskCategory
 from ._proposer_files import load_tasks_file
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("apps_prompts.proposer")
 
-PROPOSER_VERSION = "proposer-v1"
+PROPOSER_VERSION = "proposer-v2"  # v2: a level (paper … gold) and its rationale per task
 """Part of the cache key of proposals: bump it when the prompt or the post-processing changes."""
 DEFAULT_TASK_COUNT = 30
 ROLE = "proposer"
@@ -45,12 +46,13 @@ TASKS_JSON_SCHEMA: dict[str, Any] = {
             "minItems": 1,
             "items": {
                 "type": "object",
-                "required": ["description", "category", "expected_outcome"],
+                "required": ["description", "category", "expected_outcome", "level", "level_rationale"],
                 "properties": {
                     "description": {"type": "string", "minLength": 8, "maxLength": 400},
                     "category": {"enum": [c.value for c in TaskCategory]},
                     "expected_outcome": {"type": "string", "minLength": 3, "maxLength": 400},
-                    "level": {"enum": ["easy", "medium", "hard"]},
+                    "level": {"enum": list(LEVELS)},
+                    "level_rationale": {"type": "string", "minLength": 3, "maxLength": 200, "pattern": "^[^\\n]*$"},
                 },
             },
         }
@@ -73,6 +75,13 @@ DOMAIN_GUIDANCE: dict[Domain, str] = {
 }
 
 SYSTEM = "You design realistic test tasks for web apps. You answer with JSON only."
+
+LEVEL_GUIDANCE = (
+    "- level says how much a user must do, counting the actions of the shortest way to do it in this app: "
+    "paper = 1 action, wood = 2–3, bronze = 4–6, silver = 7–10, gold = more, or waiting for the app's own timer; "
+    "one level higher when the actions hide work (an exact value on a slider, a limit to find, a move that depends "
+    "on what a game shows). level_rationale says why in one line, e.g. \"3 actions: type the amount, pick two units\"."
+)
 
 
 class ProposalResult(BaseModel):
@@ -201,7 +210,8 @@ class LLMTaskProposer(TaskProposer):
         taken: set[str] = set()
         result.tasks = [
             Task(id=task_id_for(item["description"], taken), description=item["description"].strip(),
-                 category=item["category"], expected_outcome=item["expected_outcome"].strip(), level=item.get("level"))
+                 category=item["category"], expected_outcome=item["expected_outcome"].strip(), level=item["level"],
+                 level_rationale=item["level_rationale"].strip())
             for item in kept[:n]
         ]
         return result
@@ -247,13 +257,14 @@ def _request_text(app: AppSpec, count: int, existing: list[str], round_number: i
         "- Its success shows in the final page (text, values, visible elements), so a script can check it.\n"
         "- Mix categories: about half core_function (one feature), a third user_workflow (several steps), "
         "the rest edge_case (invalid or boundary input the app should handle).\n"
-        "- level is easy, medium or hard; expected_outcome says what the page shows when it is done.",
+        "- expected_outcome says what the page shows when it is done.\n" + LEVEL_GUIDANCE,
     ]
     if existing:
         parts.append("Do not repeat these tasks:\n" + "\n".join(f"- {d}" for d in existing))
     parts.append(
         "Answer with one JSON object and nothing else, of this form:\n"
-        '{"tasks": [{"description": "...", "category": "core_function", "expected_outcome": "...", "level": "easy"}]}'
+        '{"tasks": [{"description": "...", "category": "core_function", "expected_outcome": "...", "level": "wood", '
+        '"level_rationale": "2 actions: type the name, press Add"}]}'
     )
     if round_number:
         parts.append(f"(Top-up request {round_number}.)")
@@ -263,8 +274,9 @@ def _request_text(app: AppSpec, count: int, existing: list[str], round_number: i
 def _repair_text(errors: list[str]) -> str:
     listed = "\n".join(f"- {e}" for e in errors[:8])
     return (f"That JSON does not match the required form:\n{listed}\n"
-            'Send the corrected JSON object only: {"tasks": [{"description", "category", "expected_outcome", "level"}]}, '
-            f"category one of {', '.join(c.value for c in TaskCategory)}.")
+            'Send the corrected JSON object only: {"tasks": [{"description", "category", "expected_outcome", "level", '
+            f'"level_rationale"}}]}}, category one of {", ".join(c.value for c in TaskCategory)}, level one of {", ".join(LEVELS)}, '
+            "level_rationale one line.")
 
 
 def _extract_json(text: str) -> Any:

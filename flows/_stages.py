@@ -120,7 +120,7 @@ async def verify_version(*, run: RunContext, app_id: str, round: int, html: File
     return VerifyRef(
         app_id=app_id,
         file=run.ref(Path(html.path).parent / VERDICTS_FILE),
-        valid={v.task_id: bool(v.solvable and v.checker) for v in verdicts.verdicts},
+        valid={v.task_id: v.valid for v in verdicts.verdicts},  # a checker, or an answer check standing in for one
         reasons={v.task_id: "; ".join(v.reasons) for v in verdicts.verdicts},
         offline=verdicts.offline,
         proof={v.task_id: v.proof for v in verdicts.verdicts},

@@ -181,7 +181,7 @@ class TrackSteps:
                 with self.progress.stage("roll out", out_path, round_=version.round):
                     ref = await self.stages.rollout(
                         run=self.run, app_id=self.app_id, round=version.round, task=task, checker=verdict.checker,
-                        checks=list(getattr(verdict, "checks", None) or task.checks), html=version.html, agent=agent,
+                        checks=[entry.check for entry in verdict.checks] or list(task.checks), html=version.html, agent=agent,
                         out_path=out_path, judge=self.config.judge)
             return ref.model_copy(update={"repeat": repeat})
 

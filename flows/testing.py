@@ -121,9 +121,11 @@ class ScriptedRoles:
 
     def _proposer(self, request: RecordedRequest) -> Reply:
         tasks = [{"description": t.description, "category": t.category.value, "expected_outcome": t.expected_outcome,
-                  "level": t.level or "medium"} for t in self.tasks]
+                  "level": t.level.value if t.level else "bronze", "level_rationale": t.level_rationale or "scripted"}
+                 for t in self.tasks]
         tasks.append({"description": UNSUPPORTED_TASK, "category": "user_workflow",
-                      "expected_outcome": "A PDF file is downloaded.", "level": "hard"})
+                      "expected_outcome": "A PDF file is downloaded.", "level": "silver",
+                      "level_rationale": "scripted: an export the app does not have"})
         return reply_text(json.dumps({"tasks": tasks}))
 
     def _verifier(self, request: RecordedRequest) -> Reply:

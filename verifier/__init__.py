@@ -9,7 +9,9 @@
     static_warnings(checker, html)      # why a checker looks like it can never be true (a warning, not a proof)
     audit_revision(before_html, after_html, checker).suspect   # markup changed, the code writing it did not
     match_answer(trajectory.answer, task.answer_check)          # an answer check: passed, and why
-    await score_rollout(trajectory, has_checker=True, checks=task.checks, judges=...)  # all checks must pass
+    verdicts.verdict(task_id).checks    # the task's further checks (answer, judge), each with its proof
+    verdicts.answer_checks()            # task id → the answer check its final answer is scored against
+    await score_rollout(trajectory, has_checker=True, checks=[...], judges=...)  # all checks must pass
 
 `verifier.judge` holds the other judges of success and how far they agree: the model judge, the
 offline text judge, people's labels and the agreement between any two (Cohen's κ, balanced
@@ -17,6 +19,7 @@ accuracy). Its names are used as `from verifier.judge import …`, not re-export
 has its own `PROMPT_VERSION`, and one name should have one home.
 """
 
+from ._answer_proof import AnswerProof, answer_on_page, prove_answer
 from ._answers import AnswerResult, match_answer, normalize_answer, numbers_in
 from ._audit import ElementChange, RevisionAudit, ScriptChange, audit_revision
 from ._checker import MAX_CHECKER_CHARS, CheckerKind, CompiledChecker, compile_checker
@@ -41,9 +44,9 @@ from ._proof import (
     gate_and_prove_all,
     replay_solution,
 )
-from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, solution_schema, verdict_reply_schema
+from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, answer_schema, solution_schema, verdict_reply_schema
 from ._reference import TaskProof, prove_app, prove_task
-from ._reply import VerdictEntry, VerifierReplyError, parse_reply, parse_solution
+from ._reply import VerdictEntry, VerifierReplyError, parse_answer, parse_reply, parse_solution
 from ._rules import RuleSyntaxError, looks_like_rule, parse_rule
 from ._rules_js import CompiledRule, compile_rule
 from ._rollout_checker import rollout_checker
@@ -56,6 +59,7 @@ from ._verdicts import (
     AppVerdicts,
     TokenTotals,
     Verdict,
+    VerdictCheck,
     html_sha256,
     read_verdicts,
     write_verdicts,
@@ -63,11 +67,17 @@ from ._verdicts import (
 from ._verify import reference_verdicts, verify_app
 
 __all__ = [
+    "AnswerProof",
     "CheckOutcome",
     "TaskScore",
     "dom_passed",
     "score_rollout",
     "AnswerResult",
+    "VerdictCheck",
+    "answer_on_page",
+    "answer_schema",
+    "parse_answer",
+    "prove_answer",
     "match_answer",
     "normalize_answer",
     "numbers_in",

@@ -10,6 +10,12 @@ repaired entry is judged again, and the better of the two attempts is kept. A ta
 "proven", "claimed" (a checker that passed the gate, not proven) or "unsupported". Model text
 is parsed as JSON and run only as a checker in the browser's isolated world, or as selector
 steps in the page — never evaluated in Python.
+
+A question-style task (one whose spec carries an answer check, marked `asks_for_answer` in the
+request) may get an answer check from the model, proven by reading the expected answer on the page
+after the solution; the model's answer check is kept over the spec's, and without a usable one
+the spec's is proven against the model's solution instead. An answer check that could not be used
+(a bad regex, no number) goes into the repair round-trip like an unproven checker.
 """
 
 from __future__ import annotations
@@ -25,10 +31,10 @@ from apps_prompts import AppSpec, Task
 from cua import BrowserConfig, open_app, settle
 from llm import ModelClient, assistant_message, system_message, user_message
 
-from ._attempts import Attempt, Candidate, attempt_all, unsupported_verdict, verdict_from_attempt
+from ._attempts import Attempt, Candidate, attempt_all, unsupported_verdict, verdict_from_attempt, with_judge_checks
 from ._proof import PROOF_TIMEOUT_S, STEP_TIMEOUT_MS
 from ._prompts import SYSTEM_PROMPT, RepairItem, render_format_repair, render_repair, render_request
-from ._reply import VerdictEntry, VerifierReplyError, parse_reply
+from ._reply import NO_SOLUTION, VerdictEntry, VerifierReplyError, parse_reply
 from ._runtime import DEFAULT_TIMEOUT_MS
 from ._verdicts import TokenTotals, Verdict
 
@@ -106,8 +112,9 @@ async def judge_batch(
         entries = await conversation.ask_json(config.format_repairs)
     except VerifierReplyError as exc:
         reason = f"the verifier's reply was unusable after {config.format_repairs} repair(s): {exc}"
-        verdicts = [unsupported_verdict(t.id, reason, model=model) for t in tasks]
+        verdicts = [with_judge_checks(unsupported_verdict(t.id, reason, model=model), t) for t in tasks]
         return _with_token_shares(verdicts, conversation.tokens), conversation.tokens
+    by_id = {task.id: task for task in tasks}
 
     decided: dict[str, Verdict] = {}
     candidates: dict[str, Candidate] = {}
@@ -118,11 +125,11 @@ async def judge_batch(
         elif not entry.solvable:
             decided[task.id] = unsupported_verdict(task.id, entry.reason or "judged unsolvable", model=model)
         else:
-            candidates[task.id] = _candidate(entry)
+            candidates[task.id] = _candidate(entry, task)
 
     judge = _Judge(html, browser, config)
     first = await judge.attempt_all(candidates)
-    failing = {task_id: attempt for task_id, attempt in first.items() if attempt.status != "proven"}
+    failing = {task_id: attempt for task_id, attempt in first.items() if attempt.needs_repair}
     repaired: dict[str, VerdictEntry] = {}
     repair_error: str | None = None
     second: dict[str, Attempt] = {}
@@ -132,7 +139,7 @@ async def judge_batch(
             repaired = await conversation.ask_json(config.format_repairs)
         except VerifierReplyError as exc:
             repair_error = str(exc)
-        again = {tid: _candidate(repaired[tid]) for tid in failing if tid in repaired and repaired[tid].solvable}
+        again = {tid: _candidate(repaired[tid], by_id[tid]) for tid in failing if tid in repaired and repaired[tid].solvable}
         second = await judge.attempt_all(again)
 
     for task in tasks:
@@ -144,7 +151,8 @@ async def judge_batch(
             decided[task.id] = _after_repair(
                 task.id, model, entries[task.id], first[task.id], repaired.get(task.id), second.get(task.id), repair_error
             )
-    return _with_token_shares([decided[t.id] for t in tasks], conversation.tokens), conversation.tokens
+    verdicts = [with_judge_checks(decided[t.id], t) for t in tasks]
+    return _with_token_shares(verdicts, conversation.tokens), conversation.tokens
 
 
 @dataclass
@@ -164,13 +172,21 @@ class _Judge:
         )
 
 
-def _candidate(entry: VerdictEntry) -> Candidate:
-    return Candidate(source=entry.source, kind=entry.kind, solution=tuple(entry.solution),
-                     solution_error=entry.solution_error, solution_text=entry.solution_text)
+def _candidate(entry: VerdictEntry, task: Task) -> Candidate:
+    """What to judge for one entry: its checker (if any), its solution, and the model's answer check or else the spec's."""
+    answer = entry.answer or task.answer_check
+    solution_error = entry.solution_error
+    if not entry.source and answer is not None and solution_error == NO_SOLUTION:
+        solution_error = None  # an answer-only task without steps: its answer shows at load
+    return Candidate(source=entry.source or None, kind=entry.kind if entry.source else None,
+                     solution=tuple(entry.solution), solution_error=solution_error, solution_text=entry.solution_text,
+                     answer=answer, answer_source="verifier" if entry.answer is not None else "spec",
+                     answer_error=entry.answer_error, answer_note=entry.answer_note, answer_text=entry.answer_text)
 
 
 def _repair_item(attempt: Attempt) -> RepairItem:
-    return RepairItem(checker=attempt.candidate.source, solution=attempt.candidate.solution_text,
+    candidate = attempt.candidate
+    return RepairItem(checker=candidate.source or "", solution=candidate.solution_text, answer=candidate.answer_text,
                       what_happened=attempt.what_happened, static_warnings=attempt.static_warnings)
 
 
@@ -204,16 +220,19 @@ def _after_repair(
     if not repaired.solvable:
         return unsupported_verdict(
             task_id, first_failure, repaired.reason or "judged unsolvable on repair", model=model,
-            checker_source=first.candidate.source, checker_kind=first.gate.kind, gate=first.gate, repairs=1,
+            checker_source=first.candidate.source, checker_kind=first.gate.kind if first.gate else None, gate=first.gate,
+            repairs=1,
         )
     assert second is not None  # a solvable repaired entry is always judged again
     if second.better_than(first):
         verdict = verdict_from_attempt(task_id, second, model=model, reason=repaired.reason, repairs=1)
         if verdict.valid:
             verdict.warnings.insert(0, first_failure)
-        else:
+        elif first.gate is not None and second.gate is not None:
             verdict.reasons = [f"checker failed the validation gate: {first.gate.reason}",
                                f"after one repair the checker still failed the gate: {second.gate.reason}"]
+        else:
+            verdict.reasons = [first_failure, f"after one repair: {second.what_happened}"]
         return verdict
     verdict = verdict_from_attempt(task_id, first, model=model, reason=entry.reason, repairs=1)
     verdict.warnings.append(f"the repaired checker was not kept ({second.what_happened})")

@@ -13,14 +13,16 @@ from typing import get_args
 
 from pydantic import BaseModel, Field
 
-from apps_prompts import AppSpec, SolutionStep, Task
+from apps_prompts import AnswerCheck, AppSpec, SolutionStep, Task
 
-PROMPT_VERSION = "verifier-3"
+PROMPT_VERSION = "verifier-4"  # 4: answer checks for question-style tasks
 MAX_SOLUTION_STEPS = 60
 MAX_SELECTOR_CHARS = 500
 MAX_VALUE_CHARS = 2_000
 SOLUTION_ACTIONS: tuple[str, ...] = get_args(SolutionStep.model_fields["action"].annotation)
 VALUE_ACTIONS = ("fill", "press", "select")
+ANSWER_MATCHES: tuple[str, ...] = get_args(AnswerCheck.model_fields["match"].annotation)
+MAX_EXPECTED_CHARS = 500
 
 SYSTEM_PROMPT = """\
 You are the verifier in a loop where one model writes single-file web apps and a computer-use \
@@ -72,13 +74,30 @@ running out); "value" is the most seconds to wait (a number up to 60; default 10
 Steps run in order; after each one the page settles (animations end, the DOM goes quiet). Use \
 only elements the HTML really has or its scripts really create, and at most 60 steps.
 
+Some tasks ask a question ("How many…?", "What is the total…?"), marked "asks_for_answer": true \
+in the task list; the agent answers it in its final message. For such a task also give the answer \
+you expect: "answer": {"expected": "<the answer>", "match": "<how to compare>", "tolerance": <number>}, \
+where "match" is
+- "number": the last number in the agent's answer must lie within "tolerance" of "expected" (the \
+number alone, e.g. "1717.83"; tolerance e.g. 0.01 for money, 0 for a count);
+- "normalized": the same text once case, spacing and surrounding punctuation are ignored (a name, a label);
+- "regex": a Python regular expression that must match somewhere in the answer, case-insensitive \
+(e.g. "\\\\beven\\\\b" in the JSON for \\beven\\b); it must not match an empty answer;
+- "exact": the very text (a code, a time such as "15:00").
+The expected answer must be what the app shows after your solution: we replay the solution on a \
+fresh copy of the app and look for it in the page's visible text (the values inside form fields and \
+hidden elements are not part of that text). Write the checker for the state the question needs (the \
+step before reading the answer), or leave the checker out when the question needs no state change: \
+then the answer alone judges the task, and the solution may be [] if the answer shows on the freshly \
+loaded page.
+
 Reply with a single JSON object and nothing else:
 {"verdicts": [{"task_id": "<id>", "solvable": true, "reason": "<one or two sentences>", \
 "checker": "<JS function body>", "solution": [{"action": "fill", "selector": "#amount", \
 "value": "5"}, {"action": "click", "selector": "#convert"}]}]}
-Use "rule": "<rule>" in place of "checker" if you wrote a rule. For a task that is not \
-solvable, set "solvable": false, explain why in "reason" and leave out the checker and the \
-solution. Include every task id you were given, exactly once."""
+Use "rule": "<rule>" in place of "checker" if you wrote a rule, and add "answer" for a task that \
+asks for one. For a task that is not solvable, set "solvable": false, explain why in "reason" and \
+leave out the checker, the answer and the solution. Include every task id you were given, exactly once."""
 
 
 def solution_schema() -> dict:
@@ -108,22 +127,42 @@ def solution_schema() -> dict:
     }
 
 
+def answer_schema() -> dict:
+    """JSON Schema of an answer check as the verifier sends it (the rules of `apps_prompts.AnswerCheck`)."""
+    return {
+        "description": "an 'answer' is {\"expected\": text or number, \"match\": one of "
+                       f"{', '.join(ANSWER_MATCHES)}, \"tolerance\": a number ≥ 0 (for match number)}}",
+        "type": "object",
+        "required": ["expected"],
+        "additionalProperties": False,
+        "properties": {
+            "expected": {"type": ["string", "number"], "minLength": 1, "maxLength": MAX_EXPECTED_CHARS},
+            "match": {"enum": list(ANSWER_MATCHES)},
+            "tolerance": {"type": "number", "minimum": 0},
+        },
+    }
+
+
 def verdict_reply_schema(*, solutions: bool = True) -> dict:
     """JSON Schema of the verifier's reply (draft 2020-12).
 
-    A solvable entry needs a checker (or rule) and a solution. With `solutions=False`, the shape
-    without the solution: what a reply must match to be usable at all (the parser checks each
-    entry's solution on its own, so one bad solution costs its task a proof, not the batch).
+    A solvable entry needs a checker (or rule) with a solution, or an answer (a question-style task
+    judged by its answer alone; its solution may be empty). With `solutions=False`, the shape
+    without the solution and the answer's details: what a reply must match to be usable at all (the
+    parser checks each entry's solution and answer on its own, so one bad solution or answer costs
+    its task a proof, not the batch).
     """
+    has_checker = [
+        {"required": ["checker"], "properties": {"checker": {"type": "string", "minLength": 1}}},
+        {"required": ["rule"], "properties": {"rule": {"type": "string", "minLength": 1}}},
+    ]
     needs = [{
-        "description": "a solvable task needs a non-empty 'checker' (a JS function body) or 'rule'",
-        "anyOf": [
-            {"required": ["checker"], "properties": {"checker": {"type": "string", "minLength": 1}}},
-            {"required": ["rule"], "properties": {"rule": {"type": "string", "minLength": 1}}},
-        ],
+        "description": "a solvable task needs a non-empty 'checker' (a JS function body) or 'rule', "
+                       "or an 'answer' for a task that asks a question",
+        "anyOf": [*has_checker, {"required": ["answer"], "properties": {"answer": {"type": ["object", "string", "number"]}}}],
     }]
     if solutions:
-        needs.append({"required": ["solution"], "properties": {"solution": solution_schema()}})
+        needs.append({"if": {"anyOf": has_checker}, "then": {"required": ["solution"], "properties": {"solution": solution_schema()}}})
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -141,6 +180,7 @@ def verdict_reply_schema(*, solutions: bool = True) -> dict:
                         "checker": {"type": ["string", "null"]},
                         "rule": {"type": ["string", "null"]},
                         "solution": solution_schema() if solutions else {},
+                        "answer": answer_schema() if solutions else {},
                     },
                     "if": {"properties": {"solvable": {"const": True}}, "required": ["solvable"]},
                     "then": needs[0] if len(needs) == 1 else {"allOf": needs},
@@ -155,7 +195,9 @@ def render_request(spec: AppSpec, html: str, tasks: Sequence[Task], max_html_cha
     shown = html if len(html) <= max_html_chars else html[:max_html_chars]
     note = "" if shown is html else f" (cut to the first {max_html_chars} of {len(html)} characters)"
     task_list = [
-        {"task_id": t.id, "description": t.description, "expected_outcome": t.expected_outcome} for t in tasks
+        {"task_id": t.id, "description": t.description, "expected_outcome": t.expected_outcome}
+        | ({"asks_for_answer": True} if t.answer_check is not None else {})
+        for t in tasks
     ]
     return (
         f"App: {spec.title} (domain: {spec.domain.value})\n"
@@ -171,7 +213,8 @@ def render_format_repair(error: str) -> str:
     return (
         f"Your reply could not be used: {error}\n"
         "Send the whole answer again as one JSON object of the form "
-        '{"verdicts": [{"task_id": ..., "solvable": ..., "reason": ..., "checker" or "rule": ..., "solution": [...]}]}, '
+        '{"verdicts": [{"task_id": ..., "solvable": ..., "reason": ..., "checker" or "rule": ..., "solution": [...], '
+        '"answer": {...} (for a question)}]}, '
         "with no text before or after it."
     )
 
@@ -186,13 +229,16 @@ def render_repair(failures: Mapping[str, RepairItem]) -> str:
         lines.append(f"- task {task_id}: {item.what_happened}")
         for warning in item.static_warnings:
             lines.append(f"  warning: {warning}")
-        lines.append(f"  checker was: {item.checker[:1500]}")
+        lines.append(f"  checker was: {item.checker[:1500]}" if item.checker else "  no checker was given")
         if item.solution:
             lines.append(f"  solution was: {item.solution[:1500]}")
+        if item.answer:
+            lines.append(f"  answer was: {item.answer[:600]}")
     lines.append(
         "Reply with one JSON object in the same format, covering only these task ids: for each, a "
         "corrected checker (false on the loaded page, reading the DOM only) with a solution that makes "
-        "it true, or solvable: false with the reason."
+        "it true, and for a question a corrected answer the page shows after that solution, or "
+        "solvable: false with the reason."
     )
     return "\n".join(lines)
 
@@ -200,7 +246,8 @@ def render_repair(failures: Mapping[str, RepairItem]) -> str:
 class RepairItem(BaseModel):
     """One task in a repair message: what was tried and what happened to it."""
 
-    checker: str
+    checker: str = Field(default="", description="The checker as sent, or '' when none was (an answer-only task).")
     solution: str = Field(default="", description="The solution as the model sent it (JSON), or ''.")
+    answer: str = Field(default="", description="The answer check as the model sent it (JSON), or ''.")
     what_happened: str
     static_warnings: list[str] = Field(default_factory=list)

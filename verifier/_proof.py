@@ -236,7 +236,7 @@ async def gate_and_prove_all(
         results.update({key: (gate, None) for key, gate in gates.items()})
 
     async def prove(compiled: CompiledChecker, solution: Sequence[SolutionStep]):
-        async with _proof_slots():
+        async with proof_slots():
             return await gate_and_prove(html, compiled, solution, config=config, timeout_ms=timeout_ms,
                                         step_timeout_ms=step_timeout_ms, proof_timeout_s=proof_timeout_s)
 
@@ -254,7 +254,7 @@ async def gate_and_prove_all(
 _SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 
 
-def _proof_slots() -> asyncio.Semaphore:
+def proof_slots() -> asyncio.Semaphore:
     """The running loop's bound on proofs in flight (a semaphore belongs to one loop)."""
     loop = asyncio.get_running_loop()
     if loop not in _SLOTS:

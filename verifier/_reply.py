@@ -3,7 +3,11 @@
 The reply must match `verdict_reply_schema(solutions=False)` to be usable at all (a reply that
 does not is re-asked for as a whole). Each solvable entry's solution is then checked on its own,
 against `solution_schema()` and `apps_prompts.SolutionStep`: a missing or bad solution costs that
-task its proof (it is named in the repair message), never the batch.
+task its proof (it is named in the repair message), never the batch. So is its answer check
+(`answer_schema()`, `apps_prompts.AnswerCheck`): an expected number written with its unit or
+currency ("$1,717.83") is read as the one number in it; an answer that cannot be used (not a
+number for match "number", a regex that does not compile or that matches an empty answer) is
+dropped with the reason, which the repair message tells the model.
 """
 
 from __future__ import annotations
@@ -15,13 +19,15 @@ from typing import Any
 import jsonschema
 from pydantic import BaseModel, Field, ValidationError
 
-from apps_prompts import SolutionStep
+from apps_prompts import AnswerCheck, SolutionStep
 
+from ._answers import numbers_in
 from ._checker import CheckerKind
-from ._prompts import solution_schema, verdict_reply_schema
+from ._prompts import answer_schema, solution_schema, verdict_reply_schema
 
 _REPLY = jsonschema.Draft202012Validator(verdict_reply_schema(solutions=False))
 _SOLUTION = jsonschema.Draft202012Validator(solution_schema())
+_ANSWER = jsonschema.Draft202012Validator(answer_schema())
 NO_SOLUTION = "no solution was given"
 
 
@@ -40,6 +46,10 @@ class VerdictEntry(BaseModel):
     solution: list[SolutionStep] = Field(default_factory=list, description="Empty when none was usable.")
     solution_error: str | None = Field(default=None, description="Why the solution sent could not be used.")
     solution_text: str = Field(default="", description="The solution as sent (JSON), for the repair message.")
+    answer: AnswerCheck | None = Field(default=None, description="The answer check, when one was sent and usable.")
+    answer_error: str | None = Field(default=None, description="Why the answer check sent could not be used.")
+    answer_note: str | None = Field(default=None, description="How the answer check sent was repaired to be usable.")
+    answer_text: str = Field(default="", description="The answer check as sent (JSON), for the repair message.")
 
     @property
     def source(self) -> str:
@@ -71,6 +81,7 @@ def parse_reply(text: str) -> dict[str, VerdictEntry]:
         if raw["task_id"] in entries:
             continue
         steps, problem = parse_solution(raw.get("solution")) if raw["solvable"] else ([], None)
+        answer, answer_error, answer_note = parse_answer(raw.get("answer")) if raw["solvable"] else (None, None, None)
         entries[raw["task_id"]] = VerdictEntry(
             task_id=raw["task_id"],
             solvable=raw["solvable"],
@@ -80,8 +91,57 @@ def parse_reply(text: str) -> dict[str, VerdictEntry]:
             solution=steps,
             solution_error=problem,
             solution_text=json.dumps(raw["solution"], ensure_ascii=False)[:4000] if raw.get("solution") else "",
+            answer=answer,
+            answer_error=answer_error,
+            answer_note=answer_note,
+            answer_text=json.dumps(raw["answer"], ensure_ascii=False)[:1000] if raw.get("answer") is not None else "",
         )
     return entries
+
+
+def parse_answer(raw: Any) -> tuple[AnswerCheck | None, str | None, str | None]:
+    """The answer check as sent: (check, None, note) or (None, why it cannot be used, None); (None, None, None) when none was sent.
+
+    `note` says how a usable check was repaired (an expected number read out of "$1,717.83"), else None.
+    """
+    if raw is None:
+        return None, None, None
+    bare_note = None
+    if isinstance(raw, (str, int, float)) and not isinstance(raw, bool):  # "answer": "42" means the expected answer
+        raw = {"expected": raw, "match": "number" if isinstance(raw, (int, float)) else "normalized"}
+        bare_note = f"a bare answer was read as expected {raw['expected']!r} with match '{raw['match']}'"
+    error = _first_error(_ANSWER, raw)
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path)
+        return None, f"the answer does not match the required format at answer{'/' + where if where else ''}: {_message(error)}", None
+    expected = raw["expected"]
+    if isinstance(expected, bool) or not isinstance(expected, (str, int, float)):
+        return None, "the answer's 'expected' must be text or a number", None
+    expected = json.dumps(expected) if isinstance(expected, (int, float)) else expected.strip()
+    match = raw.get("match", "normalized")
+    note = None
+    if match == "number":
+        try:
+            float(expected.replace(",", ""))
+        except ValueError:
+            values = numbers_in(expected)
+            if len(values) != 1:
+                found = "no number" if not values else f"{len(values)} numbers"
+                return None, f"expected {expected!r} is not a number ({found} in it), but match is 'number'", None
+            number = str(int(values[0])) if values[0].is_integer() and abs(values[0]) < 1e15 else repr(values[0])
+            note, expected = f"expected {expected!r} was read as the number {number}", number
+    if match == "regex":
+        try:
+            pattern = re.compile(expected, re.IGNORECASE)
+        except re.error as exc:
+            return None, f"expected {expected!r} is not a valid regex ({exc})", None
+        if pattern.search("") is not None:
+            return None, f"the regex {expected!r} matches an empty answer, so it would accept any answer", None
+    try:
+        check = AnswerCheck(expected=expected, match=match, tolerance=raw.get("tolerance", 0.0))
+    except ValidationError as exc:
+        return None, f"the answer is invalid: {exc.errors()[0]['msg']}", None
+    return check, None, "; ".join(filter(None, [bare_note, note])) or None
 
 
 def parse_solution(raw: Any) -> tuple[list[SolutionStep], str | None]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from typing import Literal
+
 from pydantic import BaseModel, Field, computed_field, model_validator
 
-from apps_prompts import SolutionStep
+from apps_prompts import AnswerCheck, Check, SolutionStep
 from cua import write_atomic
 
 from ._checker import CheckerKind
@@ -19,14 +21,49 @@ OFFLINE = "offline"
 """The verifier label of the offline path (the spec's reference checkers through the gate)."""
 
 
+JUDGE_CHECK_REASON = "a model judge decides after the rollout; there is nothing to replay before it"
+
+
+class VerdictCheck(BaseModel):
+    """One of a task's further checks (beside its DOM checker), as the verifier left it for scoring.
+
+    Every check listed is well formed (an answer check the verifier sent malformed is dropped, with
+    the reason in the verdict's warnings). `proof` is "proven" for an answer check whose expected
+    answer was readable on the page after the solution's replay, "claimed" otherwise; a judge check
+    (final_screenshot / flow) is always "claimed": a model decides it after the rollout.
+    """
+
+    check: Check
+    proof: Literal["proven", "claimed"] = "claimed"
+    proof_reason: str = ""
+    source: Literal["spec", "verifier"] = Field(
+        default="spec", description="Where the check came from: the task (spec or tasks file) or the verifier model.")
+
+    @property
+    def kind(self) -> str:
+        return self.check.kind
+
+    @property
+    def proven(self) -> bool:
+        return self.proof == "proven"
+
+
 class Verdict(BaseModel):
-    """Whether the app supports one task, and the checker that will judge the agent on it.
+    """Whether the app supports one task, and the checks that will judge the agent on it.
 
     `checker` is set only when the checker passed the gate: it is the JS body rollouts run.
     A rejected attempt stays visible in `checker_source` and `gate` for whoever reads the record.
-    `proof` says how far the checker is trusted: "proven" (true after replaying `solution` on a
-    fresh page), "claimed" (passed the gate, not proven) or "unsupported" (no valid checker). A
-    verdict written before proofs existed loads as "claimed" or "unsupported" by its validity.
+    `checks` are the task's further checks (an answer, a model judge), scored after the rollout;
+    the task passes only when its checker (if any) and all of them pass.
+
+    `proof` says how far the task's checks are trusted: "proven" (the checker false at load and
+    true after replaying `solution` on a fresh page, and any answer check's expected answer
+    readable on the page after it), "claimed" (valid, not proven) or "unsupported" (nothing valid
+    to judge the task by). A task without a DOM checker is valid when it has an answer check (the
+    paper's FC counts tasks with a valid checker; an answer check is such a task's checker). Judge
+    checks cannot be proven before a rollout and do not lower the task's proof. A verdict written
+    before proofs existed loads as "claimed" or "unsupported" by its validity; one written before
+    further checks existed loads with `checks` empty.
     """
 
     task_id: str
@@ -50,6 +87,8 @@ class Verdict(BaseModel):
     static_warnings: list[str] = Field(
         default_factory=list, description="Why the checker looks like it can never be true (a static reading; not a proof)."
     )
+    checks: list[VerdictCheck] = Field(
+        default_factory=list, description="The task's further checks (answer, judge), each with its proof; scored after the rollout.")
 
     @model_validator(mode="after")
     def _proof_agrees_with_validity(self) -> "Verdict":
@@ -58,21 +97,41 @@ class Verdict(BaseModel):
             if not self.proof_reason:
                 self.proof_reason = "no solution was replayed" if self.valid else "no checker passed the gate"
         elif (self.proof == "unsupported") == self.valid:
-            raise ValueError(
-                f"task '{self.task_id}': proof '{self.proof}' contradicts a checker that "
-                f"{'passed' if self.valid else 'did not pass'} the gate"
-            )
+            what = ("a checker that passed the gate" if self.checker_valid else "a valid answer check" if self.valid
+                    else "a checker that did not pass the gate (and no answer check in its place)")
+            raise ValueError(f"task '{self.task_id}': proof '{self.proof}' contradicts {what}")
+        kinds = [c.kind for c in self.checks]
+        if len(set(kinds)) < len(kinds) or "dom" in kinds:
+            raise ValueError(f"task '{self.task_id}': checks {kinds} — at most one of each kind, and the DOM checker "
+                             "belongs in `checker`")
+        if self.proof == "proven" and any(c.kind == "answer" and not c.proven for c in self.checks):
+            raise ValueError(f"task '{self.task_id}': proof 'proven' contradicts an answer check that was not proven")
         return self
 
     @property
-    def valid(self) -> bool:
-        """Has a checker that passed the gate: counts towards Function Completeness (the paper's)."""
+    def checker_valid(self) -> bool:
+        """Has a DOM checker that passed the gate (what rollouts run after every step)."""
         return self.solvable and self.checker is not None and self.gate is not None and self.gate.accepted
 
     @property
+    def valid(self) -> bool:
+        """Counts towards Function Completeness (the paper's): a checker that passed the gate, or — for a task
+        without a DOM checker — an answer check (well formed: a malformed one is never kept)."""
+        if self.checker_valid:
+            return True
+        return (self.solvable and self.checker is None and self.checker_source is None and self.gate is None
+                and self.answer_check is not None)
+
+    @property
     def proven(self) -> bool:
-        """The checker passed the gate and turned true after replaying its solution: counts towards FC (proven)."""
+        """Valid, the checker (if any) true after replaying its solution and the answer (if any) readable
+        on the page after it: counts towards FC (proven)."""
         return self.proof == "proven" and self.valid
+
+    @property
+    def answer_check(self) -> AnswerCheck | None:
+        """The answer check the agent's final answer is scored against, or None."""
+        return next((c.check for c in self.checks if isinstance(c.check, AnswerCheck)), None)
 
     @property
     def reason(self) -> str:
@@ -128,6 +187,10 @@ class AppVerdicts(BaseModel):
     def checkers(self) -> dict[str, str]:
         """Task id → gated JS checker, for the tasks with a valid checker only (what rollouts run)."""
         return {v.task_id: v.checker for v in self.verdicts if v.valid and v.checker is not None}
+
+    def answer_checks(self) -> dict[str, AnswerCheck]:
+        """Task id → the answer check its final answer is scored against, for the valid tasks that have one."""
+        return {v.task_id: v.answer_check for v in self.verdicts if v.valid and v.answer_check is not None}
 
     def unsupported(self) -> dict[str, str]:
         """Task id → why it has no valid checker (the input of the `unsupported` revision mode)."""

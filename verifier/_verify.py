@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from apps_prompts import AppSpec, reference_html_path
 from cua import BrowserConfig
 
-from ._attempts import Candidate, attempt_all, unsupported_verdict, verdict_from_attempt
+from ._attempts import Candidate, attempt_all, unsupported_verdict, verdict_from_attempt, with_judge_checks
 from ._llm import LLMVerifierConfig, judge_app
 from ._proof import STEP_TIMEOUT_MS
 from ._prompts import PROMPT_VERSION
@@ -85,34 +85,40 @@ async def reference_verdicts(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     step_timeout_ms: int = STEP_TIMEOUT_MS,
 ) -> tuple[list[Verdict], TokenTotals]:
-    """The offline verifier: each task's reference checker through the same gate and proof as a model's.
+    """The offline verifier: each task's reference checker (and answer check) through the same gate and proofs as a model's.
 
     The spec's reference solution is what is replayed, so a task whose checker and solution agree
-    with `html` ends "proven"; one without a solution "claimed"; one without a checker "unsupported".
+    with `html` (and whose expected answer is readable on the page after it) ends "proven"; one
+    without a solution "claimed"; one with neither a checker nor an answer check "unsupported". A
+    task with only an answer check may have an empty solution: its answer shows at load.
     """
     candidates = {
         task.id: Candidate(
             source=task.checker,
             solution=tuple(task.solution),
-            solution_error=None if task.solution else "the spec gives no reference solution for this task",
+            solution_error=None if task.solution or not task.checker else "the spec gives no reference solution for this task",
+            answer=task.answer_check,
         )
-        for task in spec.tasks if task.checker
+        for task in spec.tasks if task.checker or task.answer_check
     }
     attempts = await attempt_all(html, candidates, browser=browser, timeout_ms=timeout_ms, step_timeout_ms=step_timeout_ms)
     verdicts = []
     for task in spec.tasks:
         attempt = attempts.get(task.id)
         if attempt is None:
-            verdicts.append(unsupported_verdict(
-                task.id, "the spec has no reference checker for this task (the offline verifier uses only those)",
+            verdicts.append(with_judge_checks(unsupported_verdict(
+                task.id, "the spec has no reference checker or answer check for this task (the offline verifier uses only those)",
                 model=OFFLINE, offline=True,
-            ))
+            ), task))
             continue
-        reason = "reference checker passed the gate" if attempt.gate.accepted else "reference checker failed the gate"
+        if attempt.gate is None:
+            reason = "the spec's answer check (no DOM checker)"
+        else:
+            reason = "reference checker passed the gate" if attempt.gate.accepted else "reference checker failed the gate"
         verdict = verdict_from_attempt(task.id, attempt, model=OFFLINE, offline=True, reason=reason)
-        if not attempt.gate.accepted:
+        if attempt.gate is not None and not attempt.gate.accepted:
             verdict.reasons = [f"reference checker failed the validation gate: {attempt.gate.reason}"]
-        verdicts.append(verdict)
+        verdicts.append(with_judge_checks(verdict, task))
     return verdicts, TokenTotals()
 
 

@@ -29,11 +29,14 @@ REPAIR_MARK = "These tasks did not pass"
 
 
 def reference_entry(task: Task) -> dict:
-    """The spec's own checker and solution, as a verifier model would send them."""
-    return {
-        "task_id": task.id, "solvable": True, "reason": "reference",
-        "checker": task.checker, "solution": [step.model_dump(exclude_none=True) for step in task.solution],
-    }
+    """The spec's own checker, answer check and solution, as a verifier model would send them."""
+    entry = {"task_id": task.id, "solvable": True, "reason": "reference",
+             "solution": [step.model_dump(exclude_none=True) for step in task.solution]}
+    if task.checker:
+        entry["checker"] = task.checker
+    if task.answer_check is not None:
+        entry["answer"] = task.answer_check.model_dump(exclude={"kind"})
+    return entry
 
 
 def request_text(request, index: int = -1) -> str:

@@ -21,9 +21,10 @@ APP = AppSpec(id="tiny-kanban", title="Tiny Kanban", domain=Domain.app,
               prompt=AppPrompt(name="Tiny Kanban", goal="Move cards between columns.", features=["Add cards"]))
 
 
-def tasks_json(*descriptions: str, category: str = "core_function") -> str:
+def tasks_json(*descriptions: str, category: str = "core_function", level: str = "wood") -> str:
     return json.dumps({"tasks": [{"description": d, "category": category, "expected_outcome": f"Done: {d}",
-                                  "level": "easy", "id": "model-made-id"} for d in descriptions]})
+                                  "level": level, "level_rationale": "2 actions: type, press Add", "id": "model-made-id"}
+                                 for d in descriptions]})
 
 
 @pytest.fixture
@@ -82,11 +83,57 @@ async def test_repairs_are_bounded_and_then_fail_naming_the_model_and_app(script
 
 
 async def test_after_the_last_repair_the_individually_valid_items_are_kept(scripted):
-    mixed = json.dumps({"tasks": [{"description": "Add a card 'Milk'.", "category": "core_function", "expected_outcome": "Milk is listed"},
+    mixed = json.dumps({"tasks": [{"description": "Add a card 'Milk'.", "category": "core_function", "expected_outcome": "Milk is listed",
+                                   "level": "wood", "level_rationale": "2 actions: type the title, press Add"},
                                   {"description": "x", "category": "nope"}]})
     server, client = scripted([reply_text(mixed)])
     result = await get_proposer("scripted", client, max_repairs=0, top_up_rounds=0).propose(APP, n=5)
     assert [t.description for t in result.tasks] == ["Add a card 'Milk'."] and result.invalid_dropped == 1
+
+
+async def test_each_proposed_task_gets_the_level_and_rationale_the_model_gave_and_the_request_spells_out_the_rule(scripted):
+    reply = json.dumps({"tasks": [
+        {"description": "Add a card called 'Buy milk' to To do.", "category": "core_function", "expected_outcome": "Listed",
+         "level": "wood", "level_rationale": "2 actions: type the title, press Add"},
+        {"description": "Move every card of To do to Done, one by one.", "category": "user_workflow",
+         "expected_outcome": "To do is empty", "level": "silver", "level_rationale": "8 drags, one per card"},
+    ]})
+    server, client = scripted([reply_text(reply)])
+    result = await get_proposer("scripted", client).propose(APP, n=2)
+    assert [(t.level.value, t.level_rationale) for t in result.tasks] == [
+        ("wood", "2 actions: type the title, press Add"), ("silver", "8 drags, one per card")]
+    sent = server.requests[0].json["messages"][1]["content"]
+    assert "paper = 1 action, wood = 2–3, bronze = 4–6, silver = 7–10, gold = more" in sent and "level_rationale" in sent
+
+
+@pytest.mark.parametrize(("item", "says"), [
+    ({"level": "easy", "level_rationale": "1 click"}, "tasks/0/level"),  # the old names are not the five levels
+    ({"level": "wood"}, "'level_rationale' is a required property"),
+    ({"level_rationale": "1 click"}, "'level' is a required property"),
+    ({"level": "wood", "level_rationale": "two lines\nof rationale"}, "tasks/0/level_rationale"),
+], ids=["old-level-name", "no-rationale", "no-level", "two-line-rationale"])
+async def test_a_task_without_one_of_the_five_levels_and_a_one_line_rationale_is_sent_back_for_repair(scripted, item, says):
+    bad = json.dumps({"tasks": [{"description": "Add a card 'Milk'.", "category": "core_function", "expected_outcome": "ok", **item}]})
+    server, client = scripted([reply_text(bad), reply_text(tasks_json("Add a card 'Milk'.", level="paper"))])
+    result = await get_proposer("scripted", client).propose(APP, n=1)
+    assert result.repairs == 1 and result.tasks[0].level.value == "paper"
+    repair = server.requests[1].json["messages"][-1]["content"]
+    assert says in repair and "level one of paper, wood, bronze, silver, gold" in repair
+
+
+async def test_the_offline_proposer_keeps_the_levels_of_the_spec_and_of_a_tasks_file(tmp_path):
+    from apps_prompts import load_app
+
+    spec = load_app("mortgage-calculator")
+    result = await get_proposer("offline").propose(spec)
+    assert [(t.level, t.level_rationale) for t in result.tasks] == [(t.level, t.level_rationale) for t in spec.tasks]
+    assert all(t.level is not None and t.level_rationale for t in result.tasks)
+    path = tmp_path / "tasks.yaml"
+    path.write_text("- {id: a, description: Add Milk, expected_outcome: Listed, level: gold, level_rationale: waits}\n"
+                    "- {id: b, description: Add Eggs, expected_outcome: Listed, level: hard}\n"
+                    "- {id: c, description: Add Oats, expected_outcome: Listed}\n")
+    tasks = (await OfflineTaskProposer(tasks_file=path).propose(APP)).tasks
+    assert [(t.level and t.level.value, t.level_rationale) for t in tasks] == [("gold", "waits"), ("silver", None), (None, None)]
 
 
 def test_ids_are_stable_slugs_deduplicated_and_valid():

@@ -73,3 +73,31 @@ def test_the_solution_schema_names_exactly_the_actions_of_a_solution_step():
     assert solution_schema()["items"]["properties"]["action"]["enum"] == list(get_args(SolutionStep.model_fields["action"].annotation))
     steps, error = parse_solution([{"action": action, "selector": "#a", "value": "1"} for action in ("click", "press", "select")])
     assert error is None and len(steps) == 3
+
+
+def test_an_answer_is_read_beside_the_checker_and_a_bad_one_is_dropped_with_its_reason():
+    entries = parse_reply(json.dumps({"verdicts": [
+        {"task_id": "a", "solvable": True, "reason": "r", "checker": CHECKER, "solution": [{"action": "click", "selector": "#inc"}],
+         "answer": {"expected": "$3.00", "match": "number", "tolerance": 0.01}},
+        {"task_id": "b", "solvable": True, "reason": "r", "checker": CHECKER, "solution": [{"action": "click", "selector": "#inc"}],
+         "answer": {"expected": "[", "match": "regex"}},
+        {"task_id": "c", "solvable": True, "reason": "r", "answer": "Counter"},  # an answer alone, no steps: shown at load
+    ]}))
+    a, b, c = entries["a"], entries["b"], entries["c"]
+    assert (a.answer.expected, a.answer.tolerance, a.answer_note) == ("3", 0.01, "expected '$3.00' was read as the number 3")
+    assert b.answer is None and "is not a valid regex" in b.answer_error and json.loads(b.answer_text)["expected"] == "["
+    assert c.source == "" and c.answer.match == "normalized" and c.solution_error == "no solution was given"
+
+
+def test_the_published_schema_takes_an_answer_alone_or_beside_a_checker_with_its_solution():
+    validator = jsonschema.Draft202012Validator(verdict_reply_schema())
+    answer_only = {"verdicts": [{"task_id": "t", "solvable": True, "reason": "r", "answer": {"expected": "3", "match": "number"}}]}
+    assert validator.is_valid(answer_only)
+    with_checker = json.loads(reply(answer={"expected": "3", "match": "number"}))
+    assert not validator.is_valid(with_checker)  # a checker still needs its solution
+    assert validator.is_valid(json.loads(reply(answer={"expected": "3"}, solution=[{"action": "click", "selector": "#inc"}])))
+    assert not validator.is_valid(json.loads(reply(answer={"expected": "3", "match": "fuzzy"},
+                                                   solution=[{"action": "click", "selector": "#inc"}])))
+    nothing = {"verdicts": [{"task_id": "t", "solvable": True, "reason": "r", "solution": []}]}
+    with pytest.raises(VerifierReplyError, match="'checker'.*or an 'answer' for a task that asks a question"):
+        parse_reply(json.dumps(nothing))
