@@ -34,7 +34,7 @@ _PUBLIC = {
     # results and what a run leaves behind
     "AppRoundResult": "_results", "TaskOutcome": "_results", "TableRow": "_results", "table_rows": "_results",
     "markdown_table": "_results", "write_results": "_results", "pass_counts": "_results", "scoring_table": "_results", "RunResults": "_results", "read_results": "_results", "finish_run": "_finish", "write_manifest": "_finish", "read_manifest": "_finish",
-    "ROLE_PROMPTS": "_finish", "write_report": "_report",
+    "ROLE_PROMPTS": "_finish", "write_report": "_report", "viewer_url": "_artifacts",
 }
 
 __all__ = sorted([*_PUBLIC, "configure_prefect_env"])
@@ -50,6 +50,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:  # what editors and type checkers see
+    from ._artifacts import viewer_url
     from ._config import ConfigError, ExperimentConfig, RevisionMode, load_config, make_config
     from ._finish import ROLE_PROMPTS, finish_run, read_manifest, write_manifest
     from ._loop import design_loop, judge_and_revise, run_track

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from prefect.artifacts import acreate_markdown_artifact, acreate_progress_artifact, acreate_table_artifact, aupdate_progress_artifact
 
 from ._config import ExperimentConfig
 from ._refs import Track
 from ._results import DOMAINS, AppRoundResult, TableRow
+
+
+def viewer_url(base: str, run_name: str, trajectory_id: str | None = None, app_id: str | None = None,
+               track: str | None = None) -> str:
+    """A link into the run viewer (`aui view`, at `base`): a run, an app of it (and a track), or a trajectory."""
+    url = f"{base.rstrip('/')}/runs/{quote(run_name)}"
+    if trajectory_id:
+        return f"{url}/t/{quote(trajectory_id)}"
+    if app_id:
+        return f"{url}/apps/{quote(app_id)}" + (f"?track={quote(track, safe='')}" if track else "")
+    return url
 
 
 def artifact_key(*parts: object) -> str:
@@ -17,8 +30,6 @@ def artifact_key(*parts: object) -> str:
 
 async def publish_round(config: ExperimentConfig, result: AppRoundResult) -> None:
     """A table artifact for this app's round (FC/SR) and a markdown summary with dashboard links."""
-    from viewer import track_id, viewer_url
-
     base = config.viewer_url
     rows = [{"task": t.task_id, "checker": t.proof or ("valid" if t.checker_valid else "none"), "success": t.success,
              "termination": t.termination or "", "steps": t.steps} for t in result.tasks]
@@ -29,8 +40,8 @@ async def publish_round(config: ExperimentConfig, result: AppRoundResult) -> Non
     )
     track = " · ".join(part for part in result.track_key if part)
     files = f"{base.rstrip('/')}/files/{config.name}"
-    app_page = viewer_url(base, config.name, app_id=result.app_id, track=track_id(Track(
-        coder=result.coder, cua=result.cua, mode=result.mode, commenter_mode=result.commenter_mode)))
+    app_page = viewer_url(base, config.name, app_id=result.app_id, track=Track(
+        coder=result.coder, cua=result.cua, mode=result.mode, commenter_mode=result.commenter_mode).folder.as_posix())
     lines = [f"### {result.app_id} — round {result.round} ({track})",
              f"FC **{100 * result.fc:.1f}%** · SR **{100 * result.sr:.1f}%** · [in the viewer]({app_page}) · "
              f"[app version]({files}/{result.html}) — links work while `aui view` runs", ""]

@@ -90,3 +90,20 @@ def test_every_prompt_file_the_manifest_hashes_exists():
     from flows import ROLE_PROMPTS
 
     assert [path for paths in ROLE_PROMPTS.values() for path in paths if not (ROOT / path).is_file()] == []
+
+
+def test_nothing_below_the_viewer_imports_it():
+    """The viewer sits on top (it reads what the flows write); only the CLI starts it. Besides the layering,
+    `bench/viewer.py` would shadow the package for any other bench script that reached it."""
+    allowed = {("flows", "cli"), ("viewer",), ("tests", "viewer"), ("bench",)}
+    found = []
+    for folder in (*FOLDERS, "bench", "tests"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = path.relative_to(ROOT).parts
+            if any(parts[: len(prefix)] == prefix for prefix in allowed if prefix != ("bench",)) or (
+                    parts[0] == "bench" and path.name == "viewer.py"):
+                continue
+            for line, module in _imported_modules(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+                if module == "viewer" or module.startswith("viewer."):
+                    found.append(f"{path.relative_to(ROOT)}:{line}: {module}")
+    assert found == []

@@ -19,7 +19,7 @@ small script (`static/viewer.js`).
 from ._app import create_app
 from ._pages import ViewerSettings
 from ._runs import Run, RunIndex, TrajectoryEntry, load_run, track_id
-from ._serve import DEFAULT_PORT, serve_viewer, viewer_url
+from ._serve import DEFAULT_PORT, serve_viewer
 
 __all__ = [
     "DEFAULT_PORT",
@@ -31,5 +31,4 @@ __all__ = [
     "load_run",
     "serve_viewer",
     "track_id",
-    "viewer_url",
 ]

@@ -4,20 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import quote
 
 DEFAULT_PORT = 8765
-
-
-def viewer_url(base: str, run_name: str, trajectory_id: str | None = None, app_id: str | None = None,
-               track: str | None = None) -> str:
-    """A link into the viewer for Prefect artifacts and the console: a run, an app of it, or a trajectory."""
-    url = f"{base.rstrip('/')}/runs/{quote(run_name)}"
-    if trajectory_id:
-        return f"{url}/t/{quote(trajectory_id)}"
-    if app_id:
-        return f"{url}/apps/{quote(app_id)}" + (f"?track={quote(track, safe='')}" if track else "")
-    return url
 
 
 def serve_viewer(roots: list[Path], who: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT, blind: bool = True,

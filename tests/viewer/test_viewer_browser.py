@@ -248,3 +248,17 @@ async def test_the_readme_screenshots_are_made_by_this_test(served, viewer_roots
     for name in README_SHOTS:
         assert f"docs/viewer/{name}.png" in readme
         assert (root / "docs" / "viewer" / f"{name}.png").is_file()
+
+
+async def test_the_links_prefect_artifacts_carry_open_the_viewers_pages(served, viewer_roots, browser_page):
+    from flows import Track, viewer_url
+
+    results = read_results(viewer_roots["good"])
+    last = results.apps[-1]
+    track = Track(coder=last.coder, cua=last.cua, mode=last.mode, commenter_mode=last.commenter_mode).folder.as_posix()
+    failed = next(t for t in last.tasks if t.trajectory)
+    for url in (viewer_url(served.base, RUN), viewer_url(served.base, RUN, app_id=last.app_id, track=track),
+                viewer_url(served.base, RUN, failed.trajectory)):
+        response = await browser_page.goto(url)
+        assert response.status == 200, url
+    assert failed.task_id in await browser_page.locator("h1").inner_text()
