@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._config import ExperimentConfig
 from ._results import AppRoundResult
 
 STAGE_KINDS = ("generate", "verify", "roll out", "comment", "revise")
@@ -138,26 +137,6 @@ def watching(run_dir: Path, progress: RunProgress) -> Iterator[RunProgress]:
 def progress_for(run_dir: Path) -> RunProgress:
     with _WATCHED_LOCK:
         return _WATCHED.get(Path(run_dir).resolve()) or _NoProgress()
-
-
-def expected_stages(config: ExperimentConfig, counts: dict[str, int]) -> tuple[dict[str, int], int]:
-    """Each kind's stage count at most (every task supported), and the app rounds, for apps with `counts` tasks."""
-    from ._sweep import sweep_tracks
-
-    tracks = sweep_tracks(config)
-    apps = len(counts)
-    tasks = sum(counts.values())
-    coders = {t.coder for t in tracks}
-    pairs = {(t.coder, t.cua) for t in tracks}  # round 0 is shared by the tracks of one coder × CUA
-    commenting = sum(1 for t in tracks if t.commenter_mode is not None)
-    totals = {
-        "generate": apps * len(coders),
-        "verify": apps * (len(coders) + len(tracks) * config.rounds),
-        "roll out": tasks * (len(pairs) + len(tracks) * config.rounds) * config.repeats,
-        "comment": apps * commenting * config.rounds,
-        "revise": apps * len(tracks) * config.rounds,
-    }
-    return totals, apps * len(tracks) * (config.rounds + 1)
 
 
 def format_duration(seconds: float | None) -> str:

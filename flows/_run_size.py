@@ -144,3 +144,23 @@ def _prices(config: ExperimentConfig, name: str):
         return load_model_registry(config.models_config).get(name).prices
     except Exception:  # preflight has already named any unknown model; here only prices are looked up
         return None
+
+
+def expected_stages(config: ExperimentConfig, counts: dict[str, int]) -> tuple[dict[str, int], int]:
+    """Each kind's stage count at most (every task supported), and the app rounds, for apps with `counts` tasks."""
+    from ._sweep import sweep_tracks
+
+    tracks = sweep_tracks(config)
+    apps = len(counts)
+    tasks = sum(counts.values())
+    coders = {t.coder for t in tracks}
+    pairs = {(t.coder, t.cua) for t in tracks}  # round 0 is shared by the tracks of one coder × CUA
+    commenting = sum(1 for t in tracks if t.commenter_mode is not None)
+    totals = {
+        "generate": apps * len(coders),
+        "verify": apps * (len(coders) + len(tracks) * config.rounds),
+        "roll out": tasks * (len(pairs) + len(tracks) * config.rounds) * config.repeats,
+        "comment": apps * commenting * config.rounds,
+        "revise": apps * len(tracks) * config.rounds,
+    }
+    return totals, apps * len(tracks) * (config.rounds + 1)

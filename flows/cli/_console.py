@@ -18,7 +18,8 @@ from rich.table import Table
 from rich.text import Text
 
 from .._config import ExperimentConfig
-from .._progress import RunProgress, expected_stages, format_duration, watching
+from .._progress import RunProgress, format_duration, watching
+from .._run_size import expected_stages
 
 LOG_FILE = "log.txt"
 

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from verifier.judge import AgreementReport, LabelImportError, import_labels
 
-from ._run import _fail, console, err_console
+from ._output import _fail, console, err_console
 
 label_app = typer.Typer(help="People's labels of a run's trajectories (labels.jsonl).", no_args_is_help=True)
 

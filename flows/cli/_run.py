@@ -11,28 +11,17 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from cua import DEFAULT_VIEWPORT
 
 from .._config import ConfigError, ExperimentConfig, load_config, make_config
+from ._output import _fail, console, err_console
 
-console = Console()
-if not console.is_terminal:  # piped or logged: keep table rows on one line
-    console = Console(width=200)
-err_console = Console(stderr=True)
 
 OFFLINE_ROLES = {"coders": ["offline"], "verifier": "offline", "proposer": "offline", "commenter": "offline",
                  "cua_policies": ["heuristic"]}
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    """Print `error: message` as one line on stderr; the exit to raise (2: bad input, 1: the run failed)."""
-    line = " ".join(str(message).split())  # one line, whatever the exception's text held
-    err_console.print(f"[red]error:[/] {escape(line)}", soft_wrap=True)
-    return typer.Exit(code)
 
 
 def results_table(rows, width: int | None = None) -> Table:

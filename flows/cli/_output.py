@@ -1,0 +1,19 @@
+"""Where the `aui` commands write: the console, the error console, and the one-line `error:` exit."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+console = Console()
+if not console.is_terminal:  # piped or logged: keep table rows on one line
+    console = Console(width=200)
+err_console = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    """Print `error: message` as one line on stderr; the exit to raise (2: bad input, 1: the run failed)."""
+    line = " ".join(str(message).split())  # one line, whatever the exception's text held
+    err_console.print(f"[red]error:[/] {escape(line)}", soft_wrap=True)
+    return typer.Exit(code)
