@@ -193,3 +193,33 @@ def test_a_flow_check_without_a_model_judge_is_refused_before_the_run(tmp_path):
     task["checks"] = [{"kind": "final_screenshot"}]  # the offline text judge may judge the final page
     tasks_file.write_text(yaml.safe_dump({APP: [task]}))
     assert check_config(config, probe_endpoints=False) == [APP]
+
+
+COUNTER = """<!doctype html><body style="margin:0"><button id="b" style="position:absolute;left:100px;top:100px;
+width:200px;height:80px" onclick="n.textContent = +n.textContent + 1">Press</button><p id="n">0</p></body>"""
+
+
+@pytest.mark.parametrize("level, budget", [("paper", 5), ("wood", 10)])
+async def test_a_levels_step_budget_ends_a_real_rollout_at_that_count(tmp_path, level, budget):
+    """UI-TARS (scripted server) keeps pressing a button that changes the page; the checker never turns
+    true: the rollout stage ends it with max_steps after exactly the level's budget."""
+    import yaml
+
+    from flows import PLAIN_STAGES, AgentSettings
+    from llm.testing import ScriptedOpenAIServer, reply_text
+
+    task = load_app(APP).tasks[0].model_copy(update={"level": Level(level), "checks": []})
+    config = make_config({"app_ids": [APP], "out_dir": str(tmp_path), "cua_policies": ["uitars"]})
+    press = reply_text("Thought: press it again.\nAction: click(start_box='(200,140)')")
+    with ScriptedOpenAIServer([], default=press) as server:
+        models = tmp_path / "models.yaml"
+        models.write_text(yaml.safe_dump({"roles": {"cua": "scripted"}, "models": [
+            {"name": "scripted", "provider": "openai-compatible", "model": "scripted-model", "base_url": server.base_url,
+             "api_key": "sk-scripted", "timeout_s": 30, "max_retries": 0}]}))
+        run = RunContext(run_key="k", run_dir=str(tmp_path), apps=str(config.apps), models=str(models))
+        agent = AgentSettings(policy="uitars", model="scripted", max_steps=config.step_budget(task), seed=config.seed)
+        ref = await PLAIN_STAGES.rollout(run=run, app_id=APP, round=0, task=task, checker="return false;",
+                                         html=run.write("index.html", COUNTER), agent=agent, out_path="r")
+        requests = len(server.requests_for("chat"))
+    assert (ref.termination, ref.steps, requests) == ("max_steps", budget, budget)
+    assert [c.kind for c in ref.checks] == ["dom"] and not ref.success
