@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from apps_prompts import BUNDLED_DIR
+
 from tests.apps_prompts.test_loader import GOOD_SPEC, write_app
 
 AUI = [sys.executable, "-m", "flows.cli"]
@@ -28,10 +30,12 @@ def test_list_json_has_id_domain_tasks_for_every_bundled_app():
 
 
 @pytest.mark.timeout(1200)
-def test_validate_proves_every_bundled_task_in_chromium():
-    proc = run_aui("apps", "validate")
+def test_validate_proves_a_bundled_app_in_chromium():
+    # The command on one bundled app (with a question task); every bundled task is proven by
+    # tests/verifier/test_gate.py (per app) and, through a model's reply, tests/verifier/test_bundled_proofs.py.
+    proc = run_aui("apps", "validate", str(BUNDLED_DIR / "trip-splitter"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "0 failing, 0 file errors" in proc.stdout
+    assert "0 failing, 0 file errors" in proc.stdout and "1 apps" in proc.stdout
 
 
 def test_validate_reports_a_checker_true_at_load_and_exits_nonzero(tmp_path):

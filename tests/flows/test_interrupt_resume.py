@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-APPS = ["unit-converter", "rgb-color-mixer"]
+APPS = ["unit-converter"]  # one app (7 tasks) keeps rollouts in flight at the kill and the suite short
 ROOT = Path(__file__).resolve().parents[2]
 AUI = Path(sys.executable).with_name("aui")
 

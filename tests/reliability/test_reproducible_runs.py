@@ -15,7 +15,7 @@ import pytest
 
 from flows import ROLE_PROMPTS, make_config, sweep
 
-APPS = ["unit-converter", "rgb-color-mixer"]
+APPS = ["unit-converter"]  # one app keeps the suite short; every stage of a round still runs
 FAKE_OPENAI_KEY = "sk-FAKE-openai-reproducibility-0123456789"
 
 
@@ -47,7 +47,7 @@ async def test_two_offline_runs_of_one_config_give_identical_results_and_a_compl
     assert payload_a["best_round"] == payload_b["best_round"]
     assert outcomes(payload_a) == outcomes(payload_b)
     assert [r.model_dump() for r in results_a] == [r.model_dump() for r in results_b]
-    # Not vacuous: both apps, both rounds, tasks that ran, some solved.
+    # Not vacuous: the app's both rounds, tasks that ran, some solved.
     assert {(r.app_id, r.round) for r in results_a} == {(a, n) for a in APPS for n in (0, 1)}
     tasks = [t for r in results_a for t in r.tasks]
     assert any(t.success for t in tasks) and any(t.termination for t in tasks)
