@@ -21,6 +21,7 @@ from ._results import (
     by_commenter_mode_table,
     by_cua_table,
     markdown_table,
+    pass_counts,
     scoring_table,
 )
 
@@ -150,6 +151,7 @@ def _app_sections(results: list[AppRoundResult]) -> str:
         claimed = "".join(f"<li>{_e(t.task_id)}: {_e(t.proof_reason or 'not proven')}</li>"
                           for t in last.tasks if t.checker_valid and t.proof == "claimed")
         contract = _contract_note(last.contract)
+        repeated = _pass_counts(rounds)
         sections.append(
             f'<section><h3>{_e(app_id)} <small>{_e(first.domain)} · {_e(" · ".join(p for p in track if p))}</small></h3>'
             f'<div class="shots">{shots}</div>{contract}{_carry_note(rounds)}{_regressions(rounds)}{_gaming(rounds)}'
@@ -157,6 +159,7 @@ def _app_sections(results: list[AppRoundResult]) -> str:
             + (f"<h4>Other Playwright traces</h4><ul>{traces}</ul>" if traces else "")
             + (f"<h4>Tasks without a valid checker</h4><ul>{unsolvable}</ul>" if unsolvable else "")
             + (f"<h4>Checkers claimed, not proven (counted in FC, not in FC proven)</h4><ul>{claimed}</ul>" if claimed else "")
+            + repeated
             + _stage_errors(rounds)
             + "</section>"
         )
@@ -221,6 +224,20 @@ def _contract_note(contract: dict | None) -> str:
     if contract.get("unchecked_ids"):
         parts.append(f"{len(contract['unchecked_ids'])} id(s) built at run time, not checkable in the source")
     return f"<p class=note>Non-regression contract of the last revision — {'; '.join(parts)}.</p>"
+
+
+def _pass_counts(rounds: list[AppRoundResult]) -> str:
+    """With repeats: per task and round, in how many of the N repeats it passed (k of N, behind pass^k)."""
+    if not any(r.repeats for r in rounds):
+        return ""
+    counts = {r.round: pass_counts(r) for r in rounds}
+    tasks = list(dict.fromkeys(t for c in counts.values() for t in c))
+    head = "".join(f"<th>round {r}</th>" for r in counts)
+    body = "".join(f"<tr><td>{_e(task)}</td>" + "".join(
+        f"<td>{counts[r][task][0]}/{counts[r][task][1]}</td>" if task in counts[r] else "<td>–</td>" for r in counts)
+        + "</tr>" for task in tasks)
+    return (f'<h4>Passes across repeats (k of N)</h4><table class="summary"><thead><tr><th>task</th>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table>")
 
 
 def _stage_errors(rounds: list[AppRoundResult]) -> str:

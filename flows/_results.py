@@ -418,6 +418,9 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
         "by_cua": by_cua,
         "by_commenter_mode": by_commenter,
         "scoring": scoring,
+        "pass_counts": [{"app_id": r.app_id, "coder": r.coder, "cua": r.cua, "mode": r.mode,
+                         "commenter_mode": r.commenter_mode, "round": r.round, "task_id": task, "passed": k, "repeats": n}
+                        for r in results if r.repeats for task, (k, n) in pass_counts(r).items()],
         "best_round": {"/".join(part for part in k if part): v for k, v in best_rounds(rows).items()},
         "apps": [r.model_dump() for r in results],
         "usage": usage or {},
@@ -441,6 +444,8 @@ class RunResults(BaseModel):
     offline_roles: list[str] = Field(default_factory=list)
     weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS), description="Level → weight of the run.")
     scoring: list[dict] = Field(default_factory=list, description="`scoring_table`: weighted score, SR per level, spread.")
+    pass_counts: list[dict] = Field(default_factory=list, description="With repeats: per task, app round and track, "
+                                    "how many repeats passed (k of N).")
     table: list[TableRow] = Field(default_factory=list)
     by_cua: list[dict] = Field(default_factory=list, description="Table 4's shape (`by_cua_table`).")
     by_commenter_mode: list[dict] = Field(default_factory=list, description="Table 5's shape (`by_commenter_mode_table`).")

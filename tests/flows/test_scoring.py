@@ -223,3 +223,16 @@ async def test_a_levels_step_budget_ends_a_real_rollout_at_that_count(tmp_path, 
         requests = len(server.requests_for("chat"))
     assert (ref.termination, ref.steps, requests) == ("max_steps", budget, budget)
     assert [c.kind for c in ref.checks] == ["dom"] and not ref.success
+
+
+async def test_k_of_n_per_task_is_in_results_json_and_the_report(tmp_path):
+    from flows import write_report
+
+    results, _, config = await _run(tmp_path / "loop", repeats=2)
+    rows = write_results(tmp_path, results, weights=config.weights)
+    stored = read_results(tmp_path)
+    tasks = [t.id for t in _tasks()]
+    assert {(c["task_id"], c["passed"], c["repeats"]) for c in stored.pass_counts} == {
+        (tasks[0], 2, 2), (tasks[1], 1, 2), (tasks[2], 0, 2)}
+    html = write_report(tmp_path, rows, results, [], {}).read_text()
+    assert "Passes across repeats (k of N)" in html and f"<td>{tasks[1]}</td><td>1/2</td>" in html
