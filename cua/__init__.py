@@ -41,6 +41,7 @@ from ._coordinates import (
     place_action,
     smart_resize,
 )
+from ._failure_modes import FAILURE_MODES, failure_modes
 from ._executor import ExecutionResult, UnknownKeyError, execute, key_combination, normalize_key, page_fingerprint
 from ._isolated import IsolatedWorld, JavaScriptError, JavaScriptTimeout, isolated_world
 from ._parser import ParsedReply, ParseError, format_uitars, parse_uitars
@@ -64,13 +65,16 @@ from ._trajectory import (
     Trajectory,
     write_atomic,
 )
+from ._transform import INJECTED_ATTRIBUTE, PageTransform, serve_html
 from ._viewport import DEFAULT_VIEWPORT, Viewport
 
 __all__ = [
     "DEFAULT_VIEWPORT",
     "EDGE_TOLERANCE",
+    "FAILURE_MODES",
     "FIXED_CLOCK_START",
     "IMAGE_FACTOR",
+    "INJECTED_ATTRIBUTE",
     "MAX_PIXELS",
     "MIN_PIXELS",
     "APP_ORIGIN",
@@ -97,6 +101,7 @@ __all__ = [
     "Observation",
     "OffScreenPoint",
     "PageEvents",
+    "PageTransform",
     "ParseError",
     "ParsedReply",
     "PlacedAction",
@@ -122,6 +127,7 @@ __all__ = [
     "coordinate_space",
     "coordinate_space_names",
     "execute",
+    "failure_modes",
     "format_uitars",
     "get_browser",
     "isolated_world",
@@ -134,6 +140,7 @@ __all__ = [
     "process_descendants",
     "rollout",
     "run_rollouts",
+    "serve_html",
     "settle",
     "smart_resize",
     "write_atomic",

@@ -16,7 +16,7 @@ import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 from playwright.async_api import BrowserContext, Dialog, Page, Route
 from pydantic import BaseModel, Field
@@ -25,6 +25,7 @@ from ._isolated import isolated_world
 from ._launch import CONTEXT_TIMEOUT_S, BrowserConfig, close_context, new_context
 from ._launch import CHROMIUM_ARGS, close_browser, get_browser  # noqa: F401  (re-exported: the browser's API)
 from ._seeding import seeding_script
+from ._transform import PageTransform, serve_html
 
 APP_ORIGIN = "http://aui-app.localhost"
 APP_URL = f"{APP_ORIGIN}/index.html"
@@ -61,6 +62,7 @@ class PageEvents:
     downloads_refused: int = 0
     page_errors: list[str] = field(default_factory=list)
     crashed: bool = False
+    transform_report: Any = None  # what the transform's script returned (e.g. what it changed)
     started: float = field(default_factory=time.monotonic)
     # Attempts beyond MAX_LOGGED_EVENTS, counted but not listed.
     blocked_unlisted: int = 0
@@ -125,14 +127,17 @@ async def open_app(
     `extra_files` maps paths under the app origin (e.g. "style.css") to their bytes. `seed` makes
     the app's `Math.random` a PRNG seeded with it (None: the browser's own); `fixed_clock` starts the
     app's clock (`Date`, `performance.timeOrigin`) at `cua.FIXED_CLOCK_START`, then lets it run.
-    Both are installed before any of the app's scripts runs (`cua._seeding`).
+    Both are installed before any of the app's scripts runs (`cua._seeding`). `config.transform`
+    (a variation or an injected defect) is served with the page and its script run once the app
+    has loaded (`cua._transform`); a script that fails is a page error `transform '<name>': …`.
 
     Raises:
         TypeError: `seed` is not an int (or None).
     """
     config = config or BrowserConfig()
     seeding = seeding_script(seed, fixed_clock)
-    files = {"index.html": html.encode("utf-8") if isinstance(html, str) else html, **(extra_files or {})}
+    files = {"index.html": serve_html(html.encode("utf-8") if isinstance(html, str) else html, config.transform),
+             **(extra_files or {})}
     context = await new_context(config)
     events = PageEvents()
     try:
@@ -151,10 +156,25 @@ async def open_app(
             await isolated_world(page).call(_DOCUMENT_COMPLETE, timeout_ms=remaining_ms)
         except Exception as exc:  # a hung or broken app still yields a page to judge
             events.page_error(f"load: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+        if config.transform is not None and config.transform.script:
+            await _apply_script(page, config.transform, events)
         yield AppPage(page=page, context=context, events=events, files=files)
         await _drain_popups(events)
     finally:
         await close_context(context)
+
+
+TRANSFORM_TIMEOUT_MS = 5_000
+
+
+async def _apply_script(page: Page, transform: PageTransform, events: PageEvents) -> None:
+    """Run the transform's script in the harness's world; a failure is logged, never raised (the page
+    is still judged, and a proof of the transformed app then fails with the reason in the log)."""
+    try:
+        events.transform_report = await isolated_world(page).call(transform.script, *transform.args,
+                                                                  timeout_ms=TRANSFORM_TIMEOUT_MS)
+    except Exception as exc:
+        events.page_error(f"transform '{transform.name}': {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
 
 
 POPUP_QUIET_S = 0.05

@@ -185,6 +185,7 @@ class AppEnv:
         step.screen_action = screen_action
         step.notes.extend(clamped)
         if action.kind == "finished":
+            step.at_s = self._app.events.elapsed()
             check, step.timings.checker_ms = await self._check()
             step.checker_passed, step.checker_error = check.passed, check.reason
             step.dom_changed = step.screen_changed = False
@@ -194,6 +195,7 @@ class AppEnv:
         wait_cap_ms = self._wait_cap(deadline) if screen_action.kind == "wait" else WAIT_CAP_MS
         if wait_cap_ms < WAIT_CAP_MS:
             step.notes.append(f"wait: cut to {wait_cap_ms} ms by the time left of the step")
+        step.at_s = self._app.events.elapsed()
         executed = await execute(page, screen_action, default_scroll_px=self.config.scroll_px, wait_cap_ms=wait_cap_ms)
         step.target, step.error = executed.target, executed.error
         if executed.note:

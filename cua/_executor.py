@@ -98,6 +98,7 @@ async def probe(page: Page, x: float | None, y: float | None) -> tuple[ElementIn
             text=target.get("text") or "",
             box=Box(**box) if isinstance(box, dict) else None,
             selector=target.get("selector"),
+            injected=target.get("injected"),
         )
     return info, (result.get("fingerprint") if isinstance(result, dict) else None)
 

@@ -43,11 +43,13 @@
         el.getAttribute('aria-label') || el.innerText || el.textContent || el.getAttribute('title') || '';
       return own.replace(/\s+/g, ' ').trim().slice(0, 120);
     };
+    // What a serve-time transform added (cua/_transform.py INJECTED_ATTRIBUTE): a decoy, a banner…
+    const injectedIn = el => { const marked = el.closest('[data-aui-inject]'); return marked ? marked.getAttribute('data-aui-inject') : null; };
     const describe = el => {
       if (!el || el.nodeType !== 1) return null;
       const r = el.getBoundingClientRect();
       return {tag: el.localName, id: el.id || null, text: textOf(el), selector: selectorFor(el),
-              box: {x: r.x, y: r.y, width: r.width, height: r.height}};
+              box: {x: r.x, y: r.y, width: r.width, height: r.height}, injected: injectedIn(el)};
     };
     const deepest = (x, y) => {
       let el = document.elementFromPoint(x, y);

@@ -17,6 +17,7 @@ from playwright.async_api import Browser, BrowserContext, Playwright, async_play
 from pydantic import BaseModel, Field
 
 from . import _processes
+from ._transform import PageTransform
 from ._viewport import DEFAULT_VIEWPORT, Viewport
 
 # From environment.md: stop Chromium's own background traffic; local origins still load.
@@ -68,6 +69,12 @@ class BrowserConfig(BaseModel):
         "open. Headless Chromium draws the native pop-up into screenshots but sends clicks on it to the page "
         "underneath, so an agent could never pick an option it sees; with this on it can, with real mouse "
         "input. Until a drop-down opens the page renders as with this off (recorded in each trajectory).",
+    )
+    transform: PageTransform | None = Field(
+        default=None,
+        description="A serve-time change of every app opened with this config (a variation or an injected defect, "
+        "made by `perturb`): its CSS is served with the page, its script run once the app has loaded (recorded in "
+        "each trajectory). None: the app as it is.",
     )
 
 

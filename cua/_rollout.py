@@ -80,6 +80,8 @@ async def rollout(
         in_page_select_picker=config.browser.in_page_select_picker,
         seed=seed,
         fixed_clock=fixed_clock,
+        transform=config.browser.transform.name if config.browser.transform else None,
+        transform_sha256=config.browser.transform.sha256 if config.browser.transform else None,
         stop_on_checker=config.stop_on_checker,
         max_steps=config.max_steps,
         html_sha256=hashlib.sha256(html.encode("utf-8") if isinstance(html, str) else html).hexdigest(),

@@ -50,6 +50,9 @@ class ElementInfo(BaseModel):
     text: str = ""
     box: Box | None = None
     selector: str | None = Field(default=None, description="A CSS selector that finds it now.")
+    injected: str | None = Field(
+        default=None, description="The element (or an ancestor) was added by the run's serve-time transform: what it "
+        "is (decoy, banner, popup, popup-close, text…; `cua.INJECTED_ATTRIBUTE`). None: the app's own.")
 
 
 class StepTimings(BaseModel):
@@ -77,6 +80,9 @@ class TokenUsage(BaseModel):
 
 class Step(BaseModel):
     index: int = Field(description="1-based step number; the initial state is step 0 (not stored as a Step).")
+    at_s: float | None = Field(
+        default=None, description="When the action was executed, in seconds since the app's context opened (the "
+        "clock of `blocked_requests`); None in trajectories recorded before it was kept.")
     screenshot: str | None = Field(default=None, description="PNG after the action, relative to the folder.")
     model_action: Action | None = Field(default=None, description="As the model expressed it (its coordinate space).")
     screen_action: Action | None = Field(default=None, description="In viewport pixels, as executed.")
@@ -123,6 +129,10 @@ class Trajectory(BaseModel):
     fixed_clock: bool = Field(
         default=False, description="The app's clock started at `cua.FIXED_CLOCK_START` (then ran in real time).",
     )
+    transform: str | None = Field(
+        default=None, description="The serve-time change the app was shown with (a variation such as 'dark+long', or "
+        "an injected defect; `BrowserConfig.transform`); None: the app as it is.")
+    transform_sha256: str | None = Field(default=None, description="Content address of that transform.")
     stop_on_checker: bool = Field(
         default=True, description="Whether the checker passing ended the episode (`RolloutConfig.stop_on_checker`); "
         "when not, the episode went on to the agent's `finished` (its answer) or a limit.",

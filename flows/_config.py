@@ -101,6 +101,15 @@ class ExperimentConfig(BaseModel):
     style_block: bool | None = Field(
         default=None, description="The agent-centric style block (de-stylisation) in revision prompts; None: the paper's "
         "setting, on for the cua and integrated modes and off for unsupported.")
+    variations: list[str] = Field(default_factory=lambda: ["default"], min_length=1, description=(
+        "How every round's version is shown to the agent (OpenApps' axis): `default` (the app as it is) and any of "
+        "dark, black-white, hard-font, zoom-125, zoom-80, long, misleading, adversarial, popup, german, composed "
+        "with '+' (e.g. dark+long). The default look is always evaluated; each other variant is proven first (the "
+        "tasks it breaks are excluded for it) and seeded with `seed`."))
+    revise_on: str = Field(default="default", description="The variation whose failed rollouts the commenter sees "
+                           "(the loop revises on the default look unless told otherwise).")
+    translator: str = Field(default="offline", description="Model name or role that translates apps for the `german` "
+                            "variation ('offline' cannot translate: such a run is refused).")
     concurrency: int = Field(default=2, ge=1, le=32, description="Rollouts in flight at once (browser contexts).")
     models_config: Path | None = Field(default=None, description="Model registry YAML (default configs/models.yaml).")
     out_dir: Path = Field(default=Path("runs"))
@@ -140,6 +149,28 @@ class ExperimentConfig(BaseModel):
         if path is not None and not Path(path).exists():
             raise ValueError(f"path does not exist: {path}")
         return path
+
+    @field_validator("variations", mode="after")
+    @classmethod
+    def _known_variations(cls, names: list[str]) -> list[str]:
+        """Each name resolves (parts known, each once); `default` first and always there, no name twice."""
+        from perturb import DEFAULT, resolve
+
+        for name in names:
+            resolve(name)  # VariationError (a ValueError) names the part and lists the known ones
+        return [DEFAULT, *dict.fromkeys(name.strip() for name in names if name.strip() != DEFAULT)]
+
+    @model_validator(mode="after")
+    def _variations_have_what_they_need(self) -> ExperimentConfig:
+        from perturb import needed_roles
+
+        if self.revise_on not in self.variations:
+            raise ValueError(f"revise_on {self.revise_on!r} is not one of the run's variations ({', '.join(self.variations)})")
+        for name in self.variations:
+            if "translator" in needed_roles(name) and self.translator == "offline":
+                raise ValueError(f"variation {name!r} translates the app's text and needs a model (`translator:`, e.g. "
+                                 "the 'translator' role of configs/models.yaml); an offline run cannot translate")
+        return self
 
     @model_validator(mode="after")
     def _dask_needs_an_address(self) -> ExperimentConfig:
@@ -181,6 +212,8 @@ class ExperimentConfig(BaseModel):
     @property
     def offline(self) -> bool:
         roles = [*self.coders, self.verifier, self.proposer, self.commenter]
+        if any(name != "default" and "german" in name.split("+") for name in self.variations):
+            roles.append(self.translator)
         from cua.policies import is_offline_policy, policies
 
         return all(r == "offline" for r in roles) and all(p in policies and is_offline_policy(p) for p in self.cua_policies)

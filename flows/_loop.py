@@ -4,6 +4,7 @@
     for round in 0..R:
         verdicts = verify(v, tasks)                        → FC
         trajectories = roll out every task with a checker  → SR, dashboards
+        and in every other variation of the app's look     → SR per variation (OpenApps)
         if round < R: feedback = comment(failed dashboards); v = revise(v, mode, feedback, verdicts)
 
 Every stage is a cached Prefect task, so a re-run resumes where it stopped; `TrackSteps` (in
@@ -40,7 +41,7 @@ async def design_loop(config: ExperimentConfig, run: RunContext, app_id: str, tr
 
 async def judge_and_revise(steps: TrackSteps, rounds: int,
                            on_round: Callable[[AppRoundResult], Awaitable[None]] | None = None) -> list[AppRoundResult]:
-    """Figure 4: generate and propose, then per round verify → roll out → record → comment → revise."""
+    """Figure 4: generate and propose, then per round verify → roll out (each variation too) → record → comment → revise."""
     version = await steps.generate()
     tasks = await steps.propose()
     if version is None or tasks is None:
@@ -52,11 +53,12 @@ async def judge_and_revise(steps: TrackSteps, rounds: int,
     for round_ in range(rounds + 1):
         verdicts = await steps.verify(version, tasks)                        # → FC
         rollouts = await steps.roll_out(version, tasks, verdicts)            # → SR, dashboards
+        varied = await steps.roll_out_variations(version, tasks, verdicts)   # → SR per variation
         results.append(steps.record(version, tasks, verdicts, rollouts))
         await _announce(on_round, results[-1])
         if round_ == rounds:
             break
-        feedback = await steps.comment(version, verdicts, rollouts)
+        feedback = await steps.comment(version, verdicts, steps.revised_on(rollouts, varied))
         version = await steps.revise(version, verdicts, tasks, feedback)     # v(k) → v(k+1)
     return results
 

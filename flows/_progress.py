@@ -20,11 +20,12 @@ from pathlib import Path
 
 from ._results import AppRoundResult
 
-STAGE_KINDS = ("generate", "verify", "roll out", "comment", "revise")
+STAGE_KINDS = ("generate", "verify", "vary", "roll out", "comment", "revise")
+OPTIONAL_KINDS = ("vary",)  # drawn only in runs that have them (variations besides the default look)
 # Relative cost of one stage of each kind for the ETA: a model coder writes a whole app (tens of
 # seconds), a rollout is many short steps; offline, every stage is a few seconds at most.
-_WEIGHTS_MODEL = {"generate": 30.0, "verify": 10.0, "roll out": 10.0, "comment": 5.0, "revise": 30.0}
-_WEIGHTS_OFFLINE = {"generate": 0.2, "verify": 2.0, "roll out": 4.0, "comment": 2.0, "revise": 0.5}
+_WEIGHTS_MODEL = {"generate": 30.0, "verify": 10.0, "vary": 5.0, "roll out": 10.0, "comment": 5.0, "revise": 30.0}
+_WEIGHTS_OFFLINE = {"generate": 0.2, "verify": 2.0, "vary": 2.0, "roll out": 4.0, "comment": 2.0, "revise": 0.5}
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cua import DEFAULT_VIEWPORT, Viewport, write_atomic
+from cua import DEFAULT_VIEWPORT, PageTransform, Viewport, write_atomic
 from verifier import CheckOutcome
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -152,6 +152,8 @@ class RolloutRef(BaseModel):
     checks: list[CheckOutcome] = Field(default_factory=list, description="Each check's result, and why.")
     answer: str | None = Field(default=None, description="The agent's final answer, if it gave one.")
     repeat: int = 0
+    failure_modes: list[str] = Field(default_factory=list, description="How it went wrong (`cua.failure_modes`).")
+    variation: str = Field(default="default", description="The variation the app was shown in.")
 
 
 class FeedbackRef(BaseModel):
@@ -160,3 +162,17 @@ class FeedbackRef(BaseModel):
     items: int
     offline: bool
     errors: list[str] = Field(default_factory=list, description="Comments that failed (model call or reply), per task.")
+
+
+class VariantRef(BaseModel):
+    """One variation of one app version, proven: the transform to serve it with and the tasks it keeps."""
+
+    app_id: str
+    round: int
+    variation: str
+    transform: PageTransform | None = Field(description="What the browser applies (None: the app as it is).")
+    proof: FileRef | None = Field(default=None, description="proof.json, a `perturb.VariantProof`.")
+    kept: list[str] = Field(default_factory=list, description="Tasks rolled out on this variant.")
+    excluded: dict[str, str] = Field(default_factory=dict, description="Task id → why the variant breaks it.")
+    unproven: list[str] = Field(default_factory=list, description="Kept tasks without a reference solution to replay.")
+    error: str | None = Field(default=None, description="Why the variant could not be made (e.g. its translation failed).")

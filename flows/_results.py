@@ -48,6 +48,8 @@ class TaskOutcome(BaseModel):
     level: str | None = Field(default=None, description="The task's level (paper … gold), None without one.")
     checks: list[CheckOutcome] = Field(default_factory=list, description="Each check's result (dom, answer, judge).")
     answer: str | None = Field(default=None, description="The agent's final answer, if it gave one.")
+    failure_modes: list[str] = Field(default_factory=list, description=(
+        "How the rollout went wrong (`cua.failure_modes`: action_loop, invalid_action, stuck, max_steps, decoy, left_app)."))
 
     @property
     def passed(self) -> bool:
@@ -60,6 +62,31 @@ class RepeatOutcomes(BaseModel):
 
     repeat: int = Field(ge=1)
     tasks: list[TaskOutcome] = Field(default_factory=list)
+
+
+class VariationResult(BaseModel):
+    """The version's tasks in another variation (OpenApps' axis): the proven variant's kept tasks, rolled out."""
+
+    variation: str
+    transform: str | None = Field(default=None, description="The transform's recorded name (with its seed).")
+    transform_sha256: str | None = None
+    kept: list[str] = Field(default_factory=list, description="Tasks the variant keeps (proven on it, or unproven "
+                            "for want of a reference solution).")
+    unproven: list[str] = Field(default_factory=list, description="Kept tasks that have no reference solution to replay.")
+    excluded: dict[str, str] = Field(default_factory=dict, description="Task id → why the variant breaks it.")
+    tasks: list[TaskOutcome] = Field(default_factory=list, description="Repeat 0's outcomes of the kept tasks.")
+    repeats: list[RepeatOutcomes] = Field(default_factory=list)
+    proof: str | None = Field(default=None, description="The variant's proof.json, relative to the run folder.")
+    screenshot: str | None = Field(default=None, description="The variant at load (a rollout's first screenshot).")
+    error: str | None = Field(default=None, description="Why the variant could not be made (then nothing was rolled out).")
+
+    def every_repeat(self) -> list[tuple[int, list[TaskOutcome]]]:
+        return [(0, self.tasks)] + [(r.repeat, r.tasks) for r in self.repeats]
+
+    @property
+    def sr(self) -> float:
+        """Successes / kept tasks (repeat 0)."""
+        return _ratio(sum(t.passed for t in self.tasks), len(self.tasks))
 
 
 class GamingSuspect(BaseModel):
@@ -94,6 +121,8 @@ class AppRoundResult(BaseModel):
     offline_roles: list[str] = Field(default_factory=list)
     repeats: list[RepeatOutcomes] = Field(default_factory=list, description=(
         "Repeats 1…N−1 of this version's rollouts (`repeats: N`); `tasks` is repeat 0."))
+    variations: list[VariationResult] = Field(default_factory=list, description=(
+        "The same version in every other variation of the run (`variations:`); `tasks` is the default look."))
     errors: list[str] = Field(default_factory=list, description=(
         "Model stages that failed for good (after their retries) and degraded this round: its "
         "verification, or the commenting/revision that should have made this version (then the "
@@ -425,6 +454,11 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
         "apps": [r.model_dump() for r in results],
         "usage": usage or {},
     }
+    from ._variation_table import variation_rows
+
+    varied = variation_rows(results)
+    if varied:
+        payload["variations"] = [row.model_dump() for row in varied]
     write_atomic(run_dir / "results.json", json.dumps(payload, indent=1, sort_keys=True).encode())
     write_atomic(run_dir / "results.csv", csv_table(rows).encode())
     sections = [markdown_table(rows), "", "SR (FC) per CUA, % (paper Table 4 shape):", "", _markdown(by_cua)]
@@ -432,6 +466,11 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
         sections += ["", "Per commenter mode: SR (FC) pooled over its tracks' last rounds, and commenter tokens (paper Table 5 shape):", "",
                      _markdown(by_commenter)]
     sections += ["", "Weighted score and SR per level, % (OSUniverse's scoring):", "", _markdown(scoring), "", SCORING_NOTE]
+    if varied:
+        from ._variation_table import VARIATION_NOTE, variation_markdown
+
+        sections += ["", "Reliability across variations, % (OpenApps' axis):", "", variation_markdown(varied), "",
+                     VARIATION_NOTE]
     if offline_roles:
         sections += ["", f"_Offline providers were used for: {', '.join(offline_roles)} (no model endpoint)._"]
     write_atomic(run_dir / "results.md", ("\n".join(sections) + "\n").encode())
@@ -452,6 +491,8 @@ class RunResults(BaseModel):
     best_round: dict[str, int] = Field(default_factory=dict)
     apps: list[AppRoundResult] = Field(default_factory=list)
     usage: dict = Field(default_factory=dict, description="The usage ledger: calls, tokens and cost per role.")
+    variations: list[dict] = Field(default_factory=list, description="Reliability across variations per track and "
+                                   "round (`flows._variation_table.VariationRow`); empty without other variations.")
 
 
 def read_results(run_dir: Path | str) -> RunResults:

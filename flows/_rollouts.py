@@ -15,7 +15,7 @@ from pathlib import Path
 from prefect import task
 
 from apps_prompts import Check, Task
-from cua import BrowserConfig, RolloutConfig, Trajectory, Viewport
+from cua import BrowserConfig, PageTransform, RolloutConfig, Trajectory, Viewport, failure_modes
 
 from ._dask import on_worker_loop
 from ._refs import AgentSettings, FileRef, RolloutRef, RunContext, sha256_bytes
@@ -29,14 +29,15 @@ DASHBOARD = "dashboard.png"
 @on_worker_loop
 async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, checker: str | None, html: FileRef,
                        agent: AgentSettings, out_path: str, checks: list[Check] | None = None,
-                       judge: str = "offline") -> RolloutRef:
+                       judge: str = "offline", variation: str = "default",
+                       transform: PageTransform | None = None) -> RolloutRef:
     """One CUA rollout judged by every check of the task, then its 1920×1080 dashboard.
 
     The checker runs after every step and ends the rollout when it turns true — unless the task also
     wants an answer, when the agent must still say `finished(content=…)`. `checks` (the verdict's, or
     the task's) are scored when the rollout has ended: an answer against its expected value, a
     final_screenshot / flow check by `judge` (a model, or 'offline'). The rollout succeeds when
-    every check passes.
+    every check passes. `transform` is the proven variant's (`variation`): the app is served under it.
 
     The rollout is written to a staging folder and moved to `out_path` only once it has ended and
     its dashboard is drawn, so `out_path` never holds half a rollout. Work a killed run finished
@@ -54,6 +55,8 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
         inputs.update(seed=agent.seed, stop_on_checker=not needs_answer)
     if agent.fixed_clock:
         inputs.update(fixed_clock=True)
+    if transform is not None:  # keys of default-look rollouts stay as they were
+        inputs.update(variation=variation, transform=transform.sha256)
     inputs_sha = sha256_bytes(json.dumps(inputs, sort_keys=True))
     folder = run.root / out_path
     trajectory = finished_rollout(folder, inputs_sha)
@@ -66,7 +69,8 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
             run.write(Path(out_path).with_name(staging.name) / ROLLOUT_INPUTS,
                       json.dumps({"inputs_sha256": inputs_sha, **inputs}, indent=1))
             async with browser_slot():
-                trajectory = await _roll_out(run, app_id, task, checker, html, agent, staging, stop_on_checker=not needs_answer)
+                trajectory = await _roll_out(run, app_id, task, checker, html, agent, staging,
+                                             stop_on_checker=not needs_answer, transform=transform)
         if trajectory.success and agent.trace == "failures":
             _drop_trace(trajectory, staging)
         if not (staging / DASHBOARD).is_file():
@@ -80,7 +84,7 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
         trace=str(trace) if trace else None,
         termination=trajectory.termination.value if trajectory.termination else None,
         success=score.passed, steps=len(trajectory.steps), error=trajectory.error, checks=score.checks,
-        answer=score.answer,
+        answer=score.answer, failure_modes=failure_modes(trajectory), variation=variation,
     )
 
 
@@ -140,12 +144,13 @@ def finished_rollout(folder: Path, inputs_sha: str) -> Trajectory | None:
 
 
 async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str | None, html: FileRef, agent: AgentSettings,
-                    folder: Path, stop_on_checker: bool = True) -> Trajectory:
+                    folder: Path, stop_on_checker: bool = True, transform: PageTransform | None = None) -> Trajectory:
     from cua import rollout
     from cua.policies import get_policy
     from verifier import rollout_checker
 
-    config = RolloutConfig(max_steps=agent.max_steps, browser=run_browser_config(agent.viewport),
+    browser = run_browser_config(agent.viewport).model_copy(update={"transform": transform})
+    config = RolloutConfig(max_steps=agent.max_steps, browser=browser,
                            trace=agent.trace != "off", stop_on_checker=stop_on_checker)
     policy = get_policy(agent.policy, model=agent.model, models_path=run.models, **agent.options,
                         **_sampling_seed(run, agent))

@@ -26,6 +26,7 @@ TOKENS_PER_CALL: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "verifier": ((4_000, 500), (14_000, 4_000)),        # the app's HTML and the tasks → one checker per task
     "commenter": ((2_500, 200), (5_000, 600)),          # two images (≈ 1.2 k tokens each) and the task
     "cua": ((1_500, 30), (9_000, 200)),                 # the prompt, the history, up to 5 screenshots
+    "translator": ((800, 600), (4_000, 4_000)),         # an app's visible texts in, the same count out
 }
 VERIFIER_BATCH = 10  # tasks per verifier call (see verifier/_llm.py)
 
@@ -46,7 +47,9 @@ class RunSize(BaseModel):
     tracks_per_app: int
     rounds: int
     repeats: int = 1
-    rollouts: int = Field(description="At most: every task rolled out in round 0 per coder × CUA and per track after.")
+    variations: int = Field(default=1, description="Looks every version is rolled out in (the default one included).")
+    rollouts: int = Field(description="At most: every task rolled out in round 0 per coder × CUA and per track after, "
+                          "in every variation and repeat.")
     steps: int = Field(description="At most: rollouts × max_steps.")
     by_role: dict[str, RoleCalls] = Field(default_factory=dict, description="Model calls per role (offline roles: none).")
 
@@ -64,6 +67,7 @@ class RunSize(BaseModel):
     def describe(self) -> str:
         line = (f"run size: {self.apps} app(s), {self.tasks} task(s), {self.tracks_per_app} track(s) per app, "
                 f"rounds 0–{self.rounds}" + (f", {self.repeats} repeats" if self.repeats > 1 else "") +
+                (f", {self.variations} variations" if self.variations > 1 else "") +
                 f" → at most {self.rollouts:,} rollouts, {self.steps:,} steps")
         if not self.by_role:
             return line + "; no model calls (offline providers)"
@@ -99,7 +103,8 @@ def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
     tracks = sweep_tracks(config)
     pairs = {(t.coder, t.cua) for t in tracks}  # round 0 is shared by the tracks of one coder × CUA
     tasks = sum(counts.values())
-    rollouts = tasks * (len(pairs) + len(tracks) * config.rounds) * config.repeats
+    variations = len(config.variations)
+    rollouts = tasks * (len(pairs) + len(tracks) * config.rounds) * config.repeats * variations
     steps = rollouts * config.most_steps
     commenting = sum(1 for t in tracks if t.commenter_mode is not None)
     apps = len(counts)
@@ -118,12 +123,17 @@ def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
     if config.commenter != "offline":
         failures = tasks * commenting * config.rounds  # the last round is not commented on
         calls["commenter"] = (config.commenter, 0, 2 * failures)
+    translated = sum(1 for name in config.variations if name != "default" and "german" in name.split("+"))
+    if translated:  # one translation per app version (composed variations share it)
+        versions = apps * (len({t.coder for t in tracks}) + len(tracks) * config.rounds)
+        calls["translator"] = (config.translator, versions, 2 * versions)  # one repair at most
     model_agents = [p for p in config.cua_policies if policy_model(p, config.cua_model)]
     if model_agents:
         agent_rollouts = rollouts * len(model_agents) // len(config.cua_policies)
         calls["cua"] = (",".join(policy_model(p, config.cua_model) for p in model_agents), agent_rollouts,
                         agent_rollouts * config.most_steps)
-    return RunSize(apps=apps, tasks=tasks, tracks_per_app=len(tracks), rounds=config.rounds, repeats=config.repeats, rollouts=rollouts,
+    return RunSize(apps=apps, tasks=tasks, tracks_per_app=len(tracks), rounds=config.rounds, repeats=config.repeats,
+                   variations=variations, rollouts=rollouts,
                    steps=steps, by_role={role: _priced(config, role, *entry) for role, entry in calls.items()})
 
 
@@ -156,10 +166,12 @@ def expected_stages(config: ExperimentConfig, counts: dict[str, int]) -> tuple[d
     coders = {t.coder for t in tracks}
     pairs = {(t.coder, t.cua) for t in tracks}  # round 0 is shared by the tracks of one coder × CUA
     commenting = sum(1 for t in tracks if t.commenter_mode is not None)
+    versions = apps * (len(coders) + len(tracks) * config.rounds)
     totals = {
         "generate": apps * len(coders),
-        "verify": apps * (len(coders) + len(tracks) * config.rounds),
-        "roll out": tasks * (len(pairs) + len(tracks) * config.rounds) * config.repeats,
+        "verify": versions,
+        "vary": versions * (len(config.variations) - 1),
+        "roll out": tasks * (len(pairs) + len(tracks) * config.rounds) * config.repeats * len(config.variations),
         "comment": apps * commenting * config.rounds,
         "revise": apps * len(tracks) * config.rounds,
     }

@@ -32,22 +32,24 @@ from ._refs import (
     RunContext,
     TasksRef,
     Track,
+    VariantRef,
     VerifyRef,
     VersionRef,
     sha256_bytes,
 )
 from ._progress import progress_for
-from ._results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome
+from ._results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, VariationResult
 from ._revision import comment_failures, revise_version
 from ._rollouts import rollout_task, use_browser_slots
-from ._stages import generate_initial, propose_tasks, read_tasks, verify_version
+from ._stages import generate_initial, propose_tasks, read_tasks, slug, verify_version
+from ._variations import prove_variation, translate_version
 
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Stages:
-    """The loop's six stages: Prefect tasks (cached, visible in the UI) or their plain functions."""
+    """The loop's stages: Prefect tasks (cached, visible in the UI) or their plain functions."""
 
     generate: Callable[..., Awaitable[VersionRef]]
     propose: Callable[..., Awaitable[TasksRef]]
@@ -55,9 +57,12 @@ class Stages:
     rollout: Callable[..., Awaitable[RolloutRef]]
     comment: Callable[..., Awaitable[FeedbackRef | None]]
     revise: Callable[..., Awaitable[VersionRef]]
+    translate: Callable[..., Awaitable[FileRef]]
+    prove_variation: Callable[..., Awaitable[VariantRef]]
 
 
-PREFECT_STAGES = Stages(generate_initial, propose_tasks, verify_version, rollout_task, comment_failures, revise_version)
+PREFECT_STAGES = Stages(generate_initial, propose_tasks, verify_version, rollout_task, comment_failures, revise_version,
+                        translate_version, prove_variation)
 PLAIN_STAGES = Stages(*(getattr(PREFECT_STAGES, field.name).fn for field in fields(Stages)))
 
 _stage_locks: dict[tuple, asyncio.Lock] = {}
@@ -79,8 +84,9 @@ def is_model_fault(error: BaseException) -> bool:
     from apps_prompts import ProposerError
     from coder import CoderError
     from llm import ModelCallError
+    from perturb import TranslationError
 
-    return isinstance(error, ModelCallError | CoderError | ProposerError)
+    return isinstance(error, ModelCallError | CoderError | ProposerError | TranslationError)
 
 
 @dataclass
@@ -110,6 +116,8 @@ class TrackSteps:
         self.judged: dict[int, Judged] = {}  # every round so far: what `carry: best` may go back to
         self.progress = progress_for(run.run_dir)  # what the console draws (stages shared by tracks count once)
         self.repeated: dict[int, list[RolloutRef]] = {}  # per round: the rollouts of repeats 1…N−1
+        # per round: each other variation's proven variant and its rollouts (every repeat)
+        self.varied: dict[int, dict[str, tuple[VariantRef, list[RolloutRef]]]] = {}
 
     async def attempt(self, doing: str, work: Awaitable[T], then: str = "") -> T | None:
         """`work`'s result; a model fault that outlived its retries becomes a recorded error (None)."""
@@ -162,17 +170,72 @@ class TrackSteps:
         """
         if verdicts is None:
             return {}
+        supported = [t for t in self.tasks(tasks) if verdicts.valid.get(t.id)]
+        refs = await self._roll_out_tasks(version, supported, verdicts, None, len(self.tasks(tasks)))
+        self.repeated[version.round] = [ref for ref in refs if ref.repeat > 0]
+        return {ref.task_id: ref for ref in refs if ref.repeat == 0}
+
+    async def roll_out_variations(self, version: VersionRef, tasks: TasksRef,
+                                  verdicts: VerifyRef | None) -> dict[str, dict[str, RolloutRef]]:
+        """The same tasks on every other variation of this version (OpenApps' axis → SR per variation).
+
+        Each variant is proven first (`prove_variation`: a task it breaks is excluded for it, with the
+        reason); its kept tasks are rolled out `repeats` times like the default's. Returns, per
+        variation, repeat 0's rollouts by task id; everything else waits in `self.varied` for `record`.
+        """
+        others = [name for name in self.config.variations if name != "default"]
+        self.varied[version.round] = {}
+        if verdicts is None or not others:
+            return {}
+        tasks_list = self.tasks(tasks)
+
+        async def one(variation: str) -> tuple[str, dict[str, RolloutRef]]:
+            variant = await self._variant(version, verdicts, variation)
+            kept = [t for t in tasks_list if t.id in set(variant.kept)] if variant.error is None else []
+            refs = await self._roll_out_tasks(version, kept, verdicts, variant, len(tasks_list)) if kept else []
+            self.varied[version.round][variation] = (variant, refs)
+            return variation, {ref.task_id: ref for ref in refs if ref.repeat == 0}
+
+        return dict(await asyncio.gather(*(one(name) for name in others)))
+
+    def revised_on(self, rollouts: dict[str, RolloutRef],
+                   varied: dict[str, dict[str, RolloutRef]]) -> dict[str, RolloutRef]:
+        """The rollouts the commenter sees: the default look's, or `revise_on`'s variation's."""
+        return varied.get(self.config.revise_on, rollouts) if self.config.revise_on != "default" else rollouts
+
+    async def _variant(self, version: VersionRef, verdicts: VerifyRef, variation: str) -> VariantRef:
+        """The proven variant (shared by every track judging this version: proven once, then Prefect's cache)."""
+        from perturb import needed_roles
+
+        async with _one_at_a_time("vary", self.run.run_dir, version.html.path, variation):
+            with self.progress.stage("vary", (version.html.path, variation), round_=version.round):
+                translations = None
+                if "translator" in needed_roles(variation):
+                    translations = await self.attempt(
+                        f"translating round {version.round} for {variation}", self.stages.translate(
+                            run=self.run, app_id=self.app_id, round=version.round, html=version.html,
+                            translator=self.config.translator, viewport=self.config.viewport),
+                        then=f"; the {variation} variation is left out of this round")
+                    if translations is None:
+                        return VariantRef(app_id=self.app_id, round=version.round, variation=variation, transform=None,
+                                          error=self.errors[-1])
+                return await self.stages.prove_variation(
+                    run=self.run, app_id=self.app_id, round=version.round, html=version.html, verdicts=verdicts.file,
+                    variation=variation, seed=self.config.seed, viewport=self.config.viewport, translations=translations)
+
+    async def _roll_out_tasks(self, version: VersionRef, tasks: list[Task], verdicts: VerifyRef,
+                              variant: VariantRef | None, all_tasks: int) -> list[RolloutRef]:
+        """`tasks` × `repeats` on the default look (`variant` None) or a proven variant, concurrently."""
         from verifier import read_verdicts
 
         judged = read_verdicts(self.run.file(verdicts.file))
         use_browser_slots(self.config.concurrency)
-        tasks_list = self.tasks(tasks)
-        supported = [t for t in tasks_list if verdicts.valid.get(t.id)]
+        variation = variant.variation if variant else "default"
         for repeat in range(self.config.repeats):
-            self.progress.fewer("roll out", self._rollouts_folder(version, repeat), len(tasks_list) - len(supported))
+            self.progress.fewer("roll out", self._rollouts_folder(version, repeat, variation), all_tasks - len(tasks))
 
         async def one(task: Task, repeat: int) -> RolloutRef:
-            out_path = str(self._rollouts_folder(version, repeat) / task.id)
+            out_path = str(self._rollouts_folder(version, repeat, variation) / task.id)
             verdict = judged.verdict(task.id)
             agent = self.agent.model_copy(update={"max_steps": self.config.step_budget(task),
                                                   "seed": self.config.seed + repeat})
@@ -181,17 +244,19 @@ class TrackSteps:
                 with self.progress.stage("roll out", out_path, round_=version.round):
                     ref = await self.stages.rollout(
                         run=self.run, app_id=self.app_id, round=version.round, task=task, checker=verdict.checker,
-                        checks=[entry.check for entry in verdict.checks] or list(task.checks), html=version.html, agent=agent,
-                        out_path=out_path, judge=self.config.judge)
+                        checks=[entry.check for entry in verdict.checks] or list(task.checks), html=version.html,
+                        agent=agent, out_path=out_path, judge=self.config.judge,
+                        **({"variation": variation, "transform": variant.transform} if variant else {}))
             return ref.model_copy(update={"repeat": repeat})
 
-        refs = await asyncio.gather(*(one(t, r) for r in range(self.config.repeats) for t in supported))
-        self.repeated[version.round] = [ref for ref in refs if ref.repeat > 0]
-        return {ref.task_id: ref for ref in refs if ref.repeat == 0}
+        return list(await asyncio.gather(*(one(t, r) for r in range(self.config.repeats) for t in tasks)))
 
-    def _rollouts_folder(self, version: VersionRef, repeat: int) -> Path:
-        """Repeat 0 where rollouts have always been; repeat k beside it, in `repeat-k/`."""
+    def _rollouts_folder(self, version: VersionRef, repeat: int, variation: str = "default") -> Path:
+        """Repeat 0 of the default look where rollouts have always been; repeat k beside it, in `repeat-k/`;
+        another variation's in `variations/<name>/` beside them, with its repeats inside."""
         folder = version.folder / "rollouts" / self.track.cua
+        if variation != "default":
+            folder = folder / "variations" / slug(variation)
         return folder / f"repeat-{repeat}" if repeat else folder
 
     async def comment(self, version: VersionRef, verdicts: VerifyRef | None,
@@ -284,7 +349,7 @@ class TrackSteps:
                     dashboard=ref.dashboard if ref else None, trace=ref.trace if ref else None,
                     reason=(ref.error if ref else reasons.get(task.id)) or None,
                     level=task.level.value if task.level else None, checks=ref.checks if ref else [],
-                    answer=ref.answer if ref else None,
+                    answer=ref.answer if ref else None, failure_modes=ref.failure_modes if ref else [],
                 ))
             return found
 
@@ -293,6 +358,9 @@ class TrackSteps:
         for ref in self.repeated.pop(version.round, []):
             by_repeat.setdefault(ref.repeat, {})[ref.task_id] = ref
         result.repeats = [RepeatOutcomes(repeat=repeat, tasks=outcomes(refs)) for repeat, refs in sorted(by_repeat.items())]
+        varied = self.varied.pop(version.round, {})
+        result.variations = [self._variation_result(*varied[name], outcomes)
+                             for name in self.config.variations if name in varied]  # the config's order
         previous = self.judged.get(version.round - 1)
         if previous is not None:
             before = {t.task_id for t in previous.result.tasks if t.success}
@@ -305,6 +373,24 @@ class TrackSteps:
         self.logger.info("%s round %d: FC %.1f%% SR %.1f%%", self.app_id, version.round, 100 * result.fc, 100 * result.sr)
         self.progress.round_finished(result)
         return result
+
+    def _variation_result(self, variant: VariantRef, refs: list[RolloutRef],
+                          outcomes: Callable[[dict[str, RolloutRef]], list[TaskOutcome]]) -> VariationResult:
+        """One variation's part of the round's result: its kept tasks' outcomes per repeat, and its exclusions."""
+        kept = set(variant.kept)
+        by_repeat: dict[int, dict[str, RolloutRef]] = {}
+        for ref in refs:
+            by_repeat.setdefault(ref.repeat, {})[ref.task_id] = ref
+        per_repeat = {repeat: [o for o in outcomes(found) if o.task_id in kept] for repeat, found in by_repeat.items()}
+        first = next((r.trajectory for r in refs if r.repeat == 0 and r.trajectory), None)
+        screenshot = str(Path(first) / "step_000.png") if first and (self.run.root / first / "step_000.png").exists() else None
+        transform = variant.transform
+        return VariationResult(
+            variation=variant.variation, transform=transform.name if transform else None,
+            transform_sha256=transform.sha256 if transform else None, kept=list(variant.kept),
+            unproven=list(variant.unproven), excluded=dict(variant.excluded), tasks=per_repeat.get(0, []),
+            repeats=[RepeatOutcomes(repeat=r, tasks=t) for r, t in sorted(per_repeat.items()) if r > 0],
+            proof=variant.proof.path if variant.proof else None, screenshot=screenshot, error=variant.error)
 
     def _audit(self, version: VersionRef, verdicts: VerifyRef | None, result: AppRoundResult) -> list[GamingSuspect]:
         """Tasks that flipped to success with this version, whose revision changed what their checker reads

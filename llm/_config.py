@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 
 Provider = Literal["openai", "azure", "openai-compatible", "offline"]
 
-ROLES: tuple[str, ...] = ("coder", "proposer", "verifier", "commenter", "cua", "judge")
+ROLES: tuple[str, ...] = ("coder", "proposer", "verifier", "commenter", "cua", "judge", "translator")
 """The roles the design loop asks models to play (design.md §2), and the judge of trajectories (`verifier/judge/`)."""
 
 # ${VAR} or ${VAR:-default}; the default may be empty.

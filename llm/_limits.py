@@ -29,6 +29,8 @@ DEFAULT_REPLY_CAPS: dict[str, int] = {
     # A verdict of a trajectory: `{success, reason, confidence}`, a few hundred bytes; the same cap
     # as the other JSON roles, since a reasoning model's body carries more than the answer.
     "judge": 256 * KIB,
+    # An app's visible texts, translated (the `german` variation): a JSON list no longer than the app.
+    "translator": 256 * KIB,
     # A thought and one action: UI-TARS is given 1,000 tokens (~4 KB of text); a Responses body
     # with a computer_call, a reasoning summary and the echoed request fields is a few KB.
     "cua": 64 * KIB,

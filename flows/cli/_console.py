@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .._config import ExperimentConfig
-from .._progress import RunProgress, format_duration, watching
+from .._progress import OPTIONAL_KINDS, RunProgress, format_duration, watching
 from .._run_size import expected_stages
 
 LOG_FILE = "log.txt"
@@ -89,6 +89,8 @@ class RunDisplay:
         for _ in range(3):
             grid.add_column()
         for kind in snap.kinds:
+            if kind.kind in OPTIONAL_KINDS and not (kind.total or kind.done):
+                continue
             running = f" ({kind.running} running)" if kind.running else ""
             grid.add_row(kind.kind, ProgressBar(total=max(kind.total, 1), completed=kind.done, width=36),
                          f"{kind.done}/{kind.total}{running}")

@@ -205,6 +205,10 @@ def run(
     repeats: int = typer.Option(None, "--repeats", help="Rollouts per task and version, each with its own seed."),
     judge: str = typer.Option(None, "--judge", help="Judge of final_screenshot / flow checks: a model or offline."),
     viewport: str = typer.Option(None, "--viewport", help=f"Browser viewport WIDTHxHEIGHT (default {DEFAULT_VIEWPORT})."),
+    variations: str = typer.Option(None, "--variations", help="Comma-separated looks of every version, e.g. "
+                                   "default,dark,long,dark+long (default: default). `aui variations` lists them."),
+    revise_on: str = typer.Option(None, "--revise-on", help="The variation whose failures the commenter sees (default: default)."),
+    translator: str = typer.Option(None, "--translator", help="Model or role translating apps for the german variation."),
     commenter_modes: list[str] = typer.Option(None, "--commenter-mode", help="dashboard | text-only | screenshots-only (repeatable: a sweep axis)."),
     carry: str = typer.Option(None, "--carry", help="latest (the paper's) | best: which version the next round revises."),
     trace: str = typer.Option(None, "--trace", help="off | failures | all: keep Playwright traces of rollouts."),
@@ -218,7 +222,8 @@ def run(
                  "coders": coders or None, "cua_policies": policies or None, "cua_model": cua_model, "v0_dir": v0_dir,
                  "tasks_file": tasks_file, "name": name, "out_dir": out_dir, "models_config": models_config,
                  "concurrency": concurrency, "max_steps": max_steps, "repeats": repeats, "judge": judge,
-                 "viewport": viewport,
+                 "viewport": viewport, "revise_on": revise_on, "translator": translator,
+                 "variations": [part.strip() for part in variations.split(",") if part.strip()] if variations else None,
                  "commenter_modes": commenter_modes or None, "carry": carry, "trace": trace, "task_runner": task_runner,
                  "dask_address": dask_address}
     if offline:

@@ -1,0 +1,68 @@
+"""How a rollout went wrong, read off its trajectory (OpenApps' failure modes).
+
+Each mode is a fact of the record, not a guess about the agent's intent, and a trajectory may show
+several (an agent can loop on a decoy until it runs out of steps):
+
+- `action_loop`: the same action (kind, point to the pixel, text, keys) three or more times in a row
+  (waiting is not a loop: a task may wait out the app's timer);
+- `invalid_action`: a reply that could not be used (did not parse, pointed off the screen), or the
+  episode ended on too many of them;
+- `stuck`: ended by the stuck rule (no change over several steps, or an action repeated);
+- `max_steps`: ran out of steps;
+- `finished_early`: the agent said it was done (`finished`) while the checker was still false;
+- `decoy`: acted on an element a variation injected as a decoy (`ElementInfo.injected == "decoy"`);
+- `left_app`: tried to leave the app — a blocked top-level navigation, or a blocked request first
+  seen after the agent's first action (requests the app made before it are the app's own).
+"""
+
+from __future__ import annotations
+
+from ._actions import Action
+from ._trajectory import Trajectory, TerminationReason
+
+FAILURE_MODES: tuple[str, ...] = ("action_loop", "invalid_action", "stuck", "max_steps", "finished_early", "decoy",
+                                  "left_app")
+LOOP_LENGTH = 3
+
+
+def failure_modes(trajectory: Trajectory) -> list[str]:
+    """The failure modes the trajectory shows, in `FAILURE_MODES` order (empty for a clean run)."""
+    found = set()
+    signatures = [_signature(step.screen_action or step.model_action) for step in trajectory.steps]
+    run = 1
+    for before, now in zip(signatures, signatures[1:]):
+        run = run + 1 if now is not None and now == before else 1
+        if run >= LOOP_LENGTH:
+            found.add("action_loop")
+            break
+    if trajectory.termination == TerminationReason.invalid or any(step.invalid_replies for step in trajectory.steps):
+        found.add("invalid_action")
+    if trajectory.termination == TerminationReason.stuck:
+        found.add("stuck")
+    if trajectory.termination == TerminationReason.max_steps:
+        found.add("max_steps")
+    if trajectory.termination == TerminationReason.finished and not trajectory.success:
+        found.add("finished_early")
+    if any(step.target is not None and step.target.injected == "decoy" for step in trajectory.steps):
+        found.add("decoy")
+    if _left_the_app(trajectory):
+        found.add("left_app")
+    return [mode for mode in FAILURE_MODES if mode in found]
+
+
+def _signature(action: Action | None) -> tuple | None:
+    if action is None or action.kind in ("wait", "finished"):
+        return None
+    points = tuple((round(p.x), round(p.y)) for p in (action.point, action.end) if p is not None)
+    return action.kind, points, action.text, tuple(action.keys or ()), action.direction
+
+
+def _left_the_app(trajectory: Trajectory) -> bool:
+    first = next((step.at_s for step in trajectory.steps if step.at_s is not None), None)
+    before = {r.url for r in trajectory.blocked_requests if first is None or r.at_s < first}
+    for request in trajectory.blocked_requests:
+        if request.resource_type == "document" and (first is None or request.at_s >= first):
+            return True  # the agent followed a link (or a control navigated) away from the app
+        if first is not None and request.at_s >= first and request.url not in before:
+            return True
+    return False
