@@ -23,6 +23,14 @@ from ._output import _fail, console, err_console
 OFFLINE_ROLES = {"coders": ["offline"], "verifier": "offline", "proposer": "offline", "commenter": "offline",
                  "cua_policies": ["heuristic"]}
 
+FLAG_OF_FIELD = {"apps": "--apps", "app_ids": "--app", "rounds": "--rounds", "revision_modes": "--mode",
+                 "coders": "--coder", "cua_policies": "--cua", "cua_model": "--cua-model", "v0_dir": "--v0-dir",
+                 "tasks_file": "--tasks-file", "name": "--name", "out_dir": "--out", "models_config": "--models",
+                 "concurrency": "--concurrency", "max_steps": "--max-steps", "repeats": "--repeats", "judge": "--judge",
+                 "viewport": "--viewport", "commenter_modes": "--commenter-mode", "carry": "--carry", "trace": "--trace",
+                 "task_runner": "--task-runner", "dask_address": "--dask-address"}
+"""The `aui run` / `aui sweep` flag that sets each `ExperimentConfig` field: a bad value is blamed on the flag."""
+
 
 def results_table(rows, width: int | None = None) -> Table:
     """FC / FC proven / SR per domain (only domains with tasks), one line per coder × CUA × mode × round.
@@ -225,9 +233,9 @@ def run(
         overrides.update(OFFLINE_ROLES)
     try:
         if config_file is not None:
-            config = load_config(config_file, **overrides)
+            config = load_config(config_file, flags=FLAG_OF_FIELD, **overrides)
         else:
-            config = make_config({k: v for k, v in overrides.items() if v is not None})
+            config = make_config({k: v for k, v in overrides.items() if v is not None}, flags=FLAG_OF_FIELD)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     _execute(config, str(config_file) if config_file is not None else "flags", assume_yes=yes, verbose=verbose)
@@ -242,7 +250,7 @@ def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML 
                                                help="Prefect's log lines on the console too (always in log.txt).")) -> None:
     """Run a sweep from a config file (re-running it resumes: finished stages come from the cache)."""
     try:
-        config = load_config(config_file, task_runner=task_runner, dask_address=dask_address, trace=trace)
+        config = load_config(config_file, flags=FLAG_OF_FIELD, task_runner=task_runner, dask_address=dask_address, trace=trace)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     _execute(config, str(config_file), assume_yes=yes, verbose=verbose)
