@@ -143,3 +143,30 @@ def test_an_offline_report_says_no_model_calls_instead_of_zeros(tmp_path, usage)
     results = [_result("a", "app", 0, True)]
     html = write_report(tmp_path, table_rows(results), results, ["cua"], usage).read_text()
     assert "No model calls" in html
+
+
+def test_a_report_with_model_usage_shows_calls_tokens_and_cost_per_role_as_a_table(tmp_path):
+    """The usage ledger of a run with model calls, stored in results.json as a run stores it, rebuilt into
+    report.html as `aui report` does: one table row per role (and per commenter mode), never a JSON dump."""
+    from flows import read_results, write_report, write_results
+    from llm import CallRecord, Usage, UsageLedger
+
+    ledger = UsageLedger()
+    for role, prompt, completion, cost in (("coder", 12000, 3400, 0.0188), ("coder", 9000, 2600, 0.0142),
+                                           ("cua", 5000, 60, 0.0051), ("commenter", 7000, 800, 0.0086)):
+        ledger.record(CallRecord(role=role, model="scripted", api="chat", cost_usd=cost,
+                                 usage=Usage(prompt_tokens=prompt, completion_tokens=completion)))
+    by_role = {role: usage.model_dump() for role, usage in ledger.by_role().items()}
+    # the commenter's calls were all in the dashboard mode: its row and the mode's row are the same figures
+    usage = {"by_role": by_role, "by_commenter_mode": {"dashboard": by_role["commenter"]}, "calls": {"calls": 4}}
+    write_results(tmp_path, [_result("a", "app", 0, True)], usage=usage)
+    stored = read_results(tmp_path)
+    html = write_report(tmp_path, table_rows(stored.apps), stored.apps, stored.offline_roles, stored.usage).read_text()
+    section = html.split("<h2>Token use and cost per role</h2>")[1].split("<h2>")[0]
+    assert section.startswith('<table class="summary"><thead><tr><th>role</th><th>calls</th><th>prompt tokens</th>'
+                              "<th>completion tokens</th><th>cost (USD)</th></tr></thead>")
+    assert "<tr><td>coder</td><td>2</td><td>21000</td><td>6000</td><td>0.0330</td></tr>" in section
+    assert "<tr><td>cua</td><td>1</td><td>5000</td><td>60</td><td>0.0051</td></tr>" in section
+    for row in ("commenter", "commenter (dashboard)"):
+        assert f"<tr><td>{row}</td><td>1</td><td>7000</td><td>800</td><td>0.0086</td></tr>" in section
+    assert "No model calls" not in html and "prompt_tokens" not in html
