@@ -18,7 +18,7 @@ from rich.console import Console
 from apps_prompts import load_app
 from flows import AppRoundResult, TaskOutcome, make_config, table_rows
 from flows.cli._console import RunDisplay
-from flows.cli._run import results_table
+from flows.cli._run import levels_table, results_table
 
 ROOT = Path(__file__).resolve().parents[2]
 AUI = Path(sys.executable).parent / "aui"
@@ -110,13 +110,17 @@ def test_the_final_table_of_six_domains_fits_a_120_column_terminal_without_cutti
     results = [_result(f"a-{d}", d, r, r == 1) for d in domains for r in (0, 1)]
     console = Console(record=True, width=120)
     console.print(results_table(table_rows(results), width=120))
+    console.print(levels_table(table_rows(results)))
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 120
     assert "…" not in text
-    assert text.count("100.0") >= 2 * 6 * 2  # every FC and FC proven of every domain and round is shown whole
+    # every figure of every domain and overall is shown whole: round 0's FC and FC proven, round 1's four
+    # (FC, FC proven, SR, weighted), then round 1's SR sup. and SR prov. and the levels table's one SR
+    assert text.count("100.0") == 7 * (2 + 4) + 2 + 1
+    assert "each domain cell: FC, FC proven, SR, weighted (top to bottom)" in " ".join(text.split())
     wide = Console(record=True, width=320)
     wide.print(results_table(table_rows(results), width=320))
-    assert "100.0 / 100.0 / 100.0" in wide.export_text()  # one line per row when there is room
+    assert "100.0 / 100.0 / 100.0 / 100.0" in wide.export_text()  # one line per row when there is room
 
 
 def test_progress_counts_a_shared_stage_once_and_shrinks_totals_as_verification_says(tmp_path):

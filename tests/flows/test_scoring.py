@@ -117,19 +117,24 @@ def _outcome(task_id: str, level: str | None, passed: bool, valid: bool = True) 
     return TaskOutcome(task_id=task_id, solvable=valid, checker_valid=valid, success=passed, level=level, proof="proven")
 
 
-def test_the_weighted_score_equals_a_hand_computed_fixture(tmp_path):
+def _hand_computed() -> tuple[AppRoundResult, AppRoundResult]:
     """Weights paper 0.5, wood 1, bronze 2, silver 4, gold 8 (no silver task: a level with no task); no level: 1.
 
-    app (domain app):  paper ✓, wood ✗, gold ✓          → (0.5 + 8) / (0.5 + 1 + 8) = 8.5 / 9.5
+    app (domain app):  paper ✓, wood ✗, gold ✓          → (0.5 + 8) / (0.5 + 1 + 8) = 8.5 / 9.5 = 89.5 %
     tool (domain tool): bronze ✓, gold ✗, none ✓, bronze (no valid checker, ✗)
-                                                        → (2 + 1) / (2 + 8 + 1 + 2) = 3 / 13
-    overall                                             → 11.5 / 22.5
+                                                        → (2 + 1) / (2 + 8 + 1 + 2) = 3 / 13 = 23.1 %
+    overall                                             → 11.5 / 22.5 = 51.1 %
     """
     app = AppRoundResult(app_id="a", domain="app", coder="c", cua="u", mode="m", round=0, html="x", html_sha="0",
                          tasks=[_outcome("p", "paper", True), _outcome("w", "wood", False), _outcome("g", "gold", True)])
     tool = AppRoundResult(app_id="b", domain="tool", coder="c", cua="u", mode="m", round=0, html="y", html_sha="0",
                           tasks=[_outcome("b", "bronze", True), _outcome("g", "gold", False), _outcome("n", None, True),
                                  _outcome("x", "bronze", False, valid=False)])
+    return app, tool
+
+
+def test_the_weighted_score_equals_a_hand_computed_fixture(tmp_path):
+    app, tool = _hand_computed()
     (row,) = table_rows([app, tool])
     assert row.weighted["app"] == pytest.approx(8.5 / 9.5)
     assert row.weighted["tool"] == pytest.approx(3 / 13)
@@ -145,8 +150,51 @@ def test_the_weighted_score_equals_a_hand_computed_fixture(tmp_path):
     assert payload[0].weighted["overall"] == light.weighted["overall"]
     stored = read_results(tmp_path)
     assert stored.weights["gold"] == 1.0 and stored.table[0].weighted["overall"] == pytest.approx(light.weighted["overall"])
-    assert "overall weighted" in (tmp_path / "results.md").read_text()
     assert (tmp_path / "results.csv").read_text().splitlines()[0].endswith(",weighted")
+
+
+# The hand-computed fixture's cells, FC / FC proven / SR / weighted in %: app, tool, overall (every task is proven,
+# the tool app's task without a valid checker too, so FC proven is 100 where FC is not).
+CELLS = {"app": ("100.0", "100.0", "66.7", "89.5"), "tool": ("75.0", "100.0", "50.0", "23.1"),
+         "overall": ("85.7", "100.0", "57.1", "51.1")}
+
+
+def test_the_weighted_score_per_domain_is_beside_fc_and_sr_in_results_md_the_cli_the_report_and_prefect(tmp_path):
+    from rich.console import Console
+
+    from flows import write_report
+    from flows._artifacts import round_table
+    from flows.cli._run import levels_table, results_table
+
+    results = list(_hand_computed())
+    rows = write_results(tmp_path, results)
+    markdown = (tmp_path / "results.md").read_text()
+    assert "| app FC/FCp/SR/W | landing FC/FCp/SR/W |" in markdown and "| overall FC/FCp/SR/W |" in markdown
+    assert "| " + " | ".join(" / ".join(CELLS[d]) for d in ("app",)) + " | – / – / – / – |" in markdown
+    assert " | ".join([" / ".join(CELLS["tool"]), "– / – / – / –", " / ".join(CELLS["overall"])]) in markdown
+
+    console = Console(record=True, width=240)
+    console.print(results_table(rows, width=240))
+    line = " ".join(next(line for line in console.export_text().splitlines() if " c " in line and " u " in line).split())
+    assert " │ ".join(" / ".join(CELLS[d]) for d in ("app", "tool", "overall")) in line  # the domains with tasks
+
+    html = write_report(tmp_path, rows, results, []).read_text()
+    for domain in ("app", "tool", "overall"):
+        assert "<td>{}<br><small>{}</small><br><b>{}</b><br><i>{}</i></td>".format(*CELLS[domain]) in html
+
+    (record,) = round_table(rows, 0)
+    assert {key: value for key, value in record.items() if key.startswith("weighted ")} == {
+        "weighted app": "89.5", "weighted tool": "23.1", "weighted overall": "51.1"}
+    assert (record["FC tool"], record["FC proven tool"], record["SR tool"]) == CELLS["tool"][:3]
+
+    levels = Console(record=True, width=120)
+    levels.print(levels_table(rows))
+    text = levels.export_text()
+    header = next(line for line in text.splitlines() if "paper" in line)
+    assert [cell.strip() for cell in header.strip("┃ ").split("┃")] == [
+        "coder", "CUA", "mode", "round", "paper", "wood", "bronze", "gold", "none"]  # no silver task: no silver column
+    figures = next(line for line in text.splitlines() if " c " in line)
+    assert [cell.strip() for cell in figures.strip("│ ").split("│")][4:] == ["100.0", "0.0", "50.0", "50.0", "100.0"]
 
 
 async def test_repeats_pool_into_sr_and_give_its_spread(tmp_path):
