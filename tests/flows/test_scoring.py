@@ -284,3 +284,61 @@ async def test_k_of_n_per_task_is_in_results_json_and_the_report(tmp_path):
         (tasks[0], 2, 2), (tasks[1], 1, 2), (tasks[2], 0, 2)}
     html = write_report(tmp_path, rows, results, [], {}).read_text()
     assert "Passes across repeats (k of N)" in html and f"<td>{tasks[1]}</td><td>1/2</td>" in html
+
+
+ORDER = """<!doctype html><body style="margin:0"><button id="b" style="position:absolute;left:100px;top:100px;
+width:200px;height:80px" onclick="done.hidden = false">Place order</button><p id="done" hidden>Order 1234 confirmed</p></body>"""
+
+
+def _scripted_uitars_models(server, path: Path, **params) -> Path:
+    import yaml
+
+    path.write_text(yaml.safe_dump({"roles": {"cua": "scripted"}, "models": [
+        {"name": "scripted", "provider": "openai-compatible", "model": "scripted-model", "base_url": server.base_url,
+         "api_key": "sk-scripted", "timeout_s": 30, "max_retries": 0, "params": params}]}))
+    return path
+
+
+@pytest.mark.parametrize("expected, passes", [('The page says "Order 1234 confirmed".', True),
+                                              ('The page says "Order 9876 confirmed".', False)])
+async def test_a_final_screenshot_check_is_scored_by_the_offline_judge_after_the_rollout(tmp_path, expected, passes):
+    """UI-TARS (scripted server) places the order and the checker turns true; the final_screenshot check is then
+    the offline judge's reading of the final page against the expected outcome, and the task passes only if it agrees."""
+    from apps_prompts import JudgeCheck
+    from flows import PLAIN_STAGES, AgentSettings
+    from llm.testing import ScriptedOpenAIServer, reply_text
+
+    task = load_app(APP).tasks[0].model_copy(update={"expected_outcome": expected, "checks": []})
+    with ScriptedOpenAIServer([reply_text("Thought: place it.\nAction: click(start_box='(200,140)')")]) as server:
+        run = RunContext(run_key="k", run_dir=str(tmp_path), apps=str(make_config({}).apps),
+                         models=str(_scripted_uitars_models(server, tmp_path / "models.yaml")))
+        agent = AgentSettings(policy="uitars", model="scripted", max_steps=2)
+        ref = await PLAIN_STAGES.rollout(run=run, app_id=APP, round=0, task=task,
+                                         checker="return !document.getElementById('done').hidden;",
+                                         html=run.write("index.html", ORDER), agent=agent, out_path="r",
+                                         checks=[JudgeCheck(kind="final_screenshot")], judge="offline")
+    dom, judged = ref.checks
+    assert (dom.kind, dom.passed, ref.termination) == ("dom", True, "success")
+    assert (judged.kind, judged.judge, judged.passed) == ("final_screenshot", "offline", passes), judged.reason
+    assert ("found" if passes else "missing") in judged.reason
+    assert ref.success is passes  # every check must pass: the checker alone is not enough
+
+
+@pytest.mark.parametrize("configured, sent", [(100, 108), (None, "not sent")])
+async def test_a_repeats_model_seed_is_the_registrys_params_seed_plus_the_rollouts(tmp_path, configured, sent):
+    """Repeat 1 of a run with seed 7 rolls out with seed 8 (see the first test); a model whose registry entry has
+    `params.seed: 100` is asked with seed 108, one without a seed is sent none."""
+    from flows import PLAIN_STAGES, AgentSettings
+    from llm.testing import ScriptedOpenAIServer, reply_text
+
+    task = load_app(APP).tasks[0].model_copy(update={"checks": []})
+    params = {} if configured is None else {"seed": configured}
+    with ScriptedOpenAIServer([reply_text("Thought: nothing to do.\nAction: finished(content='done')")]) as server:
+        run = RunContext(run_key="k", run_dir=str(tmp_path), apps=str(make_config({}).apps),
+                         models=str(_scripted_uitars_models(server, tmp_path / "models.yaml", **params)))
+        await PLAIN_STAGES.rollout(run=run, app_id=APP, round=0, task=task, checker="return false;",
+                                   html=run.write("index.html", ORDER),
+                                   agent=AgentSettings(policy="uitars", model="scripted", max_steps=1, seed=7 + 1),
+                                   out_path="r")
+        (request,) = server.requests_for("chat")
+    assert request.json.get("seed", "not sent") == sent
