@@ -75,19 +75,24 @@ class Progress:
 
 async def publish_table(config: ExperimentConfig, rows: list[TableRow]) -> None:
     """One FC/SR table per round (rows: coder × CUA × mode; columns: the domains with tasks, overall)."""
-    domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
     for round_ in sorted({r.round for r in rows}):
         await acreate_table_artifact(
-            table=[{"coder": r.coder, "cua": r.cua, "mode": r.mode, "commenter": r.commenter_mode or "–",
-                    **{f"FC {d}": _pct(r.fc[d]) for d in domains}, **{f"FC proven {d}": _pct(r.fc_proven.get(d)) for d in domains},
-                    **{f"SR {d}": _pct(r.sr[d]) for d in domains},
-                    "SR supported": _pct(r.sr_supported.get("overall")), "SR proven": _pct(r.sr_proven.get("overall")),
-                    "weighted": _pct(r.weighted.get("overall")),
-                    **{f"SR {level}": _pct(value) for level, value in r.sr_per_level.items()}}
-                   for r in rows if r.round == round_],
+            table=round_table(rows, round_),
             key=artifact_key("fc-sr", config.name, "round", round_),
-            description=f"FC and SR per domain, round {round_} ({config.name})",
+            description=f"FC, SR and the weighted score per domain, round {round_} ({config.name})",
         )
+
+
+def round_table(rows: list[TableRow], round_: int) -> list[dict[str, str]]:
+    """The Prefect table of one round: per track, FC, FC proven, SR and the weighted score per domain (the domains
+    with tasks, then overall), SR (supported) and SR (proven) overall, and SR per task level."""
+    domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
+    return [{"coder": r.coder, "cua": r.cua, "mode": r.mode, "commenter": r.commenter_mode or "–",
+             **{f"FC {d}": _pct(r.fc[d]) for d in domains}, **{f"FC proven {d}": _pct(r.fc_proven.get(d)) for d in domains},
+             **{f"SR {d}": _pct(r.sr[d]) for d in domains}, **{f"weighted {d}": _pct(r.weighted.get(d)) for d in domains},
+             "SR supported": _pct(r.sr_supported.get("overall")), "SR proven": _pct(r.sr_proven.get("overall")),
+             **{f"SR {level}": _pct(value) for level, value in r.sr_per_level.items()}}
+            for r in rows if r.round == round_]
 
 
 def _pct(value: float | None) -> str:

@@ -219,8 +219,8 @@ class ExperimentConfig(BaseModel):
         return all(r == "offline" for r in roles) and all(p in policies and is_offline_policy(p) for p in self.cua_policies)
 
 
-def load_config(path: Path, **overrides) -> ExperimentConfig:
-    """Read a YAML config; `overrides` (non-None values) win over the file."""
+def load_config(path: Path, flags: dict[str, str] | None = None, **overrides) -> ExperimentConfig:
+    """Read a YAML config; `overrides` (non-None values) win over the file. `flags` as for `make_config`."""
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -234,16 +234,30 @@ def load_config(path: Path, **overrides) -> ExperimentConfig:
     for key in ("apps", "v0_dir", "tasks_file", "models_config", "out_dir"):
         if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
             data[key] = str((base / data[key]).resolve())
-    data.update({k: v for k, v in overrides.items() if v is not None})
-    return make_config(data, source=str(path))
+    given = {k: v for k, v in overrides.items() if v is not None}
+    data.update(given)
+    return make_config(data, source=str(path), flags={k: v for k, v in (flags or {}).items() if k in given})
 
 
-def make_config(data: dict, source: str = "flags") -> ExperimentConfig:
+def make_config(data: dict, source: str = "flags", flags: dict[str, str] | None = None) -> ExperimentConfig:
+    """Validate `data` as an `ExperimentConfig`. `flags` maps a field to the command-line flag that set it
+    (`{"viewport": "--viewport"}`): a bad value there is blamed on the flag the user typed, not on a field
+    name they never wrote (nor on the config file, when a flag overrode it)."""
     try:
         return ExperimentConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"field '{'.'.join(str(p) for p in err['loc'])}': {err['msg']}" if err["loc"] else err["msg"]
-            for err in exc.errors()
-        )
-        raise ConfigError(f"{source}: {problems}") from None
+        problems = [_problem(err, source, flags or {}) for err in exc.errors()]
+        by_flag = all(err["loc"] and err["loc"][0] in (flags or {}) for err in exc.errors())
+        raise ConfigError("; ".join(problems) if by_flag else f"{source}: " + "; ".join(problems)) from None
+
+
+def _problem(err: dict, source: str, flags: dict[str, str]) -> str:
+    # pydantic prefixes a validator's own message with "Value error, "; the message says it all
+    message = err["msg"].removeprefix("Value error, ")
+    if not err["loc"]:
+        return message
+    if err["loc"][0] in flags:
+        given = err.get("input")
+        shown = f" (got {given!r})" if isinstance(given, (str, int, float)) and repr(given) not in message else ""
+        return f"{flags[err['loc'][0]]}: {message}{shown}"
+    return f"field '{'.'.join(str(p) for p in err['loc'])}': {message}"

@@ -19,6 +19,7 @@ from ._results import (
     TableRow,
     best_rounds,
     by_commenter_mode_table,
+    cell_figures,
     by_cua_table,
     markdown_table,
     pass_counts,
@@ -72,21 +73,22 @@ def _table_html(rows: list[TableRow]) -> str:
     for row in rows:
         star = " ★" if best.get(row.track_key) == row.round else ""
         cells = "".join(
-            f"<td>{_pct(row.fc[d])}<br><small>{_pct(row.fc_proven.get(d))}</small><br><b>{_pct(row.sr[d])}</b></td>"
+            "<td>{}<br><small>{}</small><br><b>{}</b><br><i>{}</i></td>".format(*cell_figures(row, d))
             for d in [*DOMAINS, "overall"]
         )
         body.append(
             f"<tr><td>{_e(row.coder)}</td><td>{_e(row.cua)}</td><td>{_e(row.mode)}</td><td>{_e(row.commenter_mode or '–')}</td>"
             f"<td>{row.round}{star}</td>{cells}<td>{_pct(row.sr_supported.get('overall'))}</td>"
-            f"<td>{_pct(row.sr_proven.get('overall'))}</td><td>{row.tasks['overall']}</td><td>{_pct(row.weighted.get('overall'))}</td></tr>"
+            f"<td>{_pct(row.sr_proven.get('overall'))}</td><td>{row.tasks['overall']}</td></tr>"
         )
     return (
         '<table class="results"><thead><tr><th>coder</th><th>CUA</th><th>mode</th><th>commenter</th><th>round</th>'
-        f"{head}<th>SR (supported)</th><th>SR (proven)</th><th>tasks</th><th>weighted</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
-        "<p class=note>Each cell: FC (top: tasks with a valid checker, the paper's definition), <small>FC proven</small> "
-        "(middle: checker false at load and true after its reference solution) and <b>SR</b> (bottom), in %; SR is over all "
-        "tasks (the paper's definition), SR (supported) over the tasks with a valid checker (the reference code's), "
-        "SR (proven) over the tasks with a proven checker; weighted: the weighted score overall (see Scoring). ★ marks the best round.</p>"
+        f"{head}<th>SR (supported)</th><th>SR (proven)</th><th>tasks</th></tr></thead><tbody>{''.join(body)}</tbody></table>"
+        "<p class=note>Each cell, top to bottom, in %: FC (tasks with a valid checker, the paper's definition), "
+        "<small>FC proven</small> (checker false at load and true after its reference solution), <b>SR</b> and "
+        "<i>the weighted score</i> (Σ w·passed / Σ w·n by task level, see Scoring); SR is over all tasks (the paper's "
+        "definition), SR (supported) over the tasks with a valid checker (the reference code's), SR (proven) over the "
+        "tasks with a proven checker. ★ marks the best round.</p>"
     )
 
 

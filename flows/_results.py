@@ -288,26 +288,32 @@ def _commenter(mode: str | None) -> str:
     return mode or "–"
 
 
+def cell_figures(row: TableRow, domain: str) -> tuple[str, str, str, str]:
+    """One domain's cell of Table 3, as every surface shows it (results.md, the CLI, report.html): FC, FC proven,
+    SR and the weighted score (W), in % ("–" where there is no figure)."""
+    return (_pct(row.fc[domain]), _pct(row.fc_proven.get(domain)), _pct(row.sr[domain]), _pct(row.weighted.get(domain)))
+
+
 def markdown_table(rows: list[TableRow]) -> str:
-    """Table 3's shape: FC / SR per domain, and SR over supported tasks overall."""
+    """Table 3's shape: FC / FC proven / SR / weighted per domain, and SR over supported and proven tasks overall."""
     # The commenter column only when the sweep compares commenter modes (Table 5's axis).
     commenters = len({row.commenter_mode for row in rows}) > 1
-    header = ["coder", "CUA", "mode", *(["commenter"] if commenters else []), "round", *(f"{d} FC/FCp/SR" for d in DOMAINS),
-              "overall FC/FCp/SR", "overall SR (supported)", "overall SR (proven)", "overall weighted", "tasks"]
+    header = ["coder", "CUA", "mode", *(["commenter"] if commenters else []), "round",
+              *(f"{d} FC/FCp/SR/W" for d in [*DOMAINS, "overall"]), "overall SR (supported)", "overall SR (proven)", "tasks"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     best = best_rounds(rows)
     for row in rows:
         mark = " ★" if best.get(row.track_key) == row.round else ""
         cells = [row.coder, row.cua, row.mode, *([_commenter(row.commenter_mode)] if commenters else []), f"{row.round}{mark}"]
-        cells += [f"{_pct(row.fc[d])} / {_pct(row.fc_proven.get(d))} / {_pct(row.sr[d])}" for d in [*DOMAINS, "overall"]]
-        cells += [_pct(row.sr_supported.get("overall")), _pct(row.sr_proven.get("overall")), _pct(row.weighted.get("overall")),
-                  str(row.tasks["overall"])]
+        cells += [" / ".join(cell_figures(row, d)) for d in [*DOMAINS, "overall"]]
+        cells += [_pct(row.sr_supported.get("overall")), _pct(row.sr_proven.get("overall")), str(row.tasks["overall"])]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("FC = function completeness (% tasks with a valid checker, the paper's definition); FCp = FC proven (% tasks "
                  "whose checker is false at load and true after its reference solution); SR = CUA success rate (% of all "
-                 "tasks, the paper's definition); SR (supported) = successes / tasks with a valid checker; SR (proven) = "
-                 "successes / tasks with a proven checker; weighted = Σ w·passed / Σ w·n by task level. ★ = best round.")
+                 "tasks, the paper's definition); W = weighted score, Σ w·passed / Σ w·n by task level; SR (supported) = "
+                 "successes / tasks with a valid checker; SR (proven) = successes / tasks with a proven checker. "
+                 "★ = best round.")
     return "\n".join(lines)
 
 

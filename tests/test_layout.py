@@ -107,3 +107,30 @@ def test_nothing_below_the_viewer_imports_it():
                 if module == "viewer" or module.startswith("viewer."):
                     found.append(f"{path.relative_to(ROOT)}:{line}: {module}")
     assert found == []
+
+
+def readme_layout_folders(readme: str) -> list[str]:
+    """The folders the README's "Layout" table names in its first column (`cua/policies/` as `cua/policies`)."""
+    section = readme.split("\n## Layout", 1)[1].split("\n## ", 1)[0]
+    folders = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0].startswith("`") and cells[0].endswith("/`"):
+            folders.append(cells[0].strip("`").rstrip("/"))
+    return folders
+
+
+def tracked_top_level_folders() -> set[str]:
+    """Every top-level folder holding a file git tracks (hidden ones too: `.ci`)."""
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return {path.split("/", 1)[0] for path in listed.splitlines() if "/" in path}
+
+
+def test_the_readme_layout_table_names_every_tracked_folder_and_only_folders_that_exist():
+    """The table drifted once (no `docs/`, no `.ci/`); a folder added or removed now fails here until the README says so."""
+    named = readme_layout_folders((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(named) > 10, "the Layout table was not found in README.md"
+    assert sorted(tracked_top_level_folders() - set(named)) == [], "tracked folders without a row in the README's Layout table"
+    assert [folder for folder in named if not (ROOT / folder).is_dir()] == [], "Layout rows naming no folder"

@@ -23,14 +23,22 @@ from ._output import _fail, console, err_console
 OFFLINE_ROLES = {"coders": ["offline"], "verifier": "offline", "proposer": "offline", "commenter": "offline",
                  "cua_policies": ["heuristic"]}
 
+FLAG_OF_FIELD = {"apps": "--apps", "app_ids": "--app", "rounds": "--rounds", "revision_modes": "--mode",
+                 "coders": "--coder", "cua_policies": "--cua", "cua_model": "--cua-model", "v0_dir": "--v0-dir",
+                 "tasks_file": "--tasks-file", "name": "--name", "out_dir": "--out", "models_config": "--models",
+                 "concurrency": "--concurrency", "max_steps": "--max-steps", "repeats": "--repeats", "judge": "--judge",
+                 "viewport": "--viewport", "commenter_modes": "--commenter-mode", "carry": "--carry", "trace": "--trace",
+                 "task_runner": "--task-runner", "dask_address": "--dask-address"}
+"""The `aui run` / `aui sweep` flag that sets each `ExperimentConfig` field: a bad value is blamed on the flag."""
+
 
 def results_table(rows, width: int | None = None) -> Table:
-    """FC / FC proven / SR per domain (only domains with tasks), one line per coder × CUA × mode × round.
+    """FC / FC proven / SR / weighted per domain (only domains with tasks), one line per coder × CUA × mode × round.
 
     When the one-line cells would make the table wider than `width` (a 120-column terminal with six
-    domains), each domain's cell stacks its three figures on three lines instead: nothing is cut.
+    domains), each domain's cell stacks its four figures on four lines instead: nothing is cut.
     """
-    from .._results import DOMAINS, best_rounds
+    from .._results import DOMAINS, best_rounds, cell_figures
 
     domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
     commenters = len({row.commenter_mode for row in rows}) > 1  # shown when the sweep compares commenter modes
@@ -39,11 +47,11 @@ def results_table(rows, width: int | None = None) -> Table:
     records = []
     for row in rows:
         star = " ★" if best.get(row.track_key) == row.round else ""
-        figures = [(_pct(row.fc[d]), _pct(row.fc_proven.get(d)), _pct(row.sr[d])) for d in domains]
+        figures = [cell_figures(row, d) for d in domains]
         names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
         records.append((names, f"{row.round}{star}", figures, _pct(row.sr_supported.get("overall")),
-                        _pct(row.sr_proven.get("overall")), str(row.tasks["overall"]), _pct(row.weighted.get("overall"))))
-    headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks", "weighted")
+                        _pct(row.sr_proven.get("overall")), str(row.tasks["overall"])))
+    headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks")
 
     def needed(stacked: bool) -> int:
         widths = [len(h) for h in headers]
@@ -53,16 +61,34 @@ def results_table(rows, width: int | None = None) -> Table:
         return sum(widths) + 3 * len(widths) + 1
 
     stacked = width is not None and needed(False) > width
-    table = Table(title="FC / FC proven / SR (%) — paper Table 3 shape",
-                  caption=("★ best round · each domain cell: FC, FC proven, SR (top to bottom)" if stacked else
-                           "★ best round") + " · SR over all tasks (the paper's); sup. = SR over tasks with a valid "
-                          "checker; prov. = SR over tasks with a proven checker; weighted = Σ w·passed / Σ w·n by task level",
+    table = Table(title="FC / FC proven / SR / weighted (%) — paper Table 3 shape, with OSUniverse's weighted score",
+                  caption=("★ best round · each domain cell: FC, FC proven, SR, weighted (top to bottom)" if stacked else
+                           "★ best round · each domain cell: FC / FC proven / SR / weighted")
+                          + " · SR over all tasks (the paper's); weighted = Σ w·passed / Σ w·n by task level; sup. = SR "
+                          "over tasks with a valid checker; prov. = SR over tasks with a proven checker",
                   show_lines=stacked)
     for column in headers:
         table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
     for names, round_, figures, *rest in records:
         cells = ["\n".join(f) if stacked else " / ".join(f) for f in figures]
         table.add_row(*names, round_, *cells, *rest)
+    return table
+
+
+def levels_table(rows) -> Table:
+    """SR per task level (only the levels with tasks; 'none': tasks without a level), one line per table row."""
+    from apps_prompts import LEVELS
+
+    levels = [level for level in [*LEVELS, "none"] if any(level in row.sr_per_level for row in rows)]
+    commenters = len({row.commenter_mode for row in rows}) > 1
+    labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
+    table = Table(title="SR per task level (%)",
+                  caption="over all domains" + ("; 'none' = tasks without a level" if "none" in levels else ""))
+    for column in (*labels, "round", *levels):
+        table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
+    for row in rows:
+        names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
+        table.add_row(*names, str(row.round), *(_pct(row.sr_per_level.get(level)) for level in levels))
     return table
 
 
@@ -137,7 +163,9 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
         code = 2 if isinstance(exc, (ConfigError, ValueError, FileNotFoundError, LookupError)) else 1
         raise _fail(f"run '{config.name}' stopped: {type(exc).__name__}: {exc} "
                     f"(finished stages are kept and cached; fix the cause and run the same command again)", code) from None
-    console.print(results_table(table_rows(results, config.weights), width=console.width))
+    rows = table_rows(results, config.weights)
+    console.print(results_table(rows, width=console.width))
+    console.print(levels_table(rows))
     if config.offline:
         console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")
@@ -230,9 +258,9 @@ def run(
         overrides.update(OFFLINE_ROLES)
     try:
         if config_file is not None:
-            config = load_config(config_file, **overrides)
+            config = load_config(config_file, flags=FLAG_OF_FIELD, **overrides)
         else:
-            config = make_config({k: v for k, v in overrides.items() if v is not None})
+            config = make_config({k: v for k, v in overrides.items() if v is not None}, flags=FLAG_OF_FIELD)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     _execute(config, str(config_file) if config_file is not None else "flags", assume_yes=yes, verbose=verbose)
@@ -247,7 +275,7 @@ def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML 
                                                help="Prefect's log lines on the console too (always in log.txt).")) -> None:
     """Run a sweep from a config file (re-running it resumes: finished stages come from the cache)."""
     try:
-        config = load_config(config_file, task_runner=task_runner, dask_address=dask_address, trace=trace)
+        config = load_config(config_file, flags=FLAG_OF_FIELD, task_runner=task_runner, dask_address=dask_address, trace=trace)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     _execute(config, str(config_file), assume_yes=yes, verbose=verbose)

@@ -18,7 +18,7 @@ from rich.console import Console
 from apps_prompts import load_app
 from flows import AppRoundResult, TaskOutcome, make_config, table_rows
 from flows.cli._console import RunDisplay
-from flows.cli._run import results_table
+from flows.cli._run import levels_table, results_table
 
 ROOT = Path(__file__).resolve().parents[2]
 AUI = Path(sys.executable).parent / "aui"
@@ -110,13 +110,17 @@ def test_the_final_table_of_six_domains_fits_a_120_column_terminal_without_cutti
     results = [_result(f"a-{d}", d, r, r == 1) for d in domains for r in (0, 1)]
     console = Console(record=True, width=120)
     console.print(results_table(table_rows(results), width=120))
+    console.print(levels_table(table_rows(results)))
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 120
     assert "…" not in text
-    assert text.count("100.0") >= 2 * 6 * 2  # every FC and FC proven of every domain and round is shown whole
+    # every figure of every domain and overall is shown whole: round 0's FC and FC proven, round 1's four
+    # (FC, FC proven, SR, weighted), then round 1's SR sup. and SR prov. and the levels table's one SR
+    assert text.count("100.0") == 7 * (2 + 4) + 2 + 1
+    assert "each domain cell: FC, FC proven, SR, weighted (top to bottom)" in " ".join(text.split())
     wide = Console(record=True, width=320)
     wide.print(results_table(table_rows(results), width=320))
-    assert "100.0 / 100.0 / 100.0" in wide.export_text()  # one line per row when there is room
+    assert "100.0 / 100.0 / 100.0 / 100.0" in wide.export_text()  # one line per row when there is room
 
 
 def test_progress_counts_a_shared_stage_once_and_shrinks_totals_as_verification_says(tmp_path):
@@ -143,3 +147,30 @@ def test_an_offline_report_says_no_model_calls_instead_of_zeros(tmp_path, usage)
     results = [_result("a", "app", 0, True)]
     html = write_report(tmp_path, table_rows(results), results, ["cua"], usage).read_text()
     assert "No model calls" in html
+
+
+def test_a_report_with_model_usage_shows_calls_tokens_and_cost_per_role_as_a_table(tmp_path):
+    """The usage ledger of a run with model calls, stored in results.json as a run stores it, rebuilt into
+    report.html as `aui report` does: one table row per role (and per commenter mode), never a JSON dump."""
+    from flows import read_results, write_report, write_results
+    from llm import CallRecord, Usage, UsageLedger
+
+    ledger = UsageLedger()
+    for role, prompt, completion, cost in (("coder", 12000, 3400, 0.0188), ("coder", 9000, 2600, 0.0142),
+                                           ("cua", 5000, 60, 0.0051), ("commenter", 7000, 800, 0.0086)):
+        ledger.record(CallRecord(role=role, model="scripted", api="chat", cost_usd=cost,
+                                 usage=Usage(prompt_tokens=prompt, completion_tokens=completion)))
+    by_role = {role: usage.model_dump() for role, usage in ledger.by_role().items()}
+    # the commenter's calls were all in the dashboard mode: its row and the mode's row are the same figures
+    usage = {"by_role": by_role, "by_commenter_mode": {"dashboard": by_role["commenter"]}, "calls": {"calls": 4}}
+    write_results(tmp_path, [_result("a", "app", 0, True)], usage=usage)
+    stored = read_results(tmp_path)
+    html = write_report(tmp_path, table_rows(stored.apps), stored.apps, stored.offline_roles, stored.usage).read_text()
+    section = html.split("<h2>Token use and cost per role</h2>")[1].split("<h2>")[0]
+    assert section.startswith('<table class="summary"><thead><tr><th>role</th><th>calls</th><th>prompt tokens</th>'
+                              "<th>completion tokens</th><th>cost (USD)</th></tr></thead>")
+    assert "<tr><td>coder</td><td>2</td><td>21000</td><td>6000</td><td>0.0330</td></tr>" in section
+    assert "<tr><td>cua</td><td>1</td><td>5000</td><td>60</td><td>0.0051</td></tr>" in section
+    for row in ("commenter", "commenter (dashboard)"):
+        assert f"<tr><td>{row}</td><td>1</td><td>7000</td><td>800</td><td>0.0086</td></tr>" in section
+    assert "No model calls" not in html and "prompt_tokens" not in html

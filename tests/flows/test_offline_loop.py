@@ -70,3 +70,11 @@ async def test_artifacts_are_in_prefect(offline_run, prefect_server):
     assert any(k.startswith("unit-converter-offline-heuristic-integrated-round-") for k in keys)
     assert any(k.startswith("summary-unit-converter") for k in keys)
     assert "progress-two-apps" in keys
+    # the FC/SR table has the weighted score beside FC and SR for each domain with tasks and overall
+    table = next(a for a in artifacts if a.key == "fc-sr-two-apps-round-1")
+    rows = json.loads(table.data) if isinstance(table.data, str) else table.data
+    assert rows and all(f"weighted {domain}" in row and f"SR {domain}" in row
+                        for row in rows for domain in ("tool", "interactive", "overall"))
+    payload = json.loads((offline_run.run_dir / "results.json").read_text())
+    last = next(row for row in payload["table"] if row["round"] == 1)
+    assert rows[0]["weighted tool"] == f"{100 * last['weighted']['tool']:.1f}"

@@ -54,7 +54,7 @@ def test_fc_proven_and_sr_proven_are_pooled_over_tasks():
     assert tool.fc_proven == 0.5
     header, first = csv_table([row]).splitlines()[:2]
     assert header.endswith("sr_supported,fc_proven,sr_proven,proven_tasks,weighted")  # new columns go last
-    assert "overall FC/FCp/SR" in markdown_table([row]) and "83.3 / 50.0 / 50.0" in markdown_table([row])
+    assert "overall FC/FCp/SR/W" in markdown_table([row]) and "83.3 / 50.0 / 50.0 / 50.0" in markdown_table([row])
 
 
 def test_a_run_from_before_proofs_shows_unknown_not_zero():
@@ -64,7 +64,7 @@ def test_a_run_from_before_proofs_shows_unknown_not_zero():
     assert row.fc["overall"] == 1.0
     assert row.fc_proven["overall"] is None and row.sr_proven["overall"] is None
     assert old.fc_proven is None
-    assert "100.0 / – / 50.0" in markdown_table([row])
+    assert "100.0 / – / 50.0 / 50.0" in markdown_table([row])
 
 
 def test_results_json_holds_fc_proven_and_sr_proven_per_domain_and_round(tmp_path):
@@ -89,20 +89,21 @@ def test_the_cli_table_prints_fc_proven_and_sr_proven():
     assert "FC / FC proven / SR" in text and "SR prov." in text
     lines = [line for line in text.splitlines() if "offline" in line and "heuristic" in line]
     assert len(lines) == 2
-    # domains in DOMAINS order (interactive before tool), then overall, SR sup., SR prov., tasks
-    assert " ".join(["100.0 / 100.0 / 50.0", "│", "75.0 / 50.0 / 50.0", "│", "83.3 / 66.7 / 50.0", "│", "60.0", "│",
-                     "50.0", "│", "6"]) in " ".join(lines[0].split())
-    assert " ".join(["100.0 / 100.0 / 100.0", "│", "75.0 / 50.0 / 50.0", "│", "83.3 / 66.7 / 66.7", "│", "80.0", "│",
-                     "100.0", "│", "6"]) in " ".join(lines[1].split())
+    # domains in DOMAINS order (interactive before tool), then overall, SR sup., SR prov., tasks; each cell ends with
+    # the weighted score, here SR's equal (no task has a level: every weight is 1)
+    assert " ".join(["100.0 / 100.0 / 50.0 / 50.0", "│", "75.0 / 50.0 / 50.0 / 50.0", "│", "83.3 / 66.7 / 50.0 / 50.0", "│",
+                     "60.0", "│", "50.0", "│", "6"]) in " ".join(lines[0].split())
+    assert " ".join(["100.0 / 100.0 / 100.0 / 100.0", "│", "75.0 / 50.0 / 50.0 / 50.0", "│", "83.3 / 66.7 / 66.7 / 66.7",
+                     "│", "80.0", "│", "100.0", "│", "6"]) in " ".join(lines[1].split())
 
 
 def test_the_report_shows_the_proven_figures_and_each_claimed_task_with_why(tmp_path):
     results = _two_rounds()
     html = write_report(tmp_path, table_rows(results), results, offline_roles=[]).read_text()
     assert "<th>SR (proven)</th>" in html and "FC proven" in html
-    # overall cells (FC, FC proven, SR) of both rounds, then SR (supported) and SR (proven)
-    assert "<td>83.3<br><small>66.7</small><br><b>50.0</b></td><td>60.0</td><td>50.0</td>" in html
-    assert "<td>83.3<br><small>66.7</small><br><b>66.7</b></td><td>80.0</td><td>100.0</td>" in html
+    # overall cells (FC, FC proven, SR, weighted) of both rounds, then SR (supported) and SR (proven)
+    assert "<td>83.3<br><small>66.7</small><br><b>50.0</b><br><i>50.0</i></td><td>60.0</td><td>50.0</td>" in html
+    assert "<td>83.3<br><small>66.7</small><br><b>66.7</b><br><i>66.7</i></td><td>80.0</td><td>100.0</td>" in html
     section = html.split("<h4>Checkers claimed, not proven (counted in FC, not in FC proven)</h4>")
     assert len(section) == 2, "one app has a claimed task, so one list"
     assert section[1].startswith("<ul><li>c: the checker stayed false after its solution: #total shows &#x27;0&#x27;</li></ul>")

@@ -117,19 +117,24 @@ def _outcome(task_id: str, level: str | None, passed: bool, valid: bool = True) 
     return TaskOutcome(task_id=task_id, solvable=valid, checker_valid=valid, success=passed, level=level, proof="proven")
 
 
-def test_the_weighted_score_equals_a_hand_computed_fixture(tmp_path):
+def _hand_computed() -> tuple[AppRoundResult, AppRoundResult]:
     """Weights paper 0.5, wood 1, bronze 2, silver 4, gold 8 (no silver task: a level with no task); no level: 1.
 
-    app (domain app):  paper ✓, wood ✗, gold ✓          → (0.5 + 8) / (0.5 + 1 + 8) = 8.5 / 9.5
+    app (domain app):  paper ✓, wood ✗, gold ✓          → (0.5 + 8) / (0.5 + 1 + 8) = 8.5 / 9.5 = 89.5 %
     tool (domain tool): bronze ✓, gold ✗, none ✓, bronze (no valid checker, ✗)
-                                                        → (2 + 1) / (2 + 8 + 1 + 2) = 3 / 13
-    overall                                             → 11.5 / 22.5
+                                                        → (2 + 1) / (2 + 8 + 1 + 2) = 3 / 13 = 23.1 %
+    overall                                             → 11.5 / 22.5 = 51.1 %
     """
     app = AppRoundResult(app_id="a", domain="app", coder="c", cua="u", mode="m", round=0, html="x", html_sha="0",
                          tasks=[_outcome("p", "paper", True), _outcome("w", "wood", False), _outcome("g", "gold", True)])
     tool = AppRoundResult(app_id="b", domain="tool", coder="c", cua="u", mode="m", round=0, html="y", html_sha="0",
                           tasks=[_outcome("b", "bronze", True), _outcome("g", "gold", False), _outcome("n", None, True),
                                  _outcome("x", "bronze", False, valid=False)])
+    return app, tool
+
+
+def test_the_weighted_score_equals_a_hand_computed_fixture(tmp_path):
+    app, tool = _hand_computed()
     (row,) = table_rows([app, tool])
     assert row.weighted["app"] == pytest.approx(8.5 / 9.5)
     assert row.weighted["tool"] == pytest.approx(3 / 13)
@@ -145,8 +150,51 @@ def test_the_weighted_score_equals_a_hand_computed_fixture(tmp_path):
     assert payload[0].weighted["overall"] == light.weighted["overall"]
     stored = read_results(tmp_path)
     assert stored.weights["gold"] == 1.0 and stored.table[0].weighted["overall"] == pytest.approx(light.weighted["overall"])
-    assert "overall weighted" in (tmp_path / "results.md").read_text()
     assert (tmp_path / "results.csv").read_text().splitlines()[0].endswith(",weighted")
+
+
+# The hand-computed fixture's cells, FC / FC proven / SR / weighted in %: app, tool, overall (every task is proven,
+# the tool app's task without a valid checker too, so FC proven is 100 where FC is not).
+CELLS = {"app": ("100.0", "100.0", "66.7", "89.5"), "tool": ("75.0", "100.0", "50.0", "23.1"),
+         "overall": ("85.7", "100.0", "57.1", "51.1")}
+
+
+def test_the_weighted_score_per_domain_is_beside_fc_and_sr_in_results_md_the_cli_the_report_and_prefect(tmp_path):
+    from rich.console import Console
+
+    from flows import write_report
+    from flows._artifacts import round_table
+    from flows.cli._run import levels_table, results_table
+
+    results = list(_hand_computed())
+    rows = write_results(tmp_path, results)
+    markdown = (tmp_path / "results.md").read_text()
+    assert "| app FC/FCp/SR/W | landing FC/FCp/SR/W |" in markdown and "| overall FC/FCp/SR/W |" in markdown
+    assert "| " + " | ".join(" / ".join(CELLS[d]) for d in ("app",)) + " | – / – / – / – |" in markdown
+    assert " | ".join([" / ".join(CELLS["tool"]), "– / – / – / –", " / ".join(CELLS["overall"])]) in markdown
+
+    console = Console(record=True, width=240)
+    console.print(results_table(rows, width=240))
+    line = " ".join(next(line for line in console.export_text().splitlines() if " c " in line and " u " in line).split())
+    assert " │ ".join(" / ".join(CELLS[d]) for d in ("app", "tool", "overall")) in line  # the domains with tasks
+
+    html = write_report(tmp_path, rows, results, []).read_text()
+    for domain in ("app", "tool", "overall"):
+        assert "<td>{}<br><small>{}</small><br><b>{}</b><br><i>{}</i></td>".format(*CELLS[domain]) in html
+
+    (record,) = round_table(rows, 0)
+    assert {key: value for key, value in record.items() if key.startswith("weighted ")} == {
+        "weighted app": "89.5", "weighted tool": "23.1", "weighted overall": "51.1"}
+    assert (record["FC tool"], record["FC proven tool"], record["SR tool"]) == CELLS["tool"][:3]
+
+    levels = Console(record=True, width=120)
+    levels.print(levels_table(rows))
+    text = levels.export_text()
+    header = next(line for line in text.splitlines() if "paper" in line)
+    assert [cell.strip() for cell in header.strip("┃ ").split("┃")] == [
+        "coder", "CUA", "mode", "round", "paper", "wood", "bronze", "gold", "none"]  # no silver task: no silver column
+    figures = next(line for line in text.splitlines() if " c " in line)
+    assert [cell.strip() for cell in figures.strip("│ ").split("│")][4:] == ["100.0", "0.0", "50.0", "50.0", "100.0"]
 
 
 async def test_repeats_pool_into_sr_and_give_its_spread(tmp_path):
@@ -236,3 +284,61 @@ async def test_k_of_n_per_task_is_in_results_json_and_the_report(tmp_path):
         (tasks[0], 2, 2), (tasks[1], 1, 2), (tasks[2], 0, 2)}
     html = write_report(tmp_path, rows, results, [], {}).read_text()
     assert "Passes across repeats (k of N)" in html and f"<td>{tasks[1]}</td><td>1/2</td>" in html
+
+
+ORDER = """<!doctype html><body style="margin:0"><button id="b" style="position:absolute;left:100px;top:100px;
+width:200px;height:80px" onclick="done.hidden = false">Place order</button><p id="done" hidden>Order 1234 confirmed</p></body>"""
+
+
+def _scripted_uitars_models(server, path: Path, **params) -> Path:
+    import yaml
+
+    path.write_text(yaml.safe_dump({"roles": {"cua": "scripted"}, "models": [
+        {"name": "scripted", "provider": "openai-compatible", "model": "scripted-model", "base_url": server.base_url,
+         "api_key": "sk-scripted", "timeout_s": 30, "max_retries": 0, "params": params}]}))
+    return path
+
+
+@pytest.mark.parametrize("expected, passes", [('The page says "Order 1234 confirmed".', True),
+                                              ('The page says "Order 9876 confirmed".', False)])
+async def test_a_final_screenshot_check_is_scored_by_the_offline_judge_after_the_rollout(tmp_path, expected, passes):
+    """UI-TARS (scripted server) places the order and the checker turns true; the final_screenshot check is then
+    the offline judge's reading of the final page against the expected outcome, and the task passes only if it agrees."""
+    from apps_prompts import JudgeCheck
+    from flows import PLAIN_STAGES, AgentSettings
+    from llm.testing import ScriptedOpenAIServer, reply_text
+
+    task = load_app(APP).tasks[0].model_copy(update={"expected_outcome": expected, "checks": []})
+    with ScriptedOpenAIServer([reply_text("Thought: place it.\nAction: click(start_box='(200,140)')")]) as server:
+        run = RunContext(run_key="k", run_dir=str(tmp_path), apps=str(make_config({}).apps),
+                         models=str(_scripted_uitars_models(server, tmp_path / "models.yaml")))
+        agent = AgentSettings(policy="uitars", model="scripted", max_steps=2)
+        ref = await PLAIN_STAGES.rollout(run=run, app_id=APP, round=0, task=task,
+                                         checker="return !document.getElementById('done').hidden;",
+                                         html=run.write("index.html", ORDER), agent=agent, out_path="r",
+                                         checks=[JudgeCheck(kind="final_screenshot")], judge="offline")
+    dom, judged = ref.checks
+    assert (dom.kind, dom.passed, ref.termination) == ("dom", True, "success")
+    assert (judged.kind, judged.judge, judged.passed) == ("final_screenshot", "offline", passes), judged.reason
+    assert ("found" if passes else "missing") in judged.reason
+    assert ref.success is passes  # every check must pass: the checker alone is not enough
+
+
+@pytest.mark.parametrize("configured, sent", [(100, 108), (None, "not sent")])
+async def test_a_repeats_model_seed_is_the_registrys_params_seed_plus_the_rollouts(tmp_path, configured, sent):
+    """Repeat 1 of a run with seed 7 rolls out with seed 8 (see the first test); a model whose registry entry has
+    `params.seed: 100` is asked with seed 108, one without a seed is sent none."""
+    from flows import PLAIN_STAGES, AgentSettings
+    from llm.testing import ScriptedOpenAIServer, reply_text
+
+    task = load_app(APP).tasks[0].model_copy(update={"checks": []})
+    params = {} if configured is None else {"seed": configured}
+    with ScriptedOpenAIServer([reply_text("Thought: nothing to do.\nAction: finished(content='done')")]) as server:
+        run = RunContext(run_key="k", run_dir=str(tmp_path), apps=str(make_config({}).apps),
+                         models=str(_scripted_uitars_models(server, tmp_path / "models.yaml", **params)))
+        await PLAIN_STAGES.rollout(run=run, app_id=APP, round=0, task=task, checker="return false;",
+                                   html=run.write("index.html", ORDER),
+                                   agent=AgentSettings(policy="uitars", model="scripted", max_steps=1, seed=7 + 1),
+                                   out_path="r")
+        (request,) = server.requests_for("chat")
+    assert request.json.get("seed", "not sent") == sent

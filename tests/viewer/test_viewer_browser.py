@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -128,6 +129,40 @@ async def test_comparing_two_rounds_lists_every_task_that_flipped(served, viewer
     seen_failure = sorted([await row.locator("td").nth(1).inner_text()
                            for row in await page.locator("tr.flip-to_failure").all()])
     assert (seen_success, seen_failure) == (to_success, to_failure)
+
+
+async def test_comparing_the_last_rounds_of_two_runs_lists_every_task_that_flipped(offline_run, browser_page, tmp_path):
+    """`/compare?a=RUN&b=RUN`: a second run (the first one's copy with two last-round results turned over)
+    against the first; each flip links to the trajectory in its own run."""
+    from tests.viewer.conftest import Served
+
+    other = tmp_path / f"{RUN}-b"
+    shutil.copytree(offline_run, other)
+    results = read_results(other)
+    last = max(app.round for app in results.apps)
+    tasks = [task for app in results.apps if app.round == last for task in app.tasks if task.checker_valid]
+    turned = [next(task for task in tasks if task.success), next((task for task in tasks if not task.success), None)]
+    for task in filter(None, turned):
+        task.success = not task.success
+    (other / "results.json").write_text(results.model_dump_json())
+    server = Served([offline_run, other])
+    try:
+        page = browser_page
+        await page.goto(f"{server.base}/compare?a={RUN}&b={RUN}-b")
+        assert await page.locator("h1").inner_text() == f"{RUN} · round {last} → {RUN}-b · round {last}"
+        flips = {}
+        for kind in ("to_success", "to_failure"):
+            for row in await page.locator(f"tr.flip-{kind}").all():
+                links = [await link.get_attribute("href") for link in await row.locator("a").all()]
+                flips[await row.locator("td").nth(1).inner_text()] = (kind, links)
+        want = {task.task_id: "to_success" if task.success else "to_failure" for task in filter(None, turned)}
+        assert {task_id: kind for task_id, (kind, _) in flips.items()} == want
+        for task in filter(None, turned):
+            _, links = flips[task.task_id]
+            assert links == [f"/runs/{RUN}/t/{quote(task.trajectory)}?reveal=1",
+                             f"/runs/{RUN}-b/t/{quote(task.trajectory)}?reveal=1"]
+    finally:
+        server.stop()
 
 
 async def test_labelling_three_trajectories_with_the_keys_survives_a_reload_and_lands_in_labels_jsonl(
