@@ -18,7 +18,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PRODUCT_FOLDERS = ("apps_prompts", "llm", "coder", "verifier", "cua", "dashboard_render", "commenter", "flows")
+# Every shipped package but the viewer, whose static/viewer.js is the viewer page's own script, not a page function.
+PRODUCT_FOLDERS = tuple(folder for folder in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+                        ["tool"]["setuptools"]["packages"]["find"]["include"] if folder != "viewer*")
+PRODUCT_FOLDERS = tuple(folder.rstrip("*") for folder in PRODUCT_FOLDERS)
 # The rule-language compiler generates JS from rules; its templates are its output, not a script.
 GENERATORS = {"verifier/_rules_js.py"}
 MIN_LINES = 3

@@ -14,7 +14,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("apps_prompts", "llm", "coder", "verifier", "cua", "dashboard_render", "commenter", "flows", "viewer")
+
+
+def product_folders() -> tuple[str, ...]:
+    """The product's top-level packages, as pyproject.toml ships them (a new folder is checked by being shipped)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["packages"]["find"]["include"]
+    return tuple(sorted(pattern.rstrip("*") for pattern in patterns))
+
+
+FOLDERS = product_folders()
 CHECKED = (*FOLDERS, "bench", "tests", "scripts")
 
 

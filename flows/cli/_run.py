@@ -28,7 +28,8 @@ FLAG_OF_FIELD = {"apps": "--apps", "app_ids": "--app", "rounds": "--rounds", "re
                  "tasks_file": "--tasks-file", "name": "--name", "out_dir": "--out", "models_config": "--models",
                  "concurrency": "--concurrency", "max_steps": "--max-steps", "repeats": "--repeats", "judge": "--judge",
                  "viewport": "--viewport", "commenter_modes": "--commenter-mode", "carry": "--carry", "trace": "--trace",
-                 "task_runner": "--task-runner", "dask_address": "--dask-address"}
+                 "task_runner": "--task-runner", "dask_address": "--dask-address", "variations": "--variations",
+                 "revise_on": "--revise-on", "translator": "--translator"}
 """The `aui run` / `aui sweep` flag that sets each `ExperimentConfig` field: a bad value is blamed on the flag."""
 
 
