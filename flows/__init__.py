@@ -35,6 +35,9 @@ _PUBLIC = {
     "AppRoundResult": "_results", "TaskOutcome": "_results", "TableRow": "_results", "table_rows": "_results",
     "markdown_table": "_results", "write_results": "_results", "pass_counts": "_results", "scoring_table": "_results", "RunResults": "_results", "read_results": "_results", "finish_run": "_finish", "write_manifest": "_finish", "read_manifest": "_finish",
     "ROLE_PROMPTS": "_finish", "write_report": "_report", "viewer_url": "_artifacts",
+    # variations (OpenApps' axis)
+    "VariantRef": "_refs", "VariationResult": "_results", "VariationRow": "_variation_table",
+    "variation_rows": "_variation_table", "variation_markdown": "_variation_table",
 }
 
 __all__ = sorted([*_PUBLIC, "configure_prefect_env"])
@@ -63,6 +66,7 @@ if TYPE_CHECKING:  # what editors and type checkers see
         RunContext,
         TasksRef,
         Track,
+        VariantRef,
         VerifyRef,
         VersionRef,
     )
@@ -73,6 +77,7 @@ if TYPE_CHECKING:  # what editors and type checkers see
         RunResults,
         TableRow,
         TaskOutcome,
+        VariationResult,
         markdown_table,
         pass_counts,
         read_results,
@@ -83,3 +88,4 @@ if TYPE_CHECKING:  # what editors and type checkers see
     from ._stages import MODEL_RETRIES
     from ._sweep import run_context, run_tracks, sweep, sweep_without_prefect
     from ._track import PLAIN_STAGES, PREFECT_STAGES, Stages, TrackSteps
+    from ._variation_table import VariationRow, variation_markdown, variation_rows

@@ -66,6 +66,9 @@ ROLE_PROMPTS = {
     "verifier": ["verifier/_prompts.py"],
     "commenter": ["commenter/_model.py"],
     "judge": ["verifier/judge/_prompts.py"],
+    "translator": ["perturb/_translate.py"],
+    # not a model's prompt, but what the agent is shown: a variation's CSS, script and words
+    "variations": ["perturb/_catalogue.py", "perturb/_appearance.py", "perturb/_texts.py", "perturb/_content.js"],
     "cua/uitars": ["cua/policies/_uitars.py", "cua/policies/_uitars_prompts.py", "cua/_parser.py"],  # + the parser's table
     "cua/openai-cua": ["cua/policies/_openai_cua.py"],
 }
@@ -86,9 +89,11 @@ def _prompt_versions() -> dict[str, str]:
     from coder import PROMPT_VERSION as coder_version
     from commenter import PROMPT_VERSION as commenter_version
     from verifier import PROMPT_VERSION as verifier_version
+    from perturb import TRANSLATOR_PROMPT_VERSION as translator_version
     from verifier.judge import PROMPT_VERSION as judge_version
 
-    return {"coder": coder_version, "verifier": verifier_version, "commenter": commenter_version, "judge": judge_version}
+    return {"coder": coder_version, "verifier": verifier_version, "commenter": commenter_version, "judge": judge_version,
+            "translator": translator_version}
 
 
 def _input_hashes(config: ExperimentConfig) -> dict:

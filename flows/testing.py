@@ -12,7 +12,9 @@ The replies come from the bundled app's own files, through the real `openai` cli
 - proposer: the chosen tasks of the spec, plus one the app cannot do (`UNSUPPORTED_TASK`);
 - verifier: each known task's reference checker and solution, "not solvable" for the others;
 - UI-TARS: a click at `clicks[task id]` (UI-TARS-1.5 pixels) on the first turn, else `finished()`;
-- commenter: a fixed, valid feedback JSON.
+- commenter: a fixed, valid feedback JSON;
+- translator (the `german` variation): each text back as `TRANSLATED_PREFIX` + the text, the shape
+  a translation has (one string per text, in order), so a test can tell translated text from kept text.
 
 Requests are told apart by their system prompts (`role_of`), so the counts per role can be checked.
 """
@@ -35,9 +37,11 @@ ROLE_MARKERS = {
     "verifier": "You are the verifier",
     "uitars": "You operate a web app in a browser",
     "commenter": "You review a web app for computer-use agents",
+    "translator": "You translate the visible text of a web app",
 }
 UNSUPPORTED_TASK = "Export all saved results as a PDF file."
 REVISION_MARK = "<!-- revised by the scripted coder -->"
+TRANSLATED_PREFIX = "DE·"
 ONLINE_ROLES = {"coders": ["scripted"], "proposer": "scripted", "verifier": "scripted", "commenter": "scripted",
                 "cua_policies": ["uitars"]}
 """Config fields that send every role to the `scripted` model of `write_models_yaml`."""
@@ -103,7 +107,7 @@ class ScriptedRoles:
     def write_models_yaml(self, server: ScriptedOpenAIServer, path: Path) -> Path:
         """A model registry with every role on the `scripted` model at `server` (and `offline`)."""
         path.write_text(yaml.safe_dump({
-            "roles": {role: "scripted" for role in ("coder", "proposer", "verifier", "commenter", "cua")},
+            "roles": {role: "scripted" for role in ("coder", "proposer", "verifier", "commenter", "cua", "translator")},
             "models": [
                 {"name": "scripted", "provider": "openai-compatible", "model": "scripted-model",
                  "base_url": server.base_url, "api_key": "sk-scripted", "timeout_s": 60, "max_retries": 1,
@@ -151,6 +155,10 @@ class ScriptedRoles:
 
     def _commenter(self, request: RecordedRequest) -> Reply:
         return reply_text(json.dumps(COMMENT))
+
+    def _translator(self, request: RecordedRequest) -> Reply:
+        texts = json.loads(user_text(request))["texts"]
+        return reply_text(json.dumps({"translations": [TRANSLATED_PREFIX + text for text in texts]}, ensure_ascii=False))
 
 
 async def click_point(app_id: str, selector: str, apps: str | Path | None = None) -> tuple[int, int]:

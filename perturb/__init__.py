@@ -21,6 +21,7 @@ from ._catalogue import (
     variation_names,
     variation_transform,
 )
+from ._measure import CELL, changed_cells, changed_share, text_cells
 from ._proof import VariantProof, VariantTask, prove_variant
 from ._translate import (
     PROMPT_VERSION as TRANSLATOR_PROMPT_VERSION,
@@ -34,7 +35,11 @@ from ._translate import (
 from ._translate import prompt_sha256 as translator_prompt_sha256
 
 __all__ = [
+    "CELL",
     "DEFAULT",
+    "changed_cells",
+    "changed_share",
+    "text_cells",
     "TRANSLATOR_PROMPT_VERSION",
     "TranslationError",
     "Translations",
