@@ -49,13 +49,13 @@ async def prove_variation(*, run: RunContext, app_id: str, round: int, html: Fil
                           translations: FileRef | None = None) -> VariantRef:
     """The variant's transform, and which tasks still pass their reference solutions on it."""
     from cua import BrowserConfig
-    from perturb import Translations, prove_variant, variation_transform
+    from perturb import Translations, checker_reads, prove_variant, variation_transform
     from verifier import read_verdicts
 
+    judged = read_verdicts(run.file(verdicts))
     texts = Translations.model_validate_json(run.read_text(translations)).texts if translations else None
-    transform = variation_transform(variation, seed, texts)
-    proof = await prove_variant(run.read_text(html), read_verdicts(run.file(verdicts)), variation, transform,
-                                BrowserConfig(viewport=viewport))
+    transform = variation_transform(variation, seed, texts, keep=checker_reads(judged))
+    proof = await prove_variant(run.read_text(html), judged, variation, transform, BrowserConfig(viewport=viewport))
     file = run.write(variant_folder(html, variation) / PROOF_FILE, proof.model_dump_json(indent=1))
     return VariantRef(app_id=app_id, round=round, variation=variation, transform=transform, proof=file,
                       kept=proof.kept, excluded=proof.excluded,

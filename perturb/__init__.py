@@ -11,6 +11,9 @@ variation is, which ones exist and whether a variant keeps a task is decided her
 
 from ._catalogue import (
     DEFAULT,
+    TRANSLATED_ATTRIBUTES,
+    KeptForCheckers,
+    checker_reads,
     VARIATIONS,
     Variation,
     VariationError,
@@ -36,6 +39,9 @@ from ._translate import prompt_sha256 as translator_prompt_sha256
 
 __all__ = [
     "CELL",
+    "KeptForCheckers",
+    "TRANSLATED_ATTRIBUTES",
+    "checker_reads",
     "DEFAULT",
     "changed_cells",
     "changed_share",

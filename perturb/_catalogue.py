@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from apps_prompts import SolutionStep
 from cua import INJECTED_ATTRIBUTE, PageTransform
 from llm import Registry, UnknownNameError
+from verifier import AppVerdicts, compile_checker
 
 from . import _appearance as appearance
 from . import _texts as texts
@@ -121,17 +124,49 @@ def solution_prefix(name: str) -> list[SolutionStep]:
     return [step for part in resolve(name) for step in part.solution_prefix]
 
 
+class KeptForCheckers(BaseModel):
+    """What an app version's checkers read: elements (CSS selectors) and attribute names."""
+
+    model_config = ConfigDict(frozen=True)
+
+    selectors: tuple[str, ...] = ()
+    attributes: tuple[str, ...] = ()
+
+
+def checker_reads(verdicts: AppVerdicts) -> KeptForCheckers:
+    """The selectors the valid checkers name and the translatable attributes their text mentions."""
+    selectors: dict[str, None] = {}
+    attributes = set()
+    for verdict in verdicts.verdicts:
+        if not verdict.checker_valid or not verdict.checker_source:
+            continue
+        try:
+            compiled = compile_checker(verdict.checker_source, verdict.checker_kind)
+        except Exception:  # a checker that compiled at the gate compiles here; whatever else: nothing kept for it
+            continue
+        selectors.update(dict.fromkeys(compiled.selectors))
+        attributes |= {a for a in TRANSLATED_ATTRIBUTES if a in verdict.checker_source}
+    return KeptForCheckers(selectors=tuple(selectors), attributes=tuple(sorted(attributes)))
+
+
 def _op_seed(seed: int, part: str) -> int:
     """A 32-bit seed per part, so `dark+long` and `long` with one seed draw the same words."""
     digest = hashlib.sha256(f"{int(seed)}:{part}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
 
 
-def variation_transform(name: str, seed: int = 0, translations: dict[str, str] | None = None) -> PageTransform | None:
+TRANSLATED_ATTRIBUTES = ("placeholder", "title", "aria-label", "alt")
+"""The attributes the `german` variation translates (people read them); every other attribute is kept."""
+
+
+def variation_transform(name: str, seed: int = 0, translations: dict[str, str] | None = None, *,
+                        keep: KeptForCheckers | None = None) -> PageTransform | None:
     """The serve-time transform of a (composed) variation with its seed; None for `default`.
 
     `translations` (original visible text → translated) is what the `german` part applies; the
-    translator makes it (`perturb.translate_app`).
+    translator makes it (`perturb.translate_app`). `keep` (`checker_reads(verdicts)`) names what
+    the app's checkers read: the `german` part leaves the text inside those elements, and those
+    attributes, as they are, so a checker reads what it was written for.
 
     Raises:
         VariationError: the name is wrong, or `german` is asked for without translations.
@@ -148,6 +183,8 @@ def variation_transform(name: str, seed: int = 0, translations: dict[str, str] |
             if translations is None:
                 raise VariationError(f"variation {name!r}: 'german' needs the app's translations (the translator role)")
             op["translations"] = dict(translations)
+            op["keep_selectors"] = list(keep.selectors) if keep else []
+            op["attributes"] = [a for a in TRANSLATED_ATTRIBUTES if not keep or a not in keep.attributes]
         ops.append(op)
     style = "".join(part.style for part in parts)
     label = name if not ops else f"{name}@seed={int(seed)}"

@@ -169,13 +169,19 @@
     // classes, values and everything else stay. Text the app writes later is not translated.
     german(op) {
       const texts = op.translations;
+      // What the app's checkers read keeps its words, so a checker reads what it was written for.
+      const kept = [];
+      for (const selector of op.keep_selectors || []) {
+        try { kept.push(...document.querySelectorAll(selector)); } catch (error) { /* not a CSS selector: nothing kept */ }
+      }
+      const keeps = el => kept.some(k => k === el || k.contains(el));
       let changed = 0;
       const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
       const nodes = [];
       for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
       for (const node of nodes) {
         const parent = node.parentElement;
-        if (!parent || parent.closest('script,style,noscript,template') || injected(parent)) continue;
+        if (!parent || parent.closest('script,style,noscript,template') || injected(parent) || keeps(parent)) continue;
         const raw = node.nodeValue;
         const key = raw.replace(/\s+/g, ' ').trim();
         if (!key || !Object.prototype.hasOwnProperty.call(texts, key)) continue;
@@ -184,10 +190,10 @@
         node.nodeValue = lead + texts[key] + tail;
         changed++;
       }
-      for (const attribute of ['placeholder', 'title', 'aria-label', 'alt']) {
+      for (const attribute of op.attributes) {
         for (const el of document.body.querySelectorAll('[' + attribute + ']')) {
           const key = (el.getAttribute(attribute) || '').replace(/\s+/g, ' ').trim();
-          if (key && Object.prototype.hasOwnProperty.call(texts, key) && !injected(el)) {
+          if (key && Object.prototype.hasOwnProperty.call(texts, key) && !injected(el) && !keeps(el)) {
             el.setAttribute(attribute, texts[key]);
             changed++;
           }

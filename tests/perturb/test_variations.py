@@ -25,7 +25,9 @@ from cua import (
 )
 from cua.policies import get_policy
 from perturb import (
+    KeptForCheckers,
     VariationError,
+    checker_reads,
     offline_variation_names,
     resolve,
     solution_prefix,
@@ -156,6 +158,26 @@ async def test_german_rewrites_visible_text_only():
     assert seen["placeholder"] == "Ihr Name" and dict(seen["titles"])["reset"] == "Neu beginnen"
     assert seen["ids"] == plain["ids"] and seen["value"] == "Ada"  # ids and values kept
     assert "Reset" in seen["text"]  # no translation given: left as it was
+    # What the checkers read keeps its words: here a heading and the title attribute.
+    kept = await _read(variation_transform("german", 0, texts, keep=KeptForCheckers(selectors=("h1",), attributes=("title",))))
+    assert "Counter" in kept["text"] and "Zähler" not in kept["text"] and "Eins hinzufügen" in kept["text"]
+    assert dict(kept["titles"])["reset"] == "Start over" and kept["placeholder"] == "Ihr Name"
+
+
+def test_what_the_checkers_read_is_found_in_their_source():
+    from verifier import AppVerdicts, Verdict
+
+    def verdict(task_id: str, source: str) -> Verdict:
+        from verifier import GateResult  # an accepted gate is what makes a checker valid
+
+        return Verdict(task_id=task_id, solvable=True, checker=source, checker_source=source, checker_kind="js",
+                       gate=GateResult(accepted=True), model="offline")
+
+    verdicts = AppVerdicts(app_id="a", domain="tool", html_sha256="-", verifier="offline", offline=True, verdicts=[
+        verdict("one", "return document.querySelector('#count').textContent === '1';"),
+        verdict("two", "return document.querySelector('#name').getAttribute('placeholder') === 'x';")])
+    reads = checker_reads(verdicts)
+    assert set(reads.selectors) == {"#count", "#name"} and reads.attributes == ("placeholder",)
 
 
 async def test_a_script_that_fails_is_a_page_error_naming_the_transform():
