@@ -164,7 +164,7 @@ async def open_app(
         await close_context(context)
 
 
-TRANSFORM_TIMEOUT_MS = 5_000
+TRANSFORM_TIMEOUT_MS = 15_000  # generous: a loaded 2-core worker; the script itself takes milliseconds
 
 
 async def _apply_script(page: Page, transform: PageTransform, events: PageEvents) -> None:

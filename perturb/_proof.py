@@ -11,6 +11,7 @@ reference solution cannot be proven anywhere and is kept as on the default look,
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Literal
 
@@ -87,17 +88,15 @@ async def prove_variant(html: str, verdicts: AppVerdicts, variation: str, transf
         return task_id, await prove_answer(html, answers[task_id], [*prefix, *verdict.solution], config=config)
 
     shown = dict(await asyncio.gather(*(answer_shown(task_id) for task_id in answers)))
+    # A timeout says the machine was slow, not that the variant broke the task: such proofs get one
+    # more try, one at a time, before a task is excluded (and then the reason says it timed out).
+    for task_id in [t for t in checkers if _timed_out(_problems(t, proven, shown))]:
+        proven[task_id] = (await gate_and_prove_all(html, {task_id: checkers[task_id]}, config=config))[task_id]
+    for task_id in [t for t in answers if _timed_out(_problems(t, proven, shown))]:
+        shown[task_id] = (await answer_shown(task_id))[1]
     for verdict in valid:
         task_id = verdict.task_id
-        problems = []
-        if task_id in proven:
-            gate, replay = proven[task_id]
-            if not gate.accepted:
-                problems.append(f"checker on the variant: {gate.reason}")
-            elif replay is None or not replay.proven:
-                problems.append(f"checker on the variant: {replay.reason if replay else 'not replayed'}")
-        if task_id in shown and not shown[task_id].shown:
-            problems.append(f"answer on the variant: {shown[task_id].reason}")
+        problems = _problems(task_id, proven, shown)
         if problems:
             proof.tasks.append(VariantTask(task_id=task_id, status="excluded", reason="; ".join(problems)))
         elif task_id in proven or task_id in shown:
@@ -109,15 +108,41 @@ async def prove_variant(html: str, verdicts: AppVerdicts, variation: str, transf
     return _finish(proof, started)
 
 
+def _problems(task_id: str, proven: dict, shown: dict) -> list[str]:
+    """Why the task does not hold on the variant (empty: it holds, or it had nothing to replay)."""
+    problems = []
+    if task_id in proven:
+        gate, replay = proven[task_id]
+        if not gate.accepted:
+            problems.append(f"checker on the variant: {gate.reason}")
+        elif replay is None or not replay.proven:
+            problems.append(f"checker on the variant: {replay.reason if replay else 'not replayed'}")
+    if task_id in shown and not shown[task_id].shown:
+        problems.append(f"answer on the variant: {shown[task_id].reason}")
+    return problems
+
+
+_TIMEOUT = re.compile(r"did not finish within|timed out|Timeout|time limit", re.IGNORECASE)
+
+
+def _timed_out(problems: list[str]) -> bool:
+    return any(_TIMEOUT.search(problem) for problem in problems)
+
+
 async def _check_it_applies(html: str, config: BrowserConfig, proof: VariantProof) -> None:
-    """Load the variant once: its script must run without an error (and say what it changed)."""
-    async with open_app(html, config) as app:
-        failures = [e for e in app.events.page_errors if e.startswith(f"transform '{proof.transform}'")]
-        if failures:
+    """Load the variant: its script must run without an error (and say what it changed). A script that
+    timed out is given a second load (a slow machine), any other failure is final."""
+    for attempt in range(2):
+        async with open_app(html, config) as app:
+            failures = [e for e in app.events.page_errors if e.startswith(f"transform '{proof.transform}'")]
+            if not failures:
+                report = app.events.transform_report
+                proof.applied, proof.apply_error = True, None
+                proof.changed = [dict(item) for item in report] if isinstance(report, list) else []
+                return
             proof.applied, proof.apply_error = False, failures[0]
-            return
-        report = app.events.transform_report
-        proof.changed = [dict(item) for item in report] if isinstance(report, list) else []
+            if not _timed_out(failures):
+                return
 
 
 def _finish(proof: VariantProof, started: float) -> VariantProof:
