@@ -1,0 +1,85 @@
+"""How a run's variations are shown: the report's section (issue 17).
+
+Every test reads the hand-made results of `tests/variation_runs.py` (two apps, rounds 0–1, two
+repeats, dark / adversarial / popup), whose figures are worked out in its docstring; no loop runs.
+"""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+
+from flows import AppRoundResult, TaskOutcome, table_rows, write_report
+from tests.variation_runs import EXCLUDED_REASON, POPUP_ERROR, variation_results
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> BeautifulSoup:
+    """report.html of the hand-made run, written and parsed once for the module (its plot takes seconds)."""
+    results = variation_results()
+    return BeautifulSoup(write_report(tmp_path_factory.mktemp("report"), table_rows(results), results, []).read_text(),
+                         "html.parser")
+
+
+def _section(report: BeautifulSoup, round_: int):
+    return report.select_one(f'section.variations[data-round="{round_}"]')
+
+
+def _cell(section, variation: str, app: str):
+    return section.select_one(f'table.heatmap tr[data-variation="{variation}"] td[data-app="{app}"]')
+
+
+def test_the_report_shows_a_heatmap_of_sr_with_n_per_cell_coloured_by_tenths(report):
+    section = _section(report, 0)
+    # (variation, app) → (SR shown, n, colour class); n = the app's common tasks × 2 repeats
+    want = {("default", "alpha"): ("100.0", 4, "heat-10"), ("dark", "alpha"): ("50.0", 4, "heat-5"),
+            ("adversarial", "beta"): ("100.0", 4, "heat-10"), ("popup", "alpha"): ("0.0", 4, "heat-0"),
+            ("default", "all"): ("75.0", 8, "heat-8"), ("popup", "all"): ("0.0", 4, "heat-0")}
+    for (variation, app), (figure, n, colour) in want.items():
+        cell = _cell(section, variation, app)
+        assert cell.find(string=True, recursive=True).strip() == figure, (variation, app)
+        assert cell.small.get_text() == f"n={n}"
+        assert colour in cell["class"]
+    # popup could not be made for beta: no figure, and it says why further down
+    popup_beta = section.select('table.heatmap tr[data-variation="popup"] td')[1]
+    assert popup_beta.get_text() == "–" and "heat-none" in popup_beta["class"]
+    assert POPUP_ERROR in section.select_one("details.variant-errors").get_text()
+    # the kept column is over each variation's own kept tasks: adversarial kept t1, t2 (alpha) and u1, u2 (beta)
+    kept = section.select('table.heatmap tr[data-variation="adversarial"] td')[-1]
+    assert kept.get_text() == "75.0n=8"
+    assert "common tasks" in section.select_one("p.spread").get_text()
+    assert not section.select("table.heatmap [style]")  # colours are classes: the viewer's CSP forbids inline styles
+
+
+def test_the_report_gives_the_spread_the_gap_flag_failure_modes_and_exclusions_with_reasons(report):
+    first, last = _section(report, 0), _section(report, 1)
+    spread = " ".join(first.select_one("p.spread").get_text().split())
+    assert "4 of the 5 tasks with a valid checker" in spread
+    assert "mean 50.0 · std 30.6 · MAD 12.5 · min–max 0.0–75.0" in spread and "reliability gap: yes" in spread
+    assert "reliability gap: no" in last.select_one("p.spread").get_text()  # round 1: every variation at 100
+    modes = {row["data-variation"]: [td.get_text() for td in row.select("td")]
+             for row in first.select("table.failure-modes tbody tr")}
+    header = [th.get_text() for th in first.select("table.failure-modes thead th")]
+    assert header == ["variation", "rollouts", "failed", "action loop", "max steps", "decoy"]
+    assert modes["adversarial"] == ["8", "2", "", "", "2"]  # t1 clicked the decoy in both repeats
+    assert modes["popup"] == ["6", "6", "", "6", ""]
+    exclusions = first.select_one("details.exclusions")
+    assert "open" not in exclusions.attrs  # collapsed until asked for
+    assert " ".join(exclusions.summary.get_text().split()).startswith("Excluded tasks: 1 (adversarial 1)")
+    assert [li.get_text() for li in exclusions.select("li")] == [f"alpha · adversarial · t3: {EXCLUDED_REASON}"]
+
+
+def test_the_report_puts_each_variant_beside_the_default_look_of_one_app(report):
+    section = _section(report, 0)
+    alpha = next(r for r in variation_results() if r.app_id == "alpha" and r.round == 0)
+    pairs = section.select("figure.variant-shot")
+    assert [figure["data-variation"] for figure in pairs] == ["dark", "adversarial", "popup"]
+    for figure, variation in zip(pairs, alpha.variations):
+        assert [img["src"] for img in figure.select("img")] == [alpha.screenshot, variation.screenshot]
+
+
+def test_a_run_without_variations_has_no_variation_section(tmp_path):
+    plain = [AppRoundResult(app_id="a", domain="app", coder="c", cua="u", mode="integrated", round=0, html="x.html",
+                            html_sha="0", tasks=[TaskOutcome(task_id="t", solvable=True, checker_valid=True, success=True)])]
+    html = write_report(tmp_path, table_rows(plain), plain, []).read_text()
+    assert 'class="variations"' not in html and "Reliability across variations" not in html
