@@ -1,4 +1,4 @@
-"""How a run's variations are shown: the report's section (issue 17).
+"""How a run's variations are shown: the report's section and the Prefect table (issue 17).
 
 Every test reads the hand-made results of `tests/variation_runs.py` (two apps, rounds 0–1, two
 repeats, dark / adversarial / popup), whose figures are worked out in its docstring; no loop runs.
@@ -6,10 +6,13 @@ repeats, dark / adversarial / popup), whose figures are worked out in its docstr
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from bs4 import BeautifulSoup
 
-from flows import AppRoundResult, TaskOutcome, table_rows, write_report
+from flows import AppRoundResult, TaskOutcome, table_rows, variation_rows, write_report
+from flows._artifacts import publish_variations, variation_round_table
 from tests.variation_runs import EXCLUDED_REASON, POPUP_ERROR, variation_results
 
 
@@ -83,3 +86,38 @@ def test_a_run_without_variations_has_no_variation_section(tmp_path):
                             html_sha="0", tasks=[TaskOutcome(task_id="t", solvable=True, checker_valid=True, success=True)])]
     html = write_report(tmp_path, table_rows(plain), plain, []).read_text()
     assert 'class="variations"' not in html and "Reliability across variations" not in html
+
+
+def test_the_prefect_table_has_sr_per_variation_and_the_spread_per_round():
+    rows = variation_rows(variation_results())
+    (record,) = variation_round_table(rows, 0)
+    assert {key: value for key, value in record.items() if key.startswith("SR ")} == {
+        "SR default": "75.0", "SR dark": "50.0", "SR adversarial": "75.0", "SR popup": "0.0"}
+    assert (record["mean"], record["std"], record["MAD"], record["min"], record["max"], record["std within"],
+            record["gap"], record["common tasks"]) == ("50.0", "30.6", "12.5", "0.0", "75.0", "0.0", "yes", "4/5")
+    assert variation_round_table(rows, 1)[0]["gap"] == "no"
+
+
+@pytest.mark.timeout(600)
+async def test_the_variation_tables_are_published_to_prefect_with_a_link_to_the_viewer(prefect_server, tmp_path):
+    from prefect import flow
+    from prefect.client.orchestration import get_client
+
+    from flows import make_config
+
+    config = make_config({"name": "varied-run", "out_dir": str(tmp_path), "variations": ["default", "dark"]})
+    rows = variation_rows(variation_results())
+
+    @flow(name="publish-variations-test")
+    async def publish() -> None:
+        await publish_variations(config, rows)
+
+    await publish()
+    async with get_client() as client:
+        artifacts = await client.read_artifacts()
+    found = {a.key: a for a in artifacts if a.key and a.key.startswith("variations-varied-run-round-")}
+    assert set(found) == {"variations-varied-run-round-0", "variations-varied-run-round-1"}
+    table = found["variations-varied-run-round-0"]
+    data = json.loads(table.data) if isinstance(table.data, str) else table.data
+    assert data == variation_round_table(rows, 0)
+    assert f"{config.viewer_url.rstrip('/')}/runs/varied-run#variations" in table.description
