@@ -167,6 +167,11 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     rows = table_rows(results, config.weights)
     console.print(results_table(rows, width=console.width))
     console.print(levels_table(rows))
+    from .._variation_table import variation_rows
+    from ._variations import variation_table
+
+    if varied := variation_rows(results):
+        console.print(variation_table(varied, width=console.width))
     if config.offline:
         console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")

@@ -1,4 +1,4 @@
-"""How a run's variations are shown: the report's section and the Prefect table (issue 17).
+"""How a run's variations are shown: the report's section, the CLI's table, the Prefect table (issue 17).
 
 Every test reads the hand-made results of `tests/variation_runs.py` (two apps, rounds 0–1, two
 repeats, dark / adversarial / popup), whose figures are worked out in its docstring; no loop runs.
@@ -10,9 +10,11 @@ import json
 
 import pytest
 from bs4 import BeautifulSoup
+from rich.console import Console
 
-from flows import AppRoundResult, TaskOutcome, table_rows, variation_rows, write_report
+from flows import AppRoundResult, TaskOutcome, VariationResult, table_rows, variation_rows, write_report
 from flows._artifacts import publish_variations, variation_round_table
+from flows.cli import variation_table
 from tests.variation_runs import EXCLUDED_REASON, POPUP_ERROR, variation_results
 
 
@@ -86,6 +88,41 @@ def test_a_run_without_variations_has_no_variation_section(tmp_path):
                             html_sha="0", tasks=[TaskOutcome(task_id="t", solvable=True, checker_valid=True, success=True)])]
     html = write_report(tmp_path, table_rows(plain), plain, []).read_text()
     assert 'class="variations"' not in html and "Reliability across variations" not in html
+
+
+def _many_variations(names: list[str]) -> list[AppRoundResult]:
+    """One app, two tasks, every variation passing a different share (none excluded), two repeats."""
+    results = []
+    for round_ in (0, 1):
+        def tasks(passes: int) -> list[TaskOutcome]:
+            return [TaskOutcome(task_id=f"t{i}", solvable=True, checker_valid=True, success=i < passes) for i in range(2)]
+
+        results.append(AppRoundResult(
+            app_id="a", domain="app", coder="gpt-5", cua="uitars", mode="integrated", round=round_, html="x.html",
+            html_sha="0", tasks=tasks(2), variations=[
+                VariationResult(variation=name, kept=["t0", "t1"], tasks=tasks(index % 3)) for index, name in enumerate(names)]))
+    return results
+
+
+def test_the_cli_variation_table_fits_120_columns_with_every_variation_and_figure_whole():
+    names = ["dark", "black-white", "hard-font", "zoom-125", "zoom-80", "long", "misleading", "adversarial", "popup",
+             "dark+long"]
+    rows = variation_rows(_many_variations(names))
+    console = Console(record=True, width=120)
+    console.print(variation_table(rows, width=120))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 120
+    lines = [" ".join(line.replace("│", " ").split()) for line in text.splitlines()]
+    for row in rows:
+        for name in row.variations:  # each variation on its own line with its SR, kept SR and exclusions, unbroken
+            figure = f"{100 * row.sr[name]:.1f}"
+            assert any(line.startswith(f"{name} {figure} {figure} 0") or f" {name} {figure} {figure} 0" in line
+                       for line in lines), name
+        assert f"mean {100 * row.mean:.1f} ± {100 * row.std:.1f}" in text
+    wide = Console(record=True, width=320)
+    wide.print(variation_table(variation_rows(variation_results()), width=320))
+    line = " ".join(next(line for line in wide.export_text().splitlines() if " 0 │" in line).split())
+    assert "75.0 │ 50.0 │ 75.0 │ 0.0 │ 50.0 ± 30.6 │ 12.5 │ 0.0–75.0 │ 0.0 │ yes │ 4/5" in line  # one line per row
 
 
 def test_the_prefect_table_has_sr_per_variation_and_the_spread_per_round():
