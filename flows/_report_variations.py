@@ -105,7 +105,8 @@ def _heatmap(row: VariationRow) -> str:
             "<p class=note>SR in %. Each app's cell is over that app's common tasks; <b>all apps</b> pools every app's "
             "common tasks (the figure the spread above is computed from); <b>kept tasks</b> is over the variation's "
             "own kept tasks, so a variation that excluded a task is not compared on the same set there. n = rollouts "
-            "(tasks × repeats). – : the variation could not be made for that app (see below).</p>")
+            "(tasks × repeats). –: no figure — with n=0 the app has no common task left (some variant excluded "
+            "them all: see the exclusions), without n the variation could not be made for that app (see below).</p>")
 
 
 def _failure_modes(row: VariationRow) -> str:

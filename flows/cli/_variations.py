@@ -50,10 +50,11 @@ def variation_table(rows, width: int | None = None) -> Table:
     stacked = width is not None and wide_width() > width
     table = Table(title="SR per variation (%) over the common tasks — OpenApps' axis", show_lines=stacked,
                   caption="common = the tasks with a valid checker on the default look that every variant kept (n of "
-                          "them); repeats pooled · kept = SR over the variation's own kept tasks · mean ± std, MAD, "
-                          "min–max across variations · within = std across repeats · gap = std across > "
-                          f"{GAP_FACTOR:g} × within ('?' with one repeat) · failure modes and exclusions: results.md, "
-                          "report.html")
+                          "them); repeats pooled · " + ("kept = SR over the variation's own kept tasks, excl. = tasks "
+                                                       "its proof excluded · " if stacked else "")
+                          + "mean ± std, MAD, min–max across variations · within = std across repeats · gap = std "
+                          f"across > {GAP_FACTOR:g} × within ('?' with one repeat) · failure modes and exclusions: "
+                          "results.md, report.html")
     if stacked:
         for column in ("track", "round", "variation", "SR", "kept", "excl.", "spread", "common"):
             table.add_column(column, justify="left" if column in ("track", "variation", "spread") else "right",

@@ -1,4 +1,4 @@
-"""`aui variations`: the list of variations, and pictures of one bundled app in each."""
+"""`aui variations`: the list of variations, and pictures of one bundled app in each; `aui report`'s variation table."""
 
 from __future__ import annotations
 
@@ -40,3 +40,13 @@ def test_drawing_a_variation_that_needs_a_model_or_does_not_exist_is_one_error_l
         assert result.exit_code == 2
         lines = [line for line in result.output.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("error:") and said in lines[0], result.output
+
+
+def test_aui_report_prints_the_variation_table_of_a_run_with_variations(tmp_path):
+    from tests.variation_runs import variation_run
+
+    run_dir = variation_run(tmp_path)
+    result = CliRunner().invoke(cli, ["report", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    assert "SR per variation (%) over the common tasks" in result.output
+    assert "50.0 ± 30.6" in result.output  # round 0's spread across variations
