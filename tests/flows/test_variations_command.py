@@ -72,10 +72,11 @@ async def test_the_readme_pictures_show_one_app_in_every_offline_variation(tmp_p
 
 
 def test_aui_report_prints_the_variation_table_of_a_run_with_variations(tmp_path):
-    from tests.variation_runs import variation_run
+    from flows import write_results
+    from tests.variation_runs import variation_results
 
-    run_dir = variation_run(tmp_path)
-    result = CliRunner().invoke(cli, ["report", str(run_dir)])
+    write_results(tmp_path, variation_results())  # results.json is all `aui report` reads
+    result = CliRunner().invoke(cli, ["report", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "SR per variation (%) over the common tasks" in result.output
     assert "50.0 ± 30.6" in result.output  # round 0's spread across variations
