@@ -36,8 +36,9 @@ _PUBLIC = {
     "markdown_table": "_results", "write_results": "_results", "pass_counts": "_results", "scoring_table": "_results", "RunResults": "_results", "read_results": "_results", "finish_run": "_finish", "write_manifest": "_finish", "read_manifest": "_finish",
     "ROLE_PROMPTS": "_finish", "write_report": "_report", "viewer_url": "_artifacts",
     # variations (OpenApps' axis)
-    "VariantRef": "_refs", "VariationResult": "_results", "VariationRow": "_variation_table",
-    "variation_rows": "_variation_table", "variation_markdown": "_variation_table",
+    "VariantRef": "_refs", "VariationResult": "_results", "RepeatOutcomes": "_results", "VariationRow": "_variation_table",
+    "variation_rows": "_variation_table", "variation_markdown": "_variation_table", "VARIATION_NOTE": "_variation_table",
+    "GAP_FACTOR": "_variation_table",
 }
 
 __all__ = sorted([*_PUBLIC, "configure_prefect_env"])
@@ -74,6 +75,7 @@ if TYPE_CHECKING:  # what editors and type checkers see
     from ._run_size import RunSize, run_size, tasks_per_app
     from ._results import (
         AppRoundResult,
+        RepeatOutcomes,
         RunResults,
         TableRow,
         TaskOutcome,
@@ -88,4 +90,4 @@ if TYPE_CHECKING:  # what editors and type checkers see
     from ._stages import MODEL_RETRIES
     from ._sweep import run_context, run_tracks, sweep, sweep_without_prefect
     from ._track import PLAIN_STAGES, PREFECT_STAGES, Stages, TrackSteps
-    from ._variation_table import VariationRow, variation_markdown, variation_rows
+    from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, variation_markdown, variation_rows

@@ -9,6 +9,7 @@ from prefect.artifacts import acreate_markdown_artifact, acreate_progress_artifa
 from ._config import ExperimentConfig
 from ._refs import Track
 from ._results import DOMAINS, AppRoundResult, TableRow
+from ._variation_table import GAP_FACTOR, VariationRow
 
 
 def viewer_url(base: str, run_name: str, trajectory_id: str | None = None, app_id: str | None = None,
@@ -92,6 +93,32 @@ def round_table(rows: list[TableRow], round_: int) -> list[dict[str, str]]:
              **{f"SR {d}": _pct(r.sr[d]) for d in domains}, **{f"weighted {d}": _pct(r.weighted.get(d)) for d in domains},
              "SR supported": _pct(r.sr_supported.get("overall")), "SR proven": _pct(r.sr_proven.get("overall")),
              **{f"SR {level}": _pct(value) for level, value in r.sr_per_level.items()}}
+            for r in rows if r.round == round_]
+
+
+async def publish_variations(config: ExperimentConfig, rows: list[VariationRow]) -> None:
+    """One table of SR per variation per round (rows: the tracks; `flows._variation_table`), linking the viewer."""
+    run_page = viewer_url(config.viewer_url, config.name)
+    for round_ in sorted({r.round for r in rows}):
+        await acreate_table_artifact(
+            table=variation_round_table(rows, round_),
+            key=artifact_key("variations", config.name, "round", round_),
+            description=f"SR per variation (%) over the common tasks, round {round_} ({config.name}): the tasks with a "
+                        f"valid checker on the default look that every variant kept; the spread across variations and "
+                        f"the reliability gap (std across > {GAP_FACTOR:g} × std within). Heatmap, failure modes and "
+                        f"exclusions: [in the viewer]({run_page}#variations) (while `aui view` runs) and report.html.")
+
+
+def variation_round_table(rows: list[VariationRow], round_: int) -> list[dict[str, str]]:
+    """The Prefect table of one round's variations: per track, SR per variation (common tasks), the spread across
+    variations, the std within (across repeats), the gap flag and the common tasks."""
+    names = list(dict.fromkeys(name for row in rows if row.round == round_ for name in row.variations))
+    return [{"coder": r.coder, "cua": r.cua, "mode": r.mode, "commenter": r.commenter_mode or "–",
+             **{f"SR {name}": _pct(r.sr.get(name)) for name in names},
+             "mean": _pct(r.mean), "std": _pct(r.std), "MAD": _pct(r.mad), "min": _pct(r.min), "max": _pct(r.max),
+             "std within": _pct(r.std_within),
+             "gap": "?" if r.reliability_gap is None else ("yes" if r.reliability_gap else "no"),
+             "common tasks": f"{r.tasks_common}/{r.tasks_valid}"}
             for r in rows if r.round == round_]
 
 

@@ -26,6 +26,10 @@ from ._results import (
     scoring_table,
 )
 
+from ._report_variations import STYLE as VARIATION_STYLE
+from ._report_variations import variation_section_html
+from ._variation_table import variation_rows
+
 PLOT_FILE = "fc_sr_by_round.png"
 
 
@@ -197,10 +201,11 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
                                  "thousands in that mode, from the usage ledger (the paper's Table 5 shape).")
     document = (
         f"<!doctype html><html><head><meta charset=utf-8><title>AUI loop — {_e(run_dir.name)}</title>"
-        f"<style>{_STYLE}</style></head><body><h1>AUI loop report: {_e(run_dir.name)}</h1>{offline}"
+        f"<style>{_STYLE}{VARIATION_STYLE}</style></head><body><h1>AUI loop report: {_e(run_dir.name)}</h1>{offline}"
         f"<h2>Results (paper Table 3 shape)</h2>{_table_html(rows)}<h2>By CUA</h2>{by_cua}"
         + (f"<h2>By commenter mode</h2>{by_commenter}" if by_commenter else "")
         + f"<h2>Scoring: weighted score, SR per level, repeats</h2>{_records_html(scoring_table(rows), _e(SCORING_NOTE))}"
+        + variation_section_html(variation_rows(results), results)
         + (f'<h2>FC and SR across rounds</h2><img id="plot" src="{PLOT_FILE}" alt="FC and SR across rounds" width="1000">' if plot else "")
         + _agreement_section(run_dir)
         + f"{usage_html}<h2>Apps</h2>{_app_sections(results)}"

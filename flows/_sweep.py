@@ -23,6 +23,7 @@ from ._loop import design_loop, run_track
 from ._refs import RunContext, Track
 from ._results import AppRoundResult, table_rows
 from ._track import PLAIN_STAGES
+from ._variation_table import variation_rows
 
 TrackRunner = Callable[[RunContext, str, Track], Awaitable[list[AppRoundResult]]]
 
@@ -107,7 +108,7 @@ async def run_tracks(config: ExperimentConfig, run_one: TrackRunner,
 @flow(name="aui-sweep", flow_run_name="sweep {config.name}")
 async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
     """apps × coders × CUA policies × revision modes, each through `design_loop`; then results and report."""
-    from ._artifacts import Progress, publish_table
+    from ._artifacts import Progress, publish_table, publish_variations
     from ._finish import finish_run
 
     progress = Progress(config)
@@ -122,6 +123,8 @@ async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
 
     results = await run_tracks(config, run_one, progress.start, progress.track_done)
     await publish_table(config, table_rows(results, config.weights))
+    if varied := variation_rows(results):
+        await publish_variations(config, varied)
     finish_run(config, config.run_dir.resolve(), results)
     return results
 

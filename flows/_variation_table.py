@@ -52,6 +52,8 @@ class VariationRow(BaseModel):
     failure_modes: dict[str, dict[str, int]] = Field(default_factory=dict, description="Variation → mode → rollouts showing it.")
     by_app: dict[str, dict[str, float | None]] = Field(default_factory=dict, description="App → variation → SR over the "
                                                        "app's common tasks (the heatmap).")
+    by_app_n: dict[str, dict[str, int]] = Field(default_factory=dict, description="App → variation → rollouts behind "
+                                                "`by_app`'s figure (the app's common tasks × repeats): each cell's n.")
     errors: dict[str, str] = Field(default_factory=dict, description="Variations that could not be made, and why.")
 
     @property
@@ -88,6 +90,7 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
     kept, excluded, rollouts, failures = defaultdict(int), defaultdict(int), defaultdict(int), defaultdict(int)
     modes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     by_app: dict[str, dict[str, float | None]] = {}
+    by_app_n: dict[str, dict[str, int]] = {}
     errors: dict[str, str] = {}
     tasks_common = tasks_valid = 0
     repeats = 1
@@ -104,6 +107,7 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
             common &= {t.task_id for t in per_repeat[0][1]} if per_repeat else set()
         tasks_common += len(common)
         app_figures: dict[str, float | None] = {}
+        app_n: dict[str, int] = {}
         for name, per_repeat in seen.items():
             repeats = max(repeats, len(per_repeat))
             kept[name] += len(per_repeat[0][1]) if per_repeat else 0
@@ -122,7 +126,9 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
                         app_passed += task.passed
                         app_counted += 1
             app_figures[name] = app_passed / app_counted if app_counted else None
+            app_n[name] = app_counted
         by_app[result.app_id] = app_figures
+        by_app_n[result.app_id] = app_n
     sr = {name: _pooled(passed[name], counted[name]) for name in names}
     sr_repeats = {name: [passed[name][r] / counted[name][r] for r in sorted(counted[name]) if counted[name][r]]
                   for name in names}
@@ -135,7 +141,8 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
         kept={name: kept[name] for name in names}, excluded={name: excluded[name] for name in names},
         sr_repeats=sr_repeats, rollouts={name: rollouts[name] for name in names},
         failures={name: failures[name] for name in names},
-        failure_modes={name: dict(modes[name]) for name in names}, by_app=by_app, errors=errors)
+        failure_modes={name: dict(modes[name]) for name in names}, by_app=by_app, by_app_n=by_app_n,
+        errors=errors)
     if values:
         median = statistics.median(values)
         row.mean, row.std = statistics.fmean(values), statistics.pstdev(values)

@@ -20,6 +20,7 @@ from flows import AppRoundResult, TableRow, Track, pass_counts
 from verifier.judge import Judgement, Label, read_judgements, read_labels
 
 from ._runs import Run, RunIndex, TrajectoryEntry, track_id, track_of
+from ._variations import GAP_RULE, app_variants, run_variations
 
 MAX_DIFF_LINES = 3_000
 
@@ -132,9 +133,11 @@ def run_page(run: Run, settings: ViewerSettings) -> dict:
         table.append({"track": " · ".join(p for p in row.track_key if p), "round": row.round,
                       "domains": {d: _figures(row, d) for d, n in row.tasks.items() if n}})
     first = run.trajectories[0].trajectory_id if run.trajectories else None
+    variations, variation_problems = run_variations(run)
     return {"run": run, "apps": apps, "table": table, "rounds": run.rounds, "usage": _usage_rows(run),
             "model_calls": _model_calls(run), "progress": label_progress(run, settings.who), "first_trajectory": first,
-            "report": file_url(run, "report.html"), "agreement": _agreement(run)}
+            "report": file_url(run, "report.html"), "agreement": _agreement(run), "variations": variations,
+            "variation_problems": variation_problems, "gap_rule": GAP_RULE}
 
 
 def _agreement(run: Run) -> list[dict]:
@@ -212,7 +215,7 @@ def app_page(run: Run, app_id: str, track_key: str | None, diff_a: int | None, d
             "html": file_url(run, result.html), "html_name": result.html, "contract": _contract(result),
             "revised_from": result.revised_from, "regressions": result.regressions,
             "gaming": [s.model_dump() for s in result.gaming_suspects], "errors": result.errors,
-            "feedback": feedback, "feedback_problem": problem,
+            "feedback": feedback, "feedback_problem": problem, "looks": app_variants(run, result, file_url),
         })
     task_ids = list(dict.fromkeys(t.task_id for r in rounds for t in r.tasks))
     counts = {r.round: pass_counts(r) for r in rounds}  # k of N across repeats
@@ -240,7 +243,8 @@ def app_page(run: Run, app_id: str, track_key: str | None, diff_a: int | None, d
         diff = _diff(run, a, b)
     return {"run": run, "app_id": app_id, "domain": rounds[0].domain if rounds else "", "track": track,
             "track_id": track_id(track), "tracks": [{"id": track_id(t), "name": str(t)} for t in tracks],
-            "versions": versions, "rounds": [r.round for r in rounds], "grid": grid, "diff": diff}
+            "versions": versions, "rounds": [r.round for r in rounds], "grid": grid, "diff": diff,
+            "varied": any(version["looks"] for version in versions)}
 
 
 # ---------------------------------------------------------------------------------------- trajectory
@@ -304,6 +308,7 @@ def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reve
     mine = _labelled_by(run, settings.who).get(trajectory_id)
     shown = not settings.blind or reveal or mine is not None
     page = {"run": run, "entry": entry, "trajectory_id": trajectory_id, "position": position + 1,
+            "variation": entry.variation, "injected_steps": [],
             "count": len(run.trajectories), "neighbours": neighbours, "label": mine, "verdict_shown": shown,
             "blind": settings.blind, "progress": label_progress(run, settings.who), "who": settings.who,
             "track_id": track_id(track_of(entry.result)), "problems": [], "trajectory": None, "steps": [],
@@ -328,6 +333,10 @@ def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reve
             step.pop("checker_passed", None)
             step.pop("checker_error", None)
     first = steps[1] if len(steps) > 1 else steps[0]  # what the page opens on (the script may move to ?step=N)
+    # Steps whose target a serve-time transform added (a variation's decoy, banner, pop-up): the agent acted on
+    # something that is not the app's own.
+    page["injected_steps"] = [{"index": step["index"], "what": step["target"]["injected"]} for step in steps[1:]
+                              if step.get("target") and step["target"].get("injected")]
     page.update(trajectory=trajectory, steps=steps, problems=page["problems"] + problems, first_step=first,
                 viewport={"width": trajectory.viewport_width, "height": trajectory.viewport_height},
                 steps_json=_script_json(steps))

@@ -25,6 +25,8 @@ class TrajectoryEntry:
     trajectory_id: str
     result: AppRoundResult
     outcome: TaskOutcome
+    variation: str | None = None
+    """The variation the app was shown in (`AppRoundResult.variations`); None: its default look."""
 
 
 @dataclass
@@ -123,10 +125,14 @@ def load_run(path: Path, name: str | None = None) -> Run:
     modified = datetime.fromtimestamp(max(stamps) / 1e9, tz=timezone.utc) if any(stamps) else datetime.now(timezone.utc)
     run = Run(name=name or path.name, path=path, results=results, manifest=manifest, problems=problems, modified=modified)
     for result in run.apps:
-        for outcome in result.tasks:
-            if outcome.trajectory and outcome.trajectory not in run._positions:
-                run._positions[outcome.trajectory] = len(run.trajectories)
-                run.trajectories.append(TrajectoryEntry(outcome.trajectory, result, outcome))
+        # The default look's rollouts, then each variation's (repeat 0, as for the default look): j/k walks one
+        # app version in all its looks before the next.
+        looks = [(None, result.tasks)] + [(varied.variation, varied.tasks) for varied in result.variations]
+        for variation, outcomes in looks:
+            for outcome in outcomes:
+                if outcome.trajectory and outcome.trajectory not in run._positions:
+                    run._positions[outcome.trajectory] = len(run.trajectories)
+                    run.trajectories.append(TrajectoryEntry(outcome.trajectory, result, outcome, variation))
     return run
 
 

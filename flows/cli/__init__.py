@@ -6,6 +6,7 @@
     aui label import                                    (`_labels.py`: people's labels of a run)
     aui verify / rollout / dashboard / comment          (one stage at a time)
     aui judge RUN_DIR                                   (`_judge.py`: judges of a finished run's trajectories)
+    aui variations [--show APP_ID]                      (`_variations.py`: the variations, and pictures of an app in each)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ._judge import judge_command
 from ._labels import label_app
 from ._rollout import rollout_command
 from ._run import deploy, report, run, sweep_command, ui
+from ._variations import variation_table, variations_command
 from ._verify import verify_command
 from ._view import serve_command, view_command
 
@@ -43,6 +45,7 @@ app.command("rollout")(rollout_command)
 app.command("dashboard")(dashboard_command)
 app.command("comment")(comment_command)
 app.command("judge")(judge_command)
+app.command("variations")(variations_command)
 
 __all__ = [
     "app",
@@ -58,6 +61,8 @@ __all__ = [
     "serve_command",
     "sweep_command",
     "ui",
+    "variation_table",
+    "variations_command",
     "verify_command",
     "view_command",
 ]

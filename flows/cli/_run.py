@@ -167,6 +167,11 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     rows = table_rows(results, config.weights)
     console.print(results_table(rows, width=console.width))
     console.print(levels_table(rows))
+    from .._variation_table import variation_rows
+    from ._variations import variation_table
+
+    if varied := variation_rows(results):
+        console.print(variation_table(varied, width=console.width))
     if config.offline:
         console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")
@@ -293,6 +298,11 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
         raise _fail(str(exc)) from None
     rows = write_results(run_dir, data.apps, usage=data.usage, offline_roles=data.offline_roles, weights=data.weights)
     out = write_report(run_dir, rows, data.apps, data.offline_roles, data.usage)
+    from .._variation_table import variation_rows
+    from ._variations import variation_table
+
+    if varied := variation_rows(data.apps):
+        console.print(variation_table(varied, width=console.width))
     console.print(f"report: {out}")
     _print_agreement(run_dir)
 

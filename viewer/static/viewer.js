@@ -26,7 +26,9 @@
   function drawAction(svg, step) {
     svg.replaceChildren();
     const t = step.target && step.target.box;
-    if (t) el("rect", { x: t.x, y: t.y, width: t.width, height: t.height, class: "target-box" }, svg);
+    // An element a variation injected (a decoy, a banner) is outlined in red: the agent acted on it, not on the app.
+    if (t) el("rect", { x: t.x, y: t.y, width: t.width, height: t.height,
+      class: step.target.injected ? "target-box injected" : "target-box" }, svg);
     const a = step.screen_action;
     if (!a) return;
     const p = a.point;
@@ -103,6 +105,8 @@
     if (step.target) row(body, "element under the pointer",
       `<${step.target.tag}${step.target.id ? " id=" + step.target.id : ""}> ${step.target.text || ""}` +
       (step.target.selector ? `  (${step.target.selector})` : ""));
+    if (step.target && step.target.injected) row(body, "injected element",
+      `${step.target.injected}: added by the variation, not the app's own`, "bad injected");
     row(body, "DOM changed", yesNo(step.dom_changed));
     row(body, "screen changed", yesNo(step.screen_changed));
     if ("checker_passed" in step) row(body, "checker after the step", step.checker_passed ? "true" : "false",
