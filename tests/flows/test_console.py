@@ -128,7 +128,7 @@ def test_progress_counts_a_shared_stage_once_and_shrinks_totals_as_verification_
     display = RunDisplay(Console(file=open(os.devnull, "w")), config, {APP: 7})
     progress = display.progress
     # round 0 is shared by the two tracks (one per commenter mode); rounds 1 are their own
-    assert progress.totals == {"generate": 1, "verify": 3, "roll out": 7 + 14, "comment": 2, "revise": 2}
+    assert progress.totals == {"generate": 1, "verify": 3, "vary": 0, "roll out": 7 + 14, "comment": 2, "revise": 2}
     for _ in range(2):  # both tracks ask for the same round-0 rollout: counted once
         with progress.stage("roll out", "apps/x/round-0/rollouts/heuristic/t1", round_=0):
             pass
@@ -138,6 +138,18 @@ def test_progress_counts_a_shared_stage_once_and_shrinks_totals_as_verification_
     rollouts = next(k for k in snapshot.kinds if k.kind == "roll out")
     assert (rollouts.done, rollouts.total, rollouts.running) == (1, 19, 0)
     assert snapshot.eta_s is not None and snapshot.eta_s >= 0
+
+
+def test_variations_add_a_vary_stage_per_version_and_their_rollouts(tmp_path):
+    config = make_config({"app_ids": [APP], "rounds": 1, "out_dir": str(tmp_path), "variations": ["dark", "popup"]})
+    progress = RunDisplay(Console(file=open(os.devnull, "w")), config, {APP: 7}).progress
+    # two versions (round 0 and the revision), each proven in two other variations; every look rolled out
+    assert progress.totals["vary"] == 2 * 2 and progress.totals["roll out"] == 7 * 2 * 3
+    plain = RunDisplay(Console(file=open(os.devnull, "w")), make_config({"app_ids": [APP], "out_dir": str(tmp_path)}),
+                       {APP: 7})
+    drawn = Console(record=True, width=120)
+    drawn.print(plain.render())
+    assert not any(line.startswith("vary") for line in drawn.export_text().splitlines())  # no row without variations
 
 
 @pytest.mark.parametrize("usage", [{}, {"by_role": {}, "calls": {"calls": 0}}])
