@@ -145,6 +145,10 @@ async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str | Non
     from cua.policies import get_policy
     from verifier import rollout_checker
 
+    from ._limits import use_cross_process_limits
+
+    use_cross_process_limits()  # the CUA's endpoint limit across processes, where several share it
+
     config = RolloutConfig(max_steps=agent.max_steps, browser=run_browser_config(agent.viewport),
                            trace=agent.trace != "off", stop_on_checker=stop_on_checker)
     policy = get_policy(agent.policy, model=agent.model, models_path=run.models, **agent.options,

@@ -25,7 +25,9 @@ from ._config import (
     Prices,
     Provider,
 )
+from ._concurrency import ProcessSemaphore, endpoint_limit, set_cross_process_limiter
 from ._items import ComputerAction, ComputerCall, FunctionCall, PathPoint, ToolCall
+from ._latency import Latency
 from ._limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_REPLY_CAPS, reply_cap
 from ._messages import (
     Message,
@@ -62,6 +64,7 @@ __all__ = [
     "ComputerAction",
     "ComputerCall",
     "FunctionCall",
+    "Latency",
     "LazyEntry",
     "Message",
     "MissingEnvironmentVariableError",
@@ -74,6 +77,7 @@ __all__ = [
     "ModelRegistry",
     "OfflineModelError",
     "PathPoint",
+    "ProcessSemaphore",
     "Prices",
     "Provider",
     "Registry",
@@ -91,6 +95,7 @@ __all__ = [
     "call_stats",
     "count_images",
     "default_cache_dir",
+    "endpoint_limit",
     "get_client",
     "hash_inline_images",
     "image_data_url",
@@ -100,6 +105,7 @@ __all__ = [
     "reply_cap",
     "request_key",
     "reset_call_stats",
+    "set_cross_process_limiter",
     "shared_clients",
     "system_message",
     "user_message",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from ._cache import CallCache, request_key
+from ._concurrency import endpoint_slot
 from ._config import ModelConfig, ModelConfigError
 from ._limits import ReplyOverCap, read_capped, reply_cap, stored_size
 from ._registry import ModelRegistry, load_model_registry
@@ -237,8 +238,11 @@ class ModelClient:
             count("attempts")
             try:
                 # asyncio.timeout bounds the whole attempt, body included; httpx's own timeout is per read.
-                async with asyncio.timeout(limit):
-                    return await _send(sdk, api, body, limit, cap[0]), retries
+                # The endpoint's slot is held per attempt (not across a back-off), and its wait is not
+                # part of the attempt's time limit.
+                async with endpoint_slot(config):
+                    async with asyncio.timeout(limit):
+                        return await _send(sdk, api, body, limit, cap[0]), retries
             except ReplyOverCap as over:
                 raise self._refuse(api, config, label, cap, over, started, retries=retries) from None
             except Exception as error:
