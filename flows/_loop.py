@@ -54,8 +54,8 @@ async def judge_and_revise(steps: TrackSteps, rounds: int,
         rollouts = await steps.roll_out(version, tasks, verdicts)            # → SR, dashboards
         results.append(steps.record(version, tasks, verdicts, rollouts))
         await _announce(on_round, results[-1])
-        if round_ == rounds:
-            break
+        if round_ == rounds or steps.out_of_budget():
+            break  # (out of budget: the rounds not started are left for a re-run with a higher budget)
         feedback = await steps.comment(version, verdicts, rollouts)
         version = await steps.revise(version, verdicts, tasks, feedback)     # v(k) → v(k+1)
     return results

@@ -17,6 +17,7 @@ from prefect import task
 from apps_prompts import Check, Task
 from cua import BrowserConfig, RolloutConfig, Trajectory, Viewport
 
+from ._budget import stopped_by_budget
 from ._dask import on_worker_loop
 from ._refs import AgentSettings, FileRef, RolloutRef, RunContext, sha256_bytes
 from ._stages import CACHE
@@ -67,6 +68,13 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
                       json.dumps({"inputs_sha256": inputs_sha, **inputs}, indent=1))
             async with browser_slot():
                 trajectory = await _roll_out(run, app_id, task, checker, html, agent, staging, stop_on_checker=not needs_answer)
+            if stopped_by_budget(trajectory.error):
+                # Cut short, not ended: never taken for a finished rollout (nor cached); a re-run does it again.
+                (staging / ROLLOUT_INPUTS).unlink(missing_ok=True)
+                from llm import BudgetReached
+
+                raise BudgetReached(f"rollout {app_id}/{task.id} stopped: {trajectory.error}",
+                                    model=agent.model or agent.policy, endpoint="budget")
         if trajectory.success and agent.trace == "failures":
             _drop_trace(trajectory, staging)
         if not (staging / DASHBOARD).is_file():

@@ -123,6 +123,13 @@ class TrackSteps:
             self.errors.append(text)
             return None
 
+    def out_of_budget(self) -> bool:
+        """Whether this process's budget refused a model call: no further round is started."""
+        from llm import current_budget
+
+        budget = current_budget()
+        return budget is not None and budget.reached is not None
+
     # ---- the stages ----------------------------------------------------------------------------
 
     async def generate(self) -> VersionRef | None:
@@ -185,7 +192,19 @@ class TrackSteps:
                         out_path=out_path, judge=self.config.judge)
             return ref.model_copy(update={"repeat": repeat})
 
-        refs = await asyncio.gather(*(one(t, r) for r in range(self.config.repeats) for t in supported))
+        async def within_budget(task: Task, repeat: int) -> RolloutRef | None:
+            from llm import BudgetReached
+
+            try:
+                return await one(task, repeat)
+            except BudgetReached:
+                return None  # not rolled out (nothing of it is kept): a re-run with a higher budget does it
+
+        found = await asyncio.gather(*(within_budget(t, r) for r in range(self.config.repeats) for t in supported))
+        refs = [ref for ref in found if ref is not None]
+        if len(refs) < len(found):
+            self.errors.append(f"rolling out round {version.round}: {len(found) - len(refs)} rollout(s) not finished: "
+                               "budget reached")
         self.repeated[version.round] = [ref for ref in refs if ref.repeat > 0]
         return {ref.task_id: ref for ref in refs if ref.repeat == 0}
 

@@ -14,6 +14,7 @@ and a malformed one sets `result.invalid` for the caller to ask again.
 Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against scripted replies.
 """
 
+from ._budget import BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, current_budget, use_budget
 from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
 from ._client import ModelClient, make_sdk_client
 from ._config import (
@@ -53,6 +54,10 @@ from ._shared import get_client, shared_clients
 from ._usage import CallRecord, CallStats, RoleUsage, Usage, UsageLedger, call_stats, reset_call_stats
 
 __all__ = [
+    "BUDGET_REACHED",
+    "Budget",
+    "BudgetLimits",
+    "BudgetReached",
     "DEFAULT_MAX_REPLY_BYTES",
     "DEFAULT_MODELS_PATH",
     "DEFAULT_REPLY_CAPS",
@@ -94,6 +99,7 @@ __all__ = [
     "cache_disabled_by_env",
     "call_stats",
     "count_images",
+    "current_budget",
     "default_cache_dir",
     "endpoint_limit",
     "get_client",
@@ -108,5 +114,6 @@ __all__ = [
     "set_cross_process_limiter",
     "shared_clients",
     "system_message",
+    "use_budget",
     "user_message",
 ]

@@ -11,6 +11,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from ._budget import current_budget
 from ._cache import CallCache, request_key
 from ._concurrency import endpoint_slot
 from ._config import ModelConfig, ModelConfigError
@@ -84,6 +85,7 @@ class ModelClient:
         Raises:
             ReplyTooLargeError: the reply body is over its cap (not retried, cached or returned).
             ModelCallError: the call failed (non-retryable status, or retries exhausted).
+            BudgetReached: the process's budget (`llm.use_budget`) allows no new call.
             OfflineModelError: the role maps to an `offline` model.
             ModelConfigError: unknown role/model, or a `${ENV}` the model needs is unset.
             ValueError: `max_reply_bytes` is not a positive integer.
@@ -201,6 +203,9 @@ class ModelClient:
             logger.debug("cache hit for model %r (%s) key %s", config.name, api, key[:12])
             return raw, {"cached": True, "latency_s": latency, "retries": 0}
 
+        budget = current_budget()
+        if budget is not None:
+            budget.start_call(label, config.name)  # raises BudgetReached: no new call once a limit is reached
         sdk = self._sdk_client(config)
         limit = timeout_s if timeout_s is not None else config.timeout_s
         raw, retries = await self._send_with_retries(sdk, api, config, label, body, limit, started, cap)
@@ -213,6 +218,8 @@ class ModelClient:
             CallRecord(role=label, model=config.name, api=api, usage=usage, latency_s=latency, cost_usd=cost,
                        retries=retries, priced=config.prices is not None)
         )
+        if budget is not None:
+            budget.add_cost(label, cost)
         if self.cache.enabled and raw.get("status") != "failed":
             self.cache.put(key, request=material, response=raw, latency_s=latency)
         logger.debug("model %r (%s) answered in %.2fs, %d+%d tokens", config.name, api, latency,
