@@ -329,9 +329,11 @@ def ui(port: int = typer.Option(4200, "--port"), host: str = typer.Option("127.0
 
 
 def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
-           cron: str = typer.Option(..., "--cron", help='Schedule, e.g. "0 3 * * *".'),
-           name: str = typer.Option(None, "--name", help="Deployment name (default: the config's name).")) -> None:
-    """Serve a scheduled sweep (flow.serve with a cron schedule); runs until interrupted."""
+           cron: str = typer.Option(None, "--cron", help='Schedule, e.g. "0 3 * * *" (needed without --pool).'),
+           name: str = typer.Option(None, "--name", help="Deployment name (default: the config's name)."),
+           pool: str = typer.Option(None, "--pool", help="Deploy to this work pool (e.g. a process pool whose workers run "
+                                    "on other machines) and return, instead of serving from this process.")) -> None:
+    """Serve a scheduled sweep (flow.serve with a cron schedule; runs until interrupted), or deploy it to a work pool."""
     from .._preflight import check_config
     from .._sweep import sweep
 
@@ -340,5 +342,18 @@ def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
         check_config(config, source=str(config_file), probe_endpoints=False)  # endpoints may be up by the first run
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    if pool is None and not cron:
+        raise _fail("aui deploy: give --cron (served from this process) or --pool (deployed to a work pool's workers)")
+    parameters = {"config": json.loads(config.model_dump_json())}
+    if pool is not None:
+        # The workers load the flow from this project folder (a shared path on other machines): the
+        # deployment names the folder and the flow's entrypoint, and a process worker runs it there.
+        root = Path(__file__).resolve().parents[2]
+        remote = sweep.from_source(source=str(root), entrypoint="flows/_sweep.py:sweep")
+        deployment_id = remote.deploy(name=name or config.name, work_pool_name=pool, parameters=parameters,
+                                      cron=cron or None, print_next_steps=False)
+        console.print(f"Deployed sweep '{config.name}' to work pool '{pool}' (deployment {deployment_id}); start a run with "
+                      f"`prefect deployment run 'aui-sweep/{name or config.name}'`.")
+        return
     console.print(f"Scheduling sweep '{config.name}' with cron '{cron}'. Needs a Prefect server (aui ui).")
-    sweep.serve(name=name or config.name, cron=cron, parameters={"config": json.loads(config.model_dump_json())})
+    sweep.serve(name=name or config.name, cron=cron, parameters=parameters)
