@@ -221,7 +221,9 @@ class ModelClient:
         if budget is not None:
             budget.add_cost(label, cost)
         if self.cache.enabled and raw.get("status") != "failed":
-            self.cache.put(key, request=material, response=raw, latency_s=latency)
+            # Off the event loop: the entry is fsynced, and a CUA request's images are hashed again for
+            # it; with many rollouts in flight that would stall every other step on this loop.
+            await asyncio.to_thread(self.cache.put, key, request=material, response=raw, latency_s=latency)
         logger.debug("model %r (%s) answered in %.2fs, %d+%d tokens", config.name, api, latency,
                      usage.prompt_tokens, usage.completion_tokens)
         return raw, {"cached": False, "latency_s": latency, "retries": retries}
