@@ -223,6 +223,10 @@ class LatencyRoles:
         self._task_app = {task.description: plan.app_id for plan in plans.values() for task in plan.tasks}
         self.unrecognised = 0
 
+    def explore(self, app_id: str, descriptions: list[str]) -> None:
+        """Tasks given to the CUA by description alone (no proposer): explore `app_id`'s controls for them."""
+        self._task_app.update({description: app_id for description in descriptions})
+
     def __call__(self, request):
         from llm.testing import assistant_turns, reply_status, reply_text
 
