@@ -112,7 +112,7 @@ async def main(args: argparse.Namespace) -> dict:
 
     out = Path(args.out or tempfile.mkdtemp(prefix="aui-bench-round-")).resolve()
     apps_dir = SHARED / "aui-gym-apps"
-    specs = load_apps(apps_dir).raise_for_errors().apps[: args.apps]
+    specs = load_apps(apps_dir).raise_for_errors()[: args.apps]
     ids = [spec.id for spec in specs]
     pages, source = first_versions(ids)
     reused = {app_id: key for app_id, key in source.items() if not key.startswith(f"gpt5:{app_id}")}
