@@ -134,7 +134,7 @@ async def main(args: argparse.Namespace) -> dict:
 
     models = write_latency_models(Where, out / "models.yaml", timeout_s=300,
                                   max_concurrency={"cua": args.concurrency})
-    config = make_config({"name": "aui-gym-round", "apps": str(apps_dir), "rounds": 1, **LATENCY_ROLES,
+    config = make_config({"name": "aui-gym-round", "apps": str(apps_dir), "app_ids": ids, "rounds": 1, **LATENCY_ROLES,
                           "revision_modes": ["integrated"], "tasks_per_app": args.tasks, "concurrency": args.concurrency,
                           "out_dir": str(out / "runs"), "models_config": str(models), "max_rollouts": 100_000})
     os.environ["AUI_LLM_CACHE"] = "off"  # only Prefect's cache may make the re-run free
