@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import shutil
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from prefect import task
@@ -187,12 +190,38 @@ def _drop_trace(trajectory: Trajectory, folder: Path) -> None:
         trajectory.save(folder)
 
 
+_drawing_pool: ProcessPoolExecutor | None = None
+_drawing_pool_failed = False
+
+
+def _drawing_process() -> ProcessPoolExecutor | None:
+    """One process that draws dashboards for this one, made at first use; None where none can be made
+    (a daemonic Dask worker may not have children): then a thread of this process draws them."""
+    global _drawing_pool, _drawing_pool_failed
+    if _drawing_pool is None and not _drawing_pool_failed:
+        if multiprocessing.current_process().daemon:
+            _drawing_pool_failed = True
+        else:
+            _drawing_pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    return _drawing_pool
+
+
 async def _draw_dashboard(trajectory: Trajectory, folder: Path) -> None:
-    from dashboard_render import render_dashboard
+    global _drawing_pool, _drawing_pool_failed
+    from dashboard_render import draw_dashboard_file
 
     try:
-        # Drawing is CPU work: off the event loop, so the other rollouts in flight keep going.
-        await asyncio.to_thread(render_dashboard, folder, folder / DASHBOARD)
+        # Drawing is CPU work that holds the GIL (text layout, PNG rows): in a process of its own, so
+        # the event loop — and every other rollout in flight — is not held up by it (bench/scale.py's
+        # profile found it on the loop's GIL); in a thread where no such process can be had.
+        pool = _drawing_process()
+        if pool is not None:
+            try:
+                await asyncio.get_running_loop().run_in_executor(pool, draw_dashboard_file, folder, folder / DASHBOARD)
+                return
+            except BrokenProcessPool:
+                _drawing_pool, _drawing_pool_failed = None, True
+        await asyncio.to_thread(draw_dashboard_file, folder, folder / DASHBOARD)
     except Exception as exc:  # a dashboard is a view; the rollout's result stands without it
         if not trajectory.error:
             trajectory.error = f"dashboard: {exc}"
