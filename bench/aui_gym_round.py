@@ -146,7 +146,7 @@ async def main(args: argparse.Namespace) -> dict:
             started = time.time()
             results = await sweep(config)
             total = time.time() - started
-        revised = [p.stat().st_mtime for p in config.run_dir.glob("apps/*/*/*/round-1/revision.json")]
+        revised = [p.stat().st_mtime for p in config.run_dir.glob("apps/**/round-1/revision.json")]
         round_wall = (max(revised) - started) if revised else None
         round0 = [r for r in results if r.round == 0]
         rollouts = sum(1 for r in round0 for t in r.tasks if t.trajectory)

@@ -49,7 +49,8 @@ REVISION_MARK = "<!-- revised by the latency coder -->"
 COMMENT = {
     "issues": ["The agent did not reach the task's end state."],
     "actionable_changes": ["Give every `button` a visible text label — interaction robustness",
-                           "Show each result as text next to its `input` at once — state visibility"],
+                           "Show each result as text next to its `input` at once — state visibility",
+                           "Let every `select` also accept typed values — input permissiveness"],
     "fit_within_screen": False,
     "avoid_regressions": True,
 }
