@@ -1,6 +1,7 @@
 """Beyond one machine: a Prefect server on PostgreSQL, the sweep's stages on a Dask cluster of two worker
 processes, and the sweep deployed to a process work pool with two workers, all give the single-process
-run's results. One app, two tasks, round 0, the offline providers: as cheap as the set-up allows."""
+run's results; and a model's max_concurrency holds across two processes (a global concurrency limit on
+that server). One app, two tasks, round 0, the offline providers: as cheap as the set-up allows."""
 
 from __future__ import annotations
 
@@ -52,12 +53,59 @@ def stop(process: subprocess.Popen) -> None:
             process.wait(timeout=30)
 
 
+CALLER = """
+import asyncio, os, pathlib, sys, time
+from flows._limits import use_cross_process_limits
+from llm import ModelClient, load_model_registry, user_message
+
+use_cross_process_limits()  # AUI_GLOBAL_MODEL_LIMITS=1 and PREFECT_API_URL: the limit is the server's too
+client = ModelClient(load_model_registry(sys.argv[1]), cache=False)
+pathlib.Path(sys.argv[2]).touch()  # ready
+while not pathlib.Path(sys.argv[3]).exists():  # both processes start calling at once
+    time.sleep(0.05)
+
+async def main():
+    await asyncio.gather(*(client.chat([user_message(f"{os.getpid()} {n}")], model="m") for n in range(4)))
+
+asyncio.run(main())
+"""
+
+
+def max_in_flight_across_two_processes(tmp_path: Path, env: dict) -> None:
+    """A model's max_concurrency holds across two processes (Prefect global concurrency limits on the server)."""
+    from llm import Latency
+    from llm.testing import LatencyOpenAIServer, reply_text
+
+    env = {**env, "AUI_GLOBAL_MODEL_LIMITS": "1"}
+    with LatencyOpenAIServer(lambda request: reply_text("ok"), Latency.fixed(1.0)) as server:
+        models = tmp_path / "models.yaml"
+        models.write_text(yaml.safe_dump({"roles": {}, "models": [
+            {"name": "m", "provider": "openai-compatible", "model": "m", "base_url": server.base_url,
+             "max_concurrency": 2, "timeout_s": 60, "max_retries": 0}]}))
+        go = tmp_path / "go"
+        callers = [subprocess.Popen([sys.executable, "-c", CALLER, str(models), str(tmp_path / f"ready-{n}"), str(go)],
+                                    cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for n in (1, 2)]
+        deadline = time.monotonic() + 180
+        while not all((tmp_path / f"ready-{n}").exists() for n in (1, 2)):
+            assert all(c.poll() is None for c in callers), [c.communicate()[0][-2000:] for c in callers]
+            assert time.monotonic() < deadline, "the callers did not start"
+            time.sleep(0.1)
+        go.touch()
+        outputs = [c.communicate(timeout=180)[0].decode(errors="replace") for c in callers]
+        assert [c.returncode for c in callers] == [0, 0], [o[-2000:] for o in outputs]
+    assert len(server.requests) == 8
+    # Each process alone allows 2: without the shared limit the two would have 4 in flight.
+    assert server.max_in_flight == 2
+
+
 @pytest.mark.timeout(900)
 async def test_a_sweep_on_dask_workers_and_on_a_work_pool_against_postgres_matches_one_process(tmp_path, prefect_on_postgres):
+    """(One server for both, to keep the suite short: first, model limits across processes.)"""
     from prefect.client.orchestration import get_client
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     base, env = prefect_on_postgres
+    await asyncio.to_thread(max_in_flight_across_two_processes, tmp_path, env)
     env = {**env, "PREFECT_LOCAL_STORAGE_PATH": str(tmp_path / "results")}  # one result store for every process
     configs = {}
     for name in ("single", "dask", "pool"):
