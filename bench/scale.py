@@ -67,29 +67,50 @@ class TreeSampler:
         return [p for p in [root, *root.children(recursive=True)] if p.pid not in self.exclude]
 
     def pss_mb(self) -> float:
-        """Proportional set size: shared pages (Chromium's processes share most of theirs) counted once."""
-        total = 0
+        """Proportional set size: shared pages (Chromium's processes share most of theirs) counted once;
+        the split by kind of process at the highest total is kept in `peak_pss_by_kind`."""
+        by_kind: dict[str, float] = {}
         for process in self.processes():
             try:
                 with open(f"/proc/{process.pid}/smaps_rollup") as handle:
-                    total += next(int(line.split()[1]) for line in handle if line.startswith("Pss:"))
+                    kb = next(int(line.split()[1]) for line in handle if line.startswith("Pss:"))
             except (OSError, StopIteration, ValueError):
                 continue
-        return total / 1024
+            kind = self.kind(process)
+            by_kind[kind] = by_kind.get(kind, 0.0) + kb / 1024
+        total = sum(by_kind.values())
+        if total > getattr(self, "peak_pss_mb", 0.0):
+            self.peak_pss_by_kind = {kind: round(mb) for kind, mb in sorted(by_kind.items(), key=lambda kv: -kv[1])}
+        return total
+
+    def kind(self, process: psutil.Process) -> str:
+        try:
+            command = " ".join(process.cmdline())
+            name = process.name()
+        except psutil.Error:
+            return "gone"
+        if process.pid == os.getpid():
+            return "python (the loop)"
+        if "chrom" in command:
+            return "chromium renderers" if "--type=renderer" in command else "chromium (browser, gpu, utility)"
+        if "playwright" in command or "node" in name:
+            return "playwright driver"
+        if "prefect" in command or "uvicorn" in command:
+            return "prefect server"
+        if "multiprocessing" in command:
+            return "dashboard drawing process"
+        return name
 
     def cpu_by_kind(self) -> dict[str, float]:
         """CPU seconds so far per kind of process: this Python process, Chromium, the Playwright driver, Prefect's server."""
         kinds: dict[str, float] = {}
-        me = os.getpid()
         for process in self.processes():
             try:
                 command = " ".join(process.cmdline())
                 times = process.cpu_times()
             except psutil.Error:
                 continue
-            kind = ("python (the loop)" if process.pid == me else "chromium" if "chrom" in command
-                    else "playwright driver" if "playwright" in command or "node" in process.name()
-                    else "prefect server" if "prefect" in command or "uvicorn" in command else process.name())
+            kind = self.kind(process)
             kinds[kind] = kinds.get(kind, 0.0) + times.user + times.system
         return kinds
 
@@ -123,6 +144,7 @@ class TreeSampler:
 
     def __enter__(self) -> TreeSampler:
         self.peak_mb = self.rss_mb()
+        self.peak_pss_mb, self.peak_pss_by_kind = 0.0, {}
         self.peak_pss_mb = self.pss_mb()
         self._thread.start()
         return self
@@ -244,7 +266,7 @@ async def main(args: argparse.Namespace) -> dict:
             steps = sum(ref.steps for ref in refs)
             figures = {"rollouts": len(refs), "steps": steps, "wall_s": round(wall, 2),
                        "steps_per_s": round(steps / wall, 3), "peak_rss_mb": round(sampler.peak_mb, 1),
-                       "peak_pss_mb": round(sampler.peak_pss_mb, 1),
+                       "peak_pss_mb": round(sampler.peak_pss_mb, 1), "peak_pss_by_process": sampler.peak_pss_by_kind,
                        "cores_busy": round(cores, 2), "cores_busy_by_process": kinds,
                        "terminations": dict(sorted({t: sum(r.termination == t for r in refs)
                                                     for t in {r.termination for r in refs}}.items())),
