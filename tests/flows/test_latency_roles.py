@@ -29,14 +29,13 @@ async def test_every_role_answers_for_the_app_and_its_tasks_are_proven_and_playe
     roles = LatencyRoles(plans, {APP: spec.prompt_text()})
     latencies = {model: Latency.fixed(0.05) for model in role_latencies()}
     with LatencyOpenAIServer(roles, latencies) as server:
-        models = write_latency_models(server, tmp_path / "models.yaml", max_concurrency={"cua": 2})
+        models = write_latency_models(server, tmp_path / "models.yaml")
         config = make_config({"name": "latency", "app_ids": [APP], "rounds": 0, **LATENCY_ROLES, "tasks_per_app": 5,
                               "max_steps": 6, "out_dir": str(tmp_path / "runs"), "models_config": str(models)})
         (result,) = await sweep(config)
     seen = Counter(role_of(r) for r in server.requests)
     assert seen["unknown"] == 0 and roles.unrecognised == 0
     assert seen["coder"] == 1 and seen["proposer"] == 1 and seen["verifier"] == 1 and seen["uitars"] >= 5
-    assert server.max_in_flight <= 2 or seen["uitars"] < 3  # the CUA's max_concurrency held its requests
     assert len(result.tasks) == 5
     assert all(t.proof == "proven" for t in result.tasks), [(t.task_id, t.proof, t.proof_reason) for t in result.tasks]
     assert all(t.termination in ("success", "finished", "max_steps", "stuck") for t in result.tasks), \
