@@ -255,7 +255,9 @@ class LatencyRoles:
         listed = set(re.findall(r"^- (.+)$", text.split("Do not repeat these tasks:", 1)[1], re.M)) \
             if "Do not repeat these tasks:" in text else set()
         tasks = [t.proposal() for t in plan.tasks if t.description not in listed][:count]
-        return reply_text(json.dumps({"tasks": tasks}))
+        # A page with fewer tasks than asked for has none left for a top-up: one it already has (the
+        # proposer drops it as a duplicate) keeps the reply valid, as a real model's repeat would be.
+        return reply_text(json.dumps({"tasks": tasks or [plan.tasks[0].proposal()]}))
 
     def _app_of(self, text: str) -> AppPlan | None:
         app_id = next((app_id for prompt, app_id in self._prompts if prompt and prompt in text), None)
