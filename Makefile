@@ -12,7 +12,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED = false
 export DO_NOT_TRACK = 1
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 120
 
-.PHONY: setup chromium run test bench clean
+.PHONY: setup chromium postgres run test bench clean
 
 setup: $(STAMP) chromium
 
@@ -25,11 +25,15 @@ $(STAMP): pyproject.toml
 chromium:
 	@scripts/install_chromium.sh
 
+# PostgreSQL for the distributed set-up's test (a Prefect server on PostgreSQL); SQLite is the default.
+postgres:
+	@scripts/install_postgres.sh
+
 # The main job: the design loop over all bundled apps, offline providers, integrated revision, 2 rounds.
 run: setup
 	$(BIN)/aui run --offline --mode integrated --rounds 2 --name offline-bundled
 
-test: setup
+test: setup postgres
 	$(BIN)/pytest -q --durations=30
 
 bench: setup

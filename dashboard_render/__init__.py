@@ -8,7 +8,14 @@ Pure drawing (Pillow): no browser, no model. The commenter (`commenter/`) reads 
 """
 
 from ._layout import CANVAS_HEIGHT, CANVAS_WIDTH, DashboardLayout, Rect, Region, TileLayout, plan_layout
-from ._render import DASHBOARD_FILE, RenderedDashboard, plan_dashboard, render_dashboard, render_trajectory
+from ._render import (
+    DASHBOARD_FILE,
+    RenderedDashboard,
+    draw_dashboard_file,
+    plan_dashboard,
+    render_dashboard,
+    render_trajectory,
+)
 from ._tile import first_failure_signal
 from ._tokens import (
     TokenAccount,
@@ -40,6 +47,7 @@ __all__ = [
     "plan_dashboard",
     "plan_layout",
     "qwen_visual_tokens",
+    "draw_dashboard_file",
     "render_dashboard",
     "render_trajectory",
     "summarize",

@@ -56,6 +56,12 @@ def render_dashboard(trajectory_dir: Path | str, out: Path | str | None = None) 
     return render_trajectory(Trajectory.load(folder), folder, out)
 
 
+def draw_dashboard_file(trajectory_dir: Path | str, out: Path | str) -> None:
+    """`render_dashboard(trajectory_dir, out)` returning nothing: what a process pool runs (the
+    rendered image stays in the worker; only the file is wanted)."""
+    render_dashboard(trajectory_dir, out)
+
+
 def render_trajectory(
     trajectory: Trajectory, folder: Path | str, out: Path | str | None = None, *, hide_verdict: bool = False
 ) -> RenderedDashboard:

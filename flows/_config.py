@@ -11,6 +11,8 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from apps_prompts import BUNDLED_DIR, Level, Task
 from cua import DEFAULT_VIEWPORT, Viewport
 
+from ._budget import RunBudget
+
 RevisionMode = Literal["unsupported", "cua", "integrated"]
 CommenterMode = Literal["dashboard", "text-only", "screenshots-only"]
 Carry = Literal["latest", "best"]
@@ -122,6 +124,9 @@ class ExperimentConfig(BaseModel):
         "deterministic without it; a model's sampling seed is its own `params.seed` in the model registry "
         "(sent only to servers that accept one).",
     )
+    budget: RunBudget = Field(default_factory=RunBudget, description=(
+        "Limits on model calls and dollars, for the run (max_model_calls, max_cost_usd) and per role (roles: {cua: "
+        "{max_model_calls: 5000}}); kept across re-runs in budget.json (flows._budget)."))
     task_runner: Literal["default", "dask"] = Field(default="default", description="Where stages run: this process, or a Dask cluster (prefect-dask).")
     dask_address: str | None = Field(default=None, description="Scheduler of the Dask cluster, e.g. tcp://10.0.0.5:8786 (with task_runner: dask).")
 

@@ -56,8 +56,8 @@ async def judge_and_revise(steps: TrackSteps, rounds: int,
         varied = await steps.roll_out_variations(version, tasks, verdicts)   # → SR per variation
         results.append(steps.record(version, tasks, verdicts, rollouts))
         await _announce(on_round, results[-1])
-        if round_ == rounds:
-            break
+        if round_ == rounds or steps.out_of_budget():
+            break  # (out of budget: the rounds not started are left for a re-run with a higher budget)
         feedback = await steps.comment(version, verdicts, steps.revised_on(rollouts, varied))
         version = await steps.revise(version, verdicts, tasks, feedback)     # v(k) → v(k+1)
     return results

@@ -9,6 +9,7 @@ from prefect import task
 
 from coder import Regression
 from cua import Viewport
+from llm import BUDGET_REACHED
 
 from ._dask import on_worker_loop
 from ._refs import FeedbackRef, FileRef, RunContext, Track, VersionRef
@@ -34,6 +35,13 @@ async def comment_failures(*, run: RunContext, app_id: str, round: int, html: Fi
         chosen = get_commenter(role, client=model_client(run, {role: commenter}), mode=mode)
     feedback = await comment_app(app_id, [run.root / folder for folder in sorted(trajectories)], chosen,
                                  html=run.read_text(html))
+    refused = [source for source in feedback.sources if source.error and BUDGET_REACHED in source.error]
+    if refused:
+        # Feedback missing comments the budget refused is not this stage's result (it would be cached):
+        # the stage fails, and a re-run with a higher budget comments again (comments made come from the call cache).
+        from llm import BudgetReached
+
+        raise BudgetReached(f"commenting {app_id} round {round}: {refused[0].error}", model=commenter, endpoint="budget")
     file = run.write(Path("apps", app_id, track.folder, f"feedback-round-{round}.json"),
                      feedback.model_dump_json(indent=1))
     # A commenter that failed for a task is recorded in the feedback's sources, not raised (the

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import shutil
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from prefect import task
@@ -17,6 +20,7 @@ from prefect import task
 from apps_prompts import Check, Task
 from cua import BrowserConfig, PageTransform, RolloutConfig, Trajectory, Viewport, failure_modes
 
+from ._budget import stopped_by_budget
 from ._dask import on_worker_loop
 from ._refs import AgentSettings, FileRef, RolloutRef, RunContext, sha256_bytes
 from ._stages import CACHE
@@ -71,6 +75,13 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
             async with browser_slot():
                 trajectory = await _roll_out(run, app_id, task, checker, html, agent, staging,
                                              stop_on_checker=not needs_answer, transform=transform)
+            if stopped_by_budget(trajectory.error):
+                # Cut short, not ended: never taken for a finished rollout (nor cached); a re-run does it again.
+                (staging / ROLLOUT_INPUTS).unlink(missing_ok=True)
+                from llm import BudgetReached
+
+                raise BudgetReached(f"rollout {app_id}/{task.id} stopped: {trajectory.error}",
+                                    model=agent.model or agent.policy, endpoint="budget")
         if trajectory.success and agent.trace == "failures":
             _drop_trace(trajectory, staging)
         if not (staging / DASHBOARD).is_file():
@@ -149,6 +160,10 @@ async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str | Non
     from cua.policies import get_policy
     from verifier import rollout_checker
 
+    from ._limits import use_cross_process_limits
+
+    use_cross_process_limits()  # the CUA's endpoint limit across processes, where several share it
+
     browser = run_browser_config(agent.viewport).model_copy(update={"transform": transform})
     config = RolloutConfig(max_steps=agent.max_steps, browser=browser,
                            trace=agent.trace != "off", stop_on_checker=stop_on_checker)
@@ -180,12 +195,38 @@ def _drop_trace(trajectory: Trajectory, folder: Path) -> None:
         trajectory.save(folder)
 
 
+_drawing_pool: ProcessPoolExecutor | None = None
+_drawing_pool_failed = False
+
+
+def _drawing_process() -> ProcessPoolExecutor | None:
+    """One process that draws dashboards for this one, made at first use; None where none can be made
+    (a daemonic Dask worker may not have children): then a thread of this process draws them."""
+    global _drawing_pool, _drawing_pool_failed
+    if _drawing_pool is None and not _drawing_pool_failed:
+        if multiprocessing.current_process().daemon:
+            _drawing_pool_failed = True
+        else:
+            _drawing_pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    return _drawing_pool
+
+
 async def _draw_dashboard(trajectory: Trajectory, folder: Path) -> None:
-    from dashboard_render import render_dashboard
+    global _drawing_pool, _drawing_pool_failed
+    from dashboard_render import draw_dashboard_file
 
     try:
-        # Drawing is CPU work: off the event loop, so the other rollouts in flight keep going.
-        await asyncio.to_thread(render_dashboard, folder, folder / DASHBOARD)
+        # Drawing is CPU work that holds the GIL (text layout, PNG rows): in a process of its own, so
+        # the event loop — and every other rollout in flight — is not held up by it (bench/scale.py's
+        # profile found it on the loop's GIL); in a thread where no such process can be had.
+        pool = _drawing_process()
+        if pool is not None:
+            try:
+                await asyncio.get_running_loop().run_in_executor(pool, draw_dashboard_file, folder, folder / DASHBOARD)
+                return
+            except BrokenProcessPool:
+                _drawing_pool, _drawing_pool_failed = None, True
+        await asyncio.to_thread(draw_dashboard_file, folder, folder / DASHBOARD)
     except Exception as exc:  # a dashboard is a view; the rollout's result stands without it
         if not trajectory.error:
             trajectory.error = f"dashboard: {exc}"

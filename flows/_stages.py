@@ -59,6 +59,9 @@ def model_client(run: RunContext, roles: dict[str, str] | None = None):
     """The process-wide model client for the run's registry (never a stage argument)."""
     from llm import get_client
 
+    from ._limits import use_cross_process_limits
+
+    use_cross_process_limits()  # endpoints' max_concurrency across processes, where several share them
     return get_client(run.models, roles or None)
 
 

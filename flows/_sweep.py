@@ -18,6 +18,7 @@ from prefect import flow
 
 from apps_prompts import load_apps
 
+from ._budget import run_budget
 from ._config import ExperimentConfig
 from ._loop import design_loop, run_track
 from ._refs import RunContext, Track
@@ -121,7 +122,8 @@ async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
     async def run_one(run: RunContext, app_id: str, track: Track) -> list[AppRoundResult]:
         return await loop_flow(config, run, app_id, track)
 
-    results = await run_tracks(config, run_one, progress.start, progress.track_done)
+    with run_budget(config.budget, config.run_dir.resolve()):
+        results = await run_tracks(config, run_one, progress.start, progress.track_done)
     await publish_table(config, table_rows(results, config.weights))
     if varied := variation_rows(results):
         await publish_variations(config, varied)
@@ -136,6 +138,7 @@ async def sweep_without_prefect(config: ExperimentConfig) -> list[AppRoundResult
     async def run_one(run: RunContext, app_id: str, track: Track) -> list[AppRoundResult]:
         return await run_track(config, run, app_id, track, PLAIN_STAGES)
 
-    results = await run_tracks(config, run_one)
+    with run_budget(config.budget, config.run_dir.resolve()):
+        results = await run_tracks(config, run_one)
     finish_run(config, config.run_dir.resolve(), results)
     return results

@@ -131,6 +131,13 @@ class TrackSteps:
             self.errors.append(text)
             return None
 
+    def out_of_budget(self) -> bool:
+        """Whether this process's budget refused a model call: no further round is started."""
+        from llm import current_budget
+
+        budget = current_budget()
+        return budget is not None and budget.reached is not None
+
     # ---- the stages ----------------------------------------------------------------------------
 
     async def generate(self) -> VersionRef | None:
@@ -249,7 +256,21 @@ class TrackSteps:
                         **({"variation": variation, "transform": variant.transform} if variant else {}))
             return ref.model_copy(update={"repeat": repeat})
 
-        return list(await asyncio.gather(*(one(t, r) for r in range(self.config.repeats) for t in tasks)))
+        async def within_budget(task: Task, repeat: int) -> RolloutRef | None:
+            from llm import BudgetReached
+
+            try:
+                return await one(task, repeat)
+            except BudgetReached:
+                return None  # not rolled out (nothing of it is kept): a re-run with a higher budget does it
+
+        found = await asyncio.gather(*(within_budget(t, r) for r in range(self.config.repeats) for t in tasks))
+        refs = [ref for ref in found if ref is not None]
+        if len(refs) < len(found):
+            where = f" in the {variation} variation" if variant else ""
+            self.errors.append(f"rolling out round {version.round}{where}: {len(found) - len(refs)} rollout(s) not "
+                               "finished: budget reached")
+        return refs
 
     def _rollouts_folder(self, version: VersionRef, repeat: int, variation: str = "default") -> Path:
         """Repeat 0 of the default look where rollouts have always been; repeat k beside it, in `repeat-k/`;

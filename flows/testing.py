@@ -175,3 +175,22 @@ async def click_point(app_id: str, selector: str, apps: str | Path | None = None
     resized_width, resized_height = smart_resize(width, height)
     return (round((box["x"] + box["width"] / 2) * resized_width / width),
             round((box["y"] + box["height"] / 2) * resized_height / height))
+
+
+# Every role on real apps, with latency (benchmarks at model speed): see `flows._latency_roles`.
+from ._latency_roles import (  # noqa: E402  (after the scripted roles it builds on)
+    PAPER_LATENCIES_S,
+    ROLE_MODELS,
+    AppPlan,
+    LatencyRoles,
+    PlannedTask,
+    plan_app,
+    plan_apps,
+    role_latencies,
+    write_latency_models,
+)
+
+LATENCY_ROLES = {"coders": [ROLE_MODELS["coder"]], "proposer": ROLE_MODELS["proposer"],
+                 "verifier": ROLE_MODELS["verifier"], "commenter": ROLE_MODELS["commenter"],
+                 "cua_policies": ["uitars"], "cua_model": ROLE_MODELS["cua"]}
+"""Config fields that send every role to its model of `write_latency_models`."""

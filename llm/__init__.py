@@ -14,6 +14,7 @@ and a malformed one sets `result.invalid` for the caller to ask again.
 Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against scripted replies.
 """
 
+from ._budget import BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, current_budget, use_budget
 from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
 from ._client import ModelClient, make_sdk_client
 from ._config import (
@@ -25,7 +26,9 @@ from ._config import (
     Prices,
     Provider,
 )
+from ._concurrency import ProcessSemaphore, endpoint_limit, set_cross_process_limiter
 from ._items import ComputerAction, ComputerCall, FunctionCall, PathPoint, ToolCall
+from ._latency import Latency
 from ._limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_REPLY_CAPS, reply_cap
 from ._messages import (
     Message,
@@ -51,6 +54,10 @@ from ._shared import get_client, shared_clients
 from ._usage import CallRecord, CallStats, RoleUsage, Usage, UsageLedger, call_stats, reset_call_stats
 
 __all__ = [
+    "BUDGET_REACHED",
+    "Budget",
+    "BudgetLimits",
+    "BudgetReached",
     "DEFAULT_MAX_REPLY_BYTES",
     "DEFAULT_MODELS_PATH",
     "DEFAULT_REPLY_CAPS",
@@ -62,6 +69,7 @@ __all__ = [
     "ComputerAction",
     "ComputerCall",
     "FunctionCall",
+    "Latency",
     "LazyEntry",
     "Message",
     "MissingEnvironmentVariableError",
@@ -74,6 +82,7 @@ __all__ = [
     "ModelRegistry",
     "OfflineModelError",
     "PathPoint",
+    "ProcessSemaphore",
     "Prices",
     "Provider",
     "Registry",
@@ -90,7 +99,9 @@ __all__ = [
     "cache_disabled_by_env",
     "call_stats",
     "count_images",
+    "current_budget",
     "default_cache_dir",
+    "endpoint_limit",
     "get_client",
     "hash_inline_images",
     "image_data_url",
@@ -100,7 +111,9 @@ __all__ = [
     "reply_cap",
     "request_key",
     "reset_call_stats",
+    "set_cross_process_limiter",
     "shared_clients",
     "system_message",
+    "use_budget",
     "user_message",
 ]

@@ -145,6 +145,10 @@ class ModelConfig(BaseModel):
     """Largest reply body accepted from this model, in bytes, whatever role it plays; a larger
     one fails the call (`ReplyTooLargeError`, not retried). Unset: the role's cap (`reply_caps:`
     in the registry, else `llm.DEFAULT_REPLY_CAPS`). A call's `max_reply_bytes=` overrides it."""
+    max_concurrency: int | None = Field(default=None, ge=1, le=10_000)
+    """Requests to this model's endpoint in flight at once, across every role, client and event loop
+    of the process (and across processes when the flows use Prefect global concurrency limits);
+    further calls wait for a slot. Unset: no limit."""
     description: str = ""
     """Free text for people reading the config."""
 

@@ -7,11 +7,16 @@
 
 The script is a list of replies used in order by every request, a dict of lists per API kind
 (`"chat"`, `"responses"`), or a callable receiving the `RecordedRequest` and returning a reply.
+The server counts requests in flight (`max_in_flight`: the most at once).
+
+`LatencyOpenAIServer` answers every request after a latency drawn per model (fixed or log-normal
+with a mean, `Latency`): the stand-in for a real model's speed in benchmarks of concurrency.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import socket
 import struct
 import threading
@@ -22,6 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from ._config import ROLES, ModelConfig, ModelParams, Prices
+from ._latency import Latency
 from ._messages import count_images
 from ._registry import ModelRegistry
 
@@ -58,6 +64,8 @@ class RecordedRequest:
     kind: ApiKind
     bytes_sent: int = 0
     """Body bytes the server wrote in answer (counted for `reply_flood`; 0 for other replies)."""
+    delay_s: float = 0.0
+    """The latency the server added before answering (`LatencyOpenAIServer`; 0 otherwise)."""
 
     def count_images(self) -> int:
         """Images in the body (chat `image_url` parts and Responses `input_image` items)."""
@@ -180,6 +188,10 @@ class ScriptedOpenAIServer:
             self._queues = {"*": list(script)}
         self.default = default
         self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        """Requests received and not yet answered."""
+        self.max_in_flight = 0
+        """The most requests ever in flight at once."""
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._port: int | None = None
@@ -330,10 +342,16 @@ def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             )
             with owner._lock:
                 owner.requests.append(request)
-            if request.kind == "other":
-                self._send(reply_status(404, message=f"ScriptedOpenAIServer: no route for {self.path}"), request)
-                return
-            self._send(owner._next_reply(request), request)
+                owner.in_flight += 1
+                owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)
+            try:
+                if request.kind == "other":
+                    self._send(reply_status(404, message=f"ScriptedOpenAIServer: no route for {self.path}"), request)
+                    return
+                self._send(owner._next_reply(request), request)
+            finally:
+                with owner._lock:
+                    owner.in_flight -= 1
 
         def _send(self, reply: Reply, request: RecordedRequest) -> None:
             try:
@@ -385,3 +403,63 @@ def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
     return Handler
 
+
+
+# ---- a model server with latency -----------------------------------------------------------------
+
+Answer = Callable[[RecordedRequest], Reply]
+
+
+class LatencyOpenAIServer(ScriptedOpenAIServer):
+    """A `ScriptedOpenAIServer` that answers every request after a latency drawn per model.
+
+    `answer(request)` makes the reply (any role: see `flows.testing.LatencyRoles` for one that plays
+    the loop's roles on real apps); `latency` is one `Latency` for every request, or a mapping from
+    the requested model id (the body's `model`, i.e. a registry entry's `model:`) to its latency,
+    with `"*"` for the rest. Draws are seeded, so a benchmark's latencies repeat. Each recorded
+    request keeps the latency it got (`delay_s`).
+
+        server = LatencyOpenAIServer(answer, {"cua-1s": Latency.fixed(1.0), "*": Latency.lognormal(10)})
+    """
+
+    def __init__(self, answer: Answer, latency: Latency | Mapping[str, Latency], *, seed: int = 0) -> None:
+        super().__init__(self._answer_late)
+        self.answer = answer
+        self.latencies = {"*": latency} if isinstance(latency, Latency) else dict(latency)
+        if "*" not in self.latencies:
+            self.latencies["*"] = Latency.fixed(0.0)
+        self._rng = random.Random(seed)
+
+    def latency_for(self, request: RecordedRequest) -> Latency:
+        model = (request.json or {}).get("model") if isinstance(request.json, dict) else None
+        return self.latencies.get(str(model), self.latencies["*"])
+
+    def _answer_late(self, request: RecordedRequest) -> Reply:
+        reply = self.answer(request)
+        with self._lock:
+            delay = self.latency_for(request).sample(self._rng)
+        request.delay_s = delay
+        return reply_hang(delay, then=reply) if delay > 0 else reply
+
+
+def uitars_click(x: float, y: float, thought: str = "I click the control.") -> str:
+    """A UI-TARS-1.5 reply clicking at (x, y) in its smart-resized screenshot pixels."""
+    return f"Thought: {thought}\nAction: click(point='<point>{round(x)} {round(y)}</point>')"
+
+
+def uitars_type(text: str, thought: str = "I type the value.") -> str:
+    """A UI-TARS reply typing `text` (quotes and backslashes escaped as its grammar wants)."""
+    escaped = text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
+    return f"Thought: {thought}\nAction: type(content='{escaped}')"
+
+
+def uitars_finished(content: str = "done", thought: str = "The task is done.") -> str:
+    """A UI-TARS reply ending the episode with `content` as its answer."""
+    escaped = content.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
+    return f"Thought: {thought}\nAction: finished(content='{escaped}')"
+
+
+def assistant_turns(request: RecordedRequest) -> int:
+    """How many assistant messages a chat request carries (for a CUA: the steps it already took)."""
+    messages = (request.json or {}).get("messages") if isinstance(request.json, dict) else None
+    return sum(1 for m in messages or [] if isinstance(m, dict) and m.get("role") == "assistant")

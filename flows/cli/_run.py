@@ -20,6 +20,9 @@ from .._config import ConfigError, ExperimentConfig, load_config, make_config
 from ._output import _fail, console, err_console
 
 
+BUDGET_EXIT = 3
+"""The exit code of a run that stopped at its budget (`budget reached: …` on stderr)."""
+
 OFFLINE_ROLES = {"coders": ["offline"], "verifier": "offline", "proposer": "offline", "commenter": "offline",
                  "cua_policies": ["heuristic"]}
 
@@ -144,6 +147,8 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
         except RuntimeError as exc:
             raise _fail(str(exc)) from None
         console.print(f"Stages run on the Dask cluster at {config.dask_address} (prefect-dask).")
+        if not config.budget.unlimited:
+            console.print("[yellow]The budget is not enforced on Dask workers[/]: their processes make the model calls.")
     debug = bool(os.environ.get("AUI_DEBUG"))
     if not debug:
         _tracebacks_off_the_console()
@@ -167,16 +172,21 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     rows = table_rows(results, config.weights)
     console.print(results_table(rows, width=console.width))
     console.print(levels_table(rows))
+    from .._budget import budget_line
     from .._variation_table import variation_rows
     from ._variations import variation_table
 
     if varied := variation_rows(results):
         console.print(variation_table(varied, width=console.width))
+    stopped_by_budget = budget_line(config.run_dir)
     if config.offline:
         console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")
     console.print(f"Step through it: aui view {config.run_dir.parent} ({config.viewer_url.rstrip('/')}/runs/{config.name})  ·  "
                   "Prefect UI: aui ui (http://127.0.0.1:4200)")
+    if stopped_by_budget:
+        err_console.print(escape(stopped_by_budget), soft_wrap=True, highlight=False)
+        raise typer.Exit(BUDGET_EXIT)
     errors = recorded_errors(results)
     if errors:
         more = f" (and {len(errors) - 1} more; see {config.run_dir / 'results.json'})" if len(errors) > 1 else ""
@@ -248,6 +258,10 @@ def run(
     trace: str = typer.Option(None, "--trace", help="off | failures | all: keep Playwright traces of rollouts."),
     task_runner: str = typer.Option(None, "--task-runner", help="default | dask (stages on a Dask cluster, prefect-dask)."),
     dask_address: str = typer.Option(None, "--dask-address", help="Dask scheduler for --task-runner dask, e.g. tcp://127.0.0.1:8786."),
+    max_cost_usd: float = typer.Option(None, "--max-cost-usd", help="Budget: dollars the run may spend on models "
+                                       "(kept across re-runs; a higher one resumes)."),
+    max_model_calls: int = typer.Option(None, "--max-model-calls", help="Budget: model calls the run may make "
+                                        "(cache hits are free)."),
     yes: bool = typer.Option(False, "--yes", help="Start even if the run is larger than max_rollouts."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Prefect's log lines on the console too (always in log.txt)."),
 ) -> None:
@@ -267,21 +281,49 @@ def run(
             config = load_config(config_file, flags=FLAG_OF_FIELD, **overrides)
         else:
             config = make_config({k: v for k, v in overrides.items() if v is not None}, flags=FLAG_OF_FIELD)
+        config = with_budget(config, max_cost_usd, max_model_calls)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     _execute(config, str(config_file) if config_file is not None else "flags", assume_yes=yes, verbose=verbose)
+
+
+def with_budget(config: ExperimentConfig, max_cost_usd: float | None, max_model_calls: int | None) -> ExperimentConfig:
+    """`config` with the run's budget flags applied over its `budget:` (its per-role limits kept).
+
+    Raises:
+        ConfigError: a flag is negative (named).
+    """
+    update = {key: value for key, value in (("max_cost_usd", max_cost_usd), ("max_model_calls", max_model_calls))
+              if value is not None}
+    if not update:
+        return config
+    data = json.loads(config.model_dump_json())
+    data["budget"] = {**data["budget"], **update}
+    flags = {"max_cost_usd": "--max-cost-usd", "max_model_calls": "--max-model-calls"}
+    try:
+        return make_config(data, source="flags")
+    except ConfigError as exc:
+        for field, flag in flags.items():
+            if f"budget.{field}" in str(exc):
+                raise ConfigError(f"{flag} {update[field]}: must be 0 or more") from None
+        raise
 
 
 def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML listing apps × coders × CUAs × modes × rounds."),
                   task_runner: str = typer.Option(None, "--task-runner", help="default | dask (stages on a Dask cluster)."),
                   dask_address: str = typer.Option(None, "--dask-address", help="Dask scheduler, e.g. tcp://127.0.0.1:8786."),
                   trace: str = typer.Option(None, "--trace", help="off | failures | all: keep Playwright traces of rollouts."),
+                  max_cost_usd: float = typer.Option(None, "--max-cost-usd", help="Budget: dollars the run may spend "
+                                                     "(over the config's budget.max_cost_usd)."),
+                  max_model_calls: int = typer.Option(None, "--max-model-calls", help="Budget: model calls the run may "
+                                                      "make (over the config's budget.max_model_calls)."),
                   yes: bool = typer.Option(False, "--yes", help="Start even if the run is larger than max_rollouts."),
                   verbose: bool = typer.Option(False, "--verbose", "-v",
                                                help="Prefect's log lines on the console too (always in log.txt).")) -> None:
     """Run a sweep from a config file (re-running it resumes: finished stages come from the cache)."""
     try:
         config = load_config(config_file, flags=FLAG_OF_FIELD, task_runner=task_runner, dask_address=dask_address, trace=trace)
+        config = with_budget(config, max_cost_usd, max_model_calls)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     _execute(config, str(config_file), assume_yes=yes, verbose=verbose)
@@ -330,9 +372,11 @@ def ui(port: int = typer.Option(4200, "--port"), host: str = typer.Option("127.0
 
 
 def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
-           cron: str = typer.Option(..., "--cron", help='Schedule, e.g. "0 3 * * *".'),
-           name: str = typer.Option(None, "--name", help="Deployment name (default: the config's name).")) -> None:
-    """Serve a scheduled sweep (flow.serve with a cron schedule); runs until interrupted."""
+           cron: str = typer.Option(None, "--cron", help='Schedule, e.g. "0 3 * * *" (needed without --pool).'),
+           name: str = typer.Option(None, "--name", help="Deployment name (default: the config's name)."),
+           pool: str = typer.Option(None, "--pool", help="Deploy to this work pool (e.g. a process pool whose workers run "
+                                    "on other machines) and return, instead of serving from this process.")) -> None:
+    """Serve a scheduled sweep (flow.serve with a cron schedule; runs until interrupted), or deploy it to a work pool."""
     from .._preflight import check_config
     from .._sweep import sweep
 
@@ -341,5 +385,18 @@ def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
         check_config(config, source=str(config_file), probe_endpoints=False)  # endpoints may be up by the first run
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    if pool is None and not cron:
+        raise _fail("aui deploy: give --cron (served from this process) or --pool (deployed to a work pool's workers)")
+    parameters = {"config": json.loads(config.model_dump_json())}
+    if pool is not None:
+        # The workers load the flow from this project folder (a shared path on other machines): the
+        # deployment names the folder and the flow's entrypoint, and a process worker runs it there.
+        root = Path(__file__).resolve().parents[2]
+        remote = sweep.from_source(source=str(root), entrypoint="flows/_sweep.py:sweep")
+        deployment_id = remote.deploy(name=name or config.name, work_pool_name=pool, parameters=parameters,
+                                      cron=cron or None, print_next_steps=False)
+        console.print(f"Deployed sweep '{config.name}' to work pool '{pool}' (deployment {deployment_id}); start a run with "
+                      f"`prefect deployment run 'aui-sweep/{name or config.name}'`.")
+        return
     console.print(f"Scheduling sweep '{config.name}' with cron '{cron}'. Needs a Prefect server (aui ui).")
-    sweep.serve(name=name or config.name, cron=cron, parameters={"config": json.loads(config.model_dump_json())})
+    sweep.serve(name=name or config.name, cron=cron, parameters=parameters)

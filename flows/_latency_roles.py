@@ -1,0 +1,328 @@
+"""Every role of the loop, played on real apps by a `llm.testing.LatencyOpenAIServer`: for benchmarks
+at model speed (coder ≈ 30 s, CUA 1 s a step) with no model, through the real `openai` client.
+
+    plans = await plan_apps({"unit-converter": (html, spec_tasks)})          # one browser pass per app
+    roles = LatencyRoles(plans, prompts={"unit-converter": spec.prompt_text()})
+    with LatencyOpenAIServer(roles, role_latencies()) as server:
+        write_latency_models(server, tmp / "models.yaml")
+
+What each role answers (all schema-valid, all about the app the request is for):
+
+- coder: the app's HTML (a revision: the same page with a comment added);
+- proposer: the app's known tasks (a spec's or a tasks file's, with their checkers and solutions),
+  then tasks made from the controls on its page — type a value into a field, tick a box, pick an
+  option — each with a checker and a solution that prove it, up to the number asked for;
+- verifier: those checkers and solutions (`solvable: false` for a task it does not know);
+- CUA (UI-TARS grammar): `solve` plays the task's solution at the points where its elements are on
+  the loaded page (a click, a click and `type`, a `hotkey`), then `finished`; `explore` clicks the
+  page's visible controls in turn and never finishes (fixed-length rollouts for throughput);
+- commenter: a fixed, valid feedback document.
+
+Requests are told apart by their system prompts (`flows.testing.role_of`) and their app by its
+prompt text; each role is its own model id (`latency-coder`, …), so the server's latency — and a
+model's `max_concurrency` — is per role.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from apps_prompts import Task
+
+_CONTROLS_JS = Path(__file__).with_name("_latency_controls.js").read_text(encoding="utf-8")
+
+ROLE_MODELS = {"coder": "latency-coder", "proposer": "latency-proposer", "verifier": "latency-verifier",
+               "commenter": "latency-commenter", "cua": "latency-cua", "judge": "latency-judge"}
+"""The model id each role is served under (the server's latency is chosen by it)."""
+
+PAPER_LATENCIES_S = {"coder": 30.0, "proposer": 10.0, "verifier": 10.0, "commenter": 5.0, "cua": 1.0, "judge": 5.0}
+"""Mean latencies per role for a round at model speed (issue 19's figures)."""
+
+REVISION_MARK = "<!-- revised by the latency coder -->"
+COMMENT = {
+    "issues": ["The agent did not reach the task's end state."],
+    "actionable_changes": ["Give every `button` a visible text label — interaction robustness",
+                           "Show each result as text next to its `input` at once — state visibility",
+                           "Let every `select` also accept typed values — input permissiveness"],
+    "fit_within_screen": False,
+    "avoid_regressions": True,
+}
+
+
+@dataclass
+class PlannedTask:
+    """One task the proposer gives, with what the verifier and the CUA answer for it."""
+
+    description: str
+    category: str
+    expected_outcome: str
+    level: str
+    level_rationale: str
+    checker: str | None
+    solution: list[dict[str, Any]]
+    answer: dict[str, Any] | None = None
+    actions: list[str] = field(default_factory=list)
+    """The CUA's replies in turn (UI-TARS text), `finished` last."""
+
+    def proposal(self) -> dict[str, Any]:
+        return {"description": self.description, "category": self.category, "expected_outcome": self.expected_outcome,
+                "level": self.level, "level_rationale": self.level_rationale}
+
+
+@dataclass
+class AppPlan:
+    """An app's page, its controls (UI-TARS-1.5 points) and the tasks its proposer gives."""
+
+    app_id: str
+    html: str
+    tasks: list[PlannedTask]
+    controls: list[tuple[int, int]]
+
+
+def _uitars_point(x: float, y: float, viewport) -> tuple[int, int]:
+    from cua import smart_resize
+
+    width, height = viewport.width, viewport.height
+    resized_width, resized_height = smart_resize(width, height)
+    return round(x * resized_width / width), round(y * resized_height / height)
+
+
+async def plan_app(app_id: str, html: str, known: list[Task], *, count: int = 30, viewport=None) -> AppPlan:
+    """`app_id`'s plan: its `known` tasks first, then tasks made from its page's controls, `count` in all.
+
+    One page load in this process's browser; every point is where the element is on the loaded page.
+    """
+    from cua import DEFAULT_VIEWPORT, BrowserConfig, open_app
+    from llm.testing import uitars_click, uitars_finished, uitars_type
+
+    viewport = viewport or DEFAULT_VIEWPORT
+    points: dict[str, tuple[int, int] | None] = {}
+    async with open_app(html, BrowserConfig(viewport=viewport)) as app:
+        controls = await app.page.evaluate(_CONTROLS_JS)
+        for task in known:
+            for step in task.solution:
+                if step.selector in points:
+                    continue
+                try:
+                    box = await app.page.locator(step.selector).first.bounding_box(timeout=300)
+                except Exception:  # a selector of a later state, or none on the page: the CUA will miss it
+                    box = None
+                inside = box and 0 <= box["x"] + box["width"] / 2 < viewport.width and 0 <= box["y"] + box["height"] / 2 < viewport.height
+                points[step.selector] = _uitars_point(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2,
+                                                      viewport) if inside else None
+    for control in controls:
+        points.setdefault(control["selector"], _uitars_point(control["x"], control["y"], viewport))
+
+    def actions_for(solution: list[dict[str, Any]], answer: str | None) -> list[str]:
+        replies = []
+        for step in solution:
+            point = points.get(step["selector"])
+            if step["action"] == "wait":
+                replies.append("Thought: The app works on its own now.\nAction: wait()")
+            elif point is None:
+                continue  # not on the first screen: skipped, as a hurried agent would
+            elif step["action"] == "press":
+                replies.append(f"Thought: I press the key.\nAction: hotkey(key='{str(step.get('value', 'enter')).lower()}')")
+            else:
+                replies.append(uitars_click(*point, thought=f"I use {step['selector'][:60]}."))
+                if step["action"] == "fill":  # a fill replaces the text: select it all, then type
+                    replies.append("Thought: I select the field's text.\nAction: hotkey(key='ctrl a')")
+                    replies.append(uitars_type(str(step.get("value", ""))))
+        return [*replies, uitars_finished(answer or "done")]
+
+    planned: list[PlannedTask] = []
+    for task in known:
+        answer = next((check for check in task.checks if check.kind == "answer"), None)
+        solution = [step.model_dump(exclude_none=True) for step in task.solution]
+        planned.append(PlannedTask(
+            task.description, task.category.value, task.expected_outcome, task.level.value if task.level else "wood",
+            task.level_rationale or "from the task's source", task.checker, solution,
+            {"expected": answer.expected, "match": answer.match, "tolerance": answer.tolerance} if answer else None))
+    made = _control_tasks(controls, count - len(planned))
+    planned += made
+    for task in planned:
+        task.actions = actions_for(task.solution, task.answer["expected"] if task.answer else None)
+    return AppPlan(app_id, html, planned[:count], [points[c["selector"]] for c in controls if points.get(c["selector"])])
+
+
+def _control_tasks(controls: list[dict[str, Any]], wanted: int) -> list[PlannedTask]:
+    """Tasks a user could do with these controls, each with a checker that is false on the loaded page."""
+    texts = [c for c in controls if (c["tag"] == "textarea" or (c["tag"] == "input" and c["type"] in (
+        "", "text", "search", "email", "number", "tel", "url", "password")))]
+    boxes = [c for c in controls if c["tag"] == "input" and c["type"] in ("checkbox", "radio") and not c["checked"]]
+    selects = [c for c in controls if c["tag"] == "select" and len(set(c["options"])) > 1]
+    made: list[PlannedTask] = []
+    round_ = 0
+    while len(made) < wanted and (texts or boxes or selects):
+        round_ += 1
+        for control in texts:
+            value = {"number": str(40 + round_), "email": f"ada{round_}@example.com"}.get(control["type"],
+                                                                                         f"AUI test {round_}")
+            selector = json.dumps(control["selector"])
+            made.append(PlannedTask(
+                f"Type '{value}' into the {control['label'] or 'text'} field.", "core_function",
+                f"The {control['label'] or 'text'} field shows '{value}'.", "paper", "1 step (fill) → paper",
+                f"return document.querySelector({selector})?.value === {json.dumps(value)};",
+                [{"action": "fill", "selector": control["selector"], "value": value}]))
+        if round_ == 1:
+            for control in boxes:
+                selector = json.dumps(control["selector"])
+                made.append(PlannedTask(
+                    f"Select the '{control['label']}' option.", "core_function", f"'{control['label']}' is selected.",
+                    "paper", "1 step (click) → paper", f"return document.querySelector({selector})?.checked === true;",
+                    [{"action": "click", "selector": control["selector"]}]))
+        for control in selects:
+            options = [o for o in dict.fromkeys(control["options"]) if o != control["value"]]
+            if len(options) < round_:
+                continue
+            option = options[round_ - 1]
+            selector = json.dumps(control["selector"])
+            made.append(PlannedTask(
+                f"Choose '{option}' in the {control['label'] or 'drop-down'} list.", "core_function",
+                f"The {control['label'] or 'drop-down'} list shows '{option}'.", "paper", "1 step (select) → paper",
+                f"return document.querySelector({selector})?.value === {json.dumps(option)};",
+                [{"action": "select", "selector": control["selector"], "value": option}]))
+        if round_ > wanted:
+            break
+    return made[:max(wanted, 0)]
+
+
+async def plan_apps(apps: dict[str, tuple[str, list[Task]]], *, count: int = 30, viewport=None) -> dict[str, AppPlan]:
+    """`plan_app` for each app id → (html, known tasks); apps with the same page share one plan's work."""
+    plans: dict[str, AppPlan] = {}
+    by_page: dict[str, AppPlan] = {}
+    for app_id, (html, known) in apps.items():
+        key = hashlib.sha256(html.encode("utf-8") + json.dumps([t.id for t in known]).encode()).hexdigest()
+        if key not in by_page:
+            by_page[key] = await plan_app(app_id, html, known, count=count, viewport=viewport)
+        shared = by_page[key]
+        plans[app_id] = AppPlan(app_id, shared.html, shared.tasks, shared.controls)
+    return plans
+
+
+class LatencyRoles:
+    """A `LatencyOpenAIServer` answer playing every role on the apps of `plans` (see the module's doc).
+
+    `prompts` maps each app id to its prompt text (what the coder and the proposer are shown), by
+    which a request's app is found. `cua="explore"` clicks controls in turn and never finishes.
+    """
+
+    def __init__(self, plans: dict[str, AppPlan], prompts: dict[str, str],
+                 cua: Literal["solve", "explore"] = "solve") -> None:
+        self.plans = plans
+        self.cua = cua
+        # The longest prompts first: one app's prompt may be contained in another's.
+        self._prompts = sorted(((text.strip(), app_id) for app_id, text in prompts.items()), key=lambda p: -len(p[0]))
+        self._tasks = {task.description: task for plan in plans.values() for task in plan.tasks}
+        self._task_app = {task.description: plan.app_id for plan in plans.values() for task in plan.tasks}
+        self.unrecognised = 0
+
+    def explore(self, app_id: str, descriptions: list[str]) -> None:
+        """Tasks given to the CUA by description alone (no proposer): explore `app_id`'s controls for them."""
+        self._task_app.update({description: app_id for description in descriptions})
+
+    def __call__(self, request):
+        from llm.testing import assistant_turns, reply_status, reply_text
+
+        from .testing import role_of, user_text
+
+        role = role_of(request)
+        if role == "uitars":
+            return reply_text(self._cua(request, assistant_turns(request)))
+        if role == "commenter":
+            return reply_text(json.dumps(COMMENT))
+        if role == "verifier":
+            return reply_text("```json\n" + json.dumps({"verdicts": self._verdicts(user_text(request))}) + "\n```")
+        text = user_text(request)
+        plan = self._app_of(text)
+        if plan is None or role not in ("coder", "proposer"):
+            self.unrecognised += 1
+            return reply_status(400, message=f"LatencyRoles: no app or role recognised (role {role})")
+        if role == "coder":
+            if "You wrote this" in text:
+                revised = plan.html.replace("</body>", f"{REVISION_MARK}\n</body>", 1)
+                return reply_text(f"Here is the revised app.\n```html\n{revised}\n```\n")
+            return reply_text(f"```html\n{plan.html}\n```")
+        wanted = re.search(r"Propose (\d+) distinct tasks", text)
+        count = int(wanted.group(1)) if wanted else len(plan.tasks)
+        listed = set(re.findall(r"^- (.+)$", text.split("Do not repeat these tasks:", 1)[1], re.M)) \
+            if "Do not repeat these tasks:" in text else set()
+        tasks = [t.proposal() for t in plan.tasks if t.description not in listed][:count]
+        # A page with fewer tasks than asked for has none left for a top-up: one it already has (the
+        # proposer drops it as a duplicate) keeps the reply valid, as a real model's repeat would be.
+        return reply_text(json.dumps({"tasks": tasks or [plan.tasks[0].proposal()]}))
+
+    def _app_of(self, text: str) -> AppPlan | None:
+        app_id = next((app_id for prompt, app_id in self._prompts if prompt and prompt in text), None)
+        return self.plans.get(app_id) if app_id else None
+
+    def _verdicts(self, text: str) -> list[dict[str, Any]]:
+        listed = re.search(r"Tasks \(\d+\):\n(\[.*?\])\n\nJudge", text, re.DOTALL)
+        verdicts = []
+        for item in json.loads(listed.group(1)) if listed else []:
+            task = self._tasks.get(item.get("description", ""))
+            if task is None or not task.checker:
+                verdicts.append({"task_id": item["task_id"], "solvable": False,
+                                 "reason": "the page has no control for this"})
+                continue
+            verdict = {"task_id": item["task_id"], "solvable": True, "reason": "the controls it needs are on the page",
+                       "checker": task.checker if "return" in task.checker else None, "solution": task.solution}
+            if verdict["checker"] is None:
+                verdict.pop("checker")
+                verdict["rule"] = task.checker.strip()
+            if task.answer and item.get("asks_for_answer"):
+                verdict["answer"] = {k: v for k, v in task.answer.items() if v is not None}
+            verdicts.append(verdict)
+        return verdicts
+
+    def _cua(self, request, turn: int) -> str:
+        from cua.policies import uitars_task_of_request
+        from llm.testing import uitars_click, uitars_finished
+
+        description = uitars_task_of_request(request.json.get("messages") or []) or ""
+        task = self._tasks.get(description)
+        plan = self.plans.get(self._task_app.get(description, ""))
+        if self.cua == "explore":
+            controls = plan.controls if plan and plan.controls else [(100, 100)]
+            offset = int(hashlib.sha256(description.encode()).hexdigest(), 16) % len(controls)
+            return uitars_click(*controls[(offset + turn) % len(controls)], thought="I try the next control.")
+        if task is None:
+            return uitars_finished("I could not find this task's controls.")
+        return task.actions[min(turn, len(task.actions) - 1)]
+
+
+def role_latencies(latencies_s: dict[str, float] | None = None, *, kind: str = "lognormal", sigma: float = 0.3):
+    """`LatencyOpenAIServer` latencies by model id: each role's mean (default `PAPER_LATENCIES_S`);
+    the CUA's is fixed whatever `kind` (its steps are what throughput is measured in)."""
+    from llm import Latency
+
+    means = {**PAPER_LATENCIES_S, **(latencies_s or {})}
+    found = {}
+    for role, model in ROLE_MODELS.items():
+        fixed = kind == "fixed" or role == "cua"
+        found[model] = Latency.fixed(means[role]) if fixed else Latency.lognormal(means[role], sigma)
+    return found
+
+
+def write_latency_models(server, path: Path, *, max_concurrency: dict[str, int] | None = None,
+                         timeout_s: float = 300.0) -> Path:
+    """A model registry with one model per role at `server` (ids `ROLE_MODELS`), priced, with optional
+    `max_concurrency` per role."""
+    models = []
+    for role, model in ROLE_MODELS.items():
+        entry = {"name": model, "provider": "openai-compatible", "model": model, "base_url": server.base_url,
+                 "api_key": "sk-latency", "timeout_s": timeout_s, "max_retries": 1,
+                 "prices": {"input_usd_per_1m": 1.25, "output_usd_per_1m": 10.0}}
+        if max_concurrency and role in max_concurrency:
+            entry["max_concurrency"] = max_concurrency[role]
+        models.append(entry)
+    models.append({"name": "offline", "provider": "offline"})
+    path.write_text(yaml.safe_dump({"roles": dict(ROLE_MODELS), "models": models}), encoding="utf-8")
+    return path

@@ -1,0 +1,139 @@
+"""How many calls to one model endpoint may be in flight at once (`max_concurrency` in the registry).
+
+The limit is per process, shared by every client, role and event loop that calls the endpoint:
+a vLLM server with 8 slots answers the 9th request only after queueing it, so sending more just
+moves the wait (and its timeouts) onto the server. Across processes (Dask workers, work-pool
+flow runs) the flows put a Prefect global concurrency limit in front of this one
+(`set_cross_process_limiter`); `llm` itself never imports Prefect.
+
+Why not `asyncio.Semaphore`: it belongs to one event loop, and one process here runs model calls
+on more than one (the flow's loop, a Dask worker's stage loop, `chat_sync`'s `asyncio.run`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+from ._config import ModelConfig
+
+CrossProcessLimiter = Callable[[str, int], AbstractAsyncContextManager[None]]
+"""`(limit name, limit) -> async context manager` holding one slot of a limit shared across processes."""
+
+
+class ProcessSemaphore:
+    """A counting semaphore that coroutines on any event loop of this process may share."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"a concurrency limit must be at least 1, got {limit}")
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._free = limit
+        self._waiters: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
+        self.in_use_peak = 0
+        """The most slots ever held at once (for tests and benchmarks)."""
+
+    @property
+    def in_use(self) -> int:
+        with self._lock:
+            return self.limit - self._free
+
+    async def acquire(self) -> None:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._free > 0 and not self._waiters:
+                self._free -= 1
+                self.in_use_peak = max(self.in_use_peak, self.limit - self._free)
+                return
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiters.append((loop, waiter))
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            with self._lock:
+                still_waiting = (loop, waiter) in self._waiters
+                if still_waiting:
+                    self._waiters.remove((loop, waiter))
+            if not still_waiting:
+                self.release()  # the slot was handed to us as we were cancelled: pass it on
+            raise
+
+    def release(self) -> None:
+        with self._lock:
+            if self._waiters:
+                # The slot goes straight to the first waiter (no count change), on its own loop.
+                loop, waiter = self._waiters.popleft()
+                loop.call_soon_threadsafe(_grant, waiter)
+                return
+            self._free += 1
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        await self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
+
+
+def _grant(waiter: asyncio.Future[None]) -> None:
+    # A waiter cancelled meanwhile gives its slot back itself (see `acquire`).
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+_registry_lock = threading.Lock()
+_limits: dict[tuple[str, str], ProcessSemaphore] = {}
+_cross_process: CrossProcessLimiter | None = None
+
+
+def limit_key(config: ModelConfig) -> tuple[str, str]:
+    """What a limit is shared by: the endpoint and the model id served there (never the key)."""
+    return config.endpoint(), config.resolved("model") or config.name
+
+
+def endpoint_limit(config: ModelConfig) -> ProcessSemaphore | None:
+    """The process-wide semaphore of `config`'s endpoint, or None when the model sets no `max_concurrency`.
+
+    Entries naming the same endpoint and model id share one semaphore, sized by the first of them
+    called in this process (give such entries the same limit).
+    """
+    if config.max_concurrency is None:
+        return None
+    key = limit_key(config)
+    with _registry_lock:
+        found = _limits.get(key)
+        if found is None:
+            found = _limits[key] = ProcessSemaphore(config.max_concurrency)
+        return found
+
+
+def set_cross_process_limiter(limiter: CrossProcessLimiter | None) -> None:
+    """Hold a slot of a limit shared across processes too (None: this process's limit only)."""
+    global _cross_process
+    _cross_process = limiter
+
+
+def cross_process_limit_name(config: ModelConfig) -> str:
+    """The name of `config`'s limit shared across processes, e.g. `model:uitars-1.5-7b`."""
+    return f"model:{config.name}"
+
+
+@asynccontextmanager
+async def endpoint_slot(config: ModelConfig) -> AsyncIterator[None]:
+    """One in-flight request to `config`'s endpoint, within its `max_concurrency` (a no-op without one)."""
+    semaphore = endpoint_limit(config)
+    if semaphore is None:
+        yield
+        return
+    async with semaphore.slot():
+        shared = _cross_process
+        if shared is None:
+            yield
+        else:
+            async with shared(cross_process_limit_name(config), config.max_concurrency or 1):
+                yield

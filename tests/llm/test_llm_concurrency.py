@@ -1,0 +1,83 @@
+"""`max_concurrency` per model: the endpoint never sees more requests in flight, whoever sends them."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from llm import Latency, ModelClient, ModelConfigError, ModelRegistry, ProcessSemaphore, endpoint_limit, user_message
+from llm.testing import LatencyOpenAIServer, reply_text, scripted_registry
+
+
+def ok(request):
+    return reply_text("ok")
+
+
+async def test_the_server_never_sees_more_than_max_concurrency_requests_in_flight():
+    with LatencyOpenAIServer(ok, Latency.fixed(0.15)) as server:
+        limited = ModelClient(scripted_registry(server, max_concurrency=3), cache=False)
+        # Another client and another role of the same model share the same limit.
+        other = ModelClient(scripted_registry(server, max_concurrency=3), cache=False)
+        calls = [limited.chat([user_message(f"{n}")], role="cua") for n in range(8)]
+        calls += [other.chat([user_message(f"{n}")], role="coder") for n in range(4)]
+        replies = await asyncio.gather(*calls)
+        await limited.aclose()
+        await other.aclose()
+    assert [r.text for r in replies] == ["ok"] * 12
+    assert len(server.requests) == 12
+    assert server.max_in_flight == 3
+
+
+async def test_without_a_limit_the_same_calls_all_overlap():
+    """The limit is what holds the count down (the server itself would take them all at once)."""
+    with LatencyOpenAIServer(ok, Latency.fixed(0.15)) as server:
+        client = ModelClient(scripted_registry(server), cache=False)
+        await asyncio.gather(*(client.chat([user_message(f"{n}")], role="cua") for n in range(8)))
+        await client.aclose()
+    assert server.max_in_flight == 8
+
+
+def test_the_limit_holds_across_event_loops_in_threads():
+    with LatencyOpenAIServer(ok, Latency.fixed(0.1)) as server:
+        registry = scripted_registry(server, max_concurrency=2)
+
+        def one_loop() -> None:
+            async def calls() -> None:
+                client = ModelClient(registry, cache=False)
+                await asyncio.gather(*(client.chat([user_message(f"{n}")], role="cua") for n in range(4)))
+                await client.aclose()
+
+            asyncio.run(calls())
+
+        threads = [threading.Thread(target=one_loop) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    assert len(server.requests) == 12
+    assert server.max_in_flight == 2
+    assert endpoint_limit(registry.get("scripted")).in_use == 0
+
+
+async def test_a_waiter_cancelled_while_waiting_leaves_no_slot_taken():
+    semaphore = ProcessSemaphore(1)
+    await semaphore.acquire()
+    waiter = asyncio.ensure_future(semaphore.acquire())
+    await asyncio.sleep(0)
+    waiter.cancel()
+    semaphore.release()  # may hand the slot to the cancelled waiter, which must give it back
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    await asyncio.sleep(0)
+    assert semaphore.in_use == 0
+    await asyncio.wait_for(semaphore.acquire(), 1)  # the slot is free again
+    assert semaphore.in_use == 1
+
+
+def test_a_bad_max_concurrency_is_refused_naming_the_field():
+    entry = {"name": "m", "provider": "openai-compatible", "model": "x", "base_url": "http://127.0.0.1:9/v1",
+             "max_concurrency": 0}
+    with pytest.raises(ModelConfigError, match=r"models\[0\] \(m\): field 'max_concurrency'"):
+        ModelRegistry.from_dict({"models": [entry], "roles": {}}, source="models.yaml")
