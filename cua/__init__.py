@@ -66,10 +66,34 @@ from ._trajectory import (
     write_atomic,
 )
 from ._transform import INJECTED_ATTRIBUTE, PageTransform, serve_html
+from ._tuples import (
+    DEFECT_PREFIX,
+    DEFECT_TYPES,
+    NO_DEFECT,
+    TUPLES_FILE,
+    DefectKind,
+    TransitionTuple,
+    defect_of,
+    is_defect_transform,
+    read_tuples,
+    transition_tuples,
+    write_tuples,
+)
 from ._viewport import DEFAULT_VIEWPORT, Viewport
 
 __all__ = [
     "DEFAULT_VIEWPORT",
+    "DEFECT_PREFIX",
+    "DEFECT_TYPES",
+    "NO_DEFECT",
+    "TUPLES_FILE",
+    "DefectKind",
+    "TransitionTuple",
+    "defect_of",
+    "is_defect_transform",
+    "read_tuples",
+    "transition_tuples",
+    "write_tuples",
     "EDGE_TOLERANCE",
     "FAILURE_MODES",
     "FIXED_CLOCK_START",
