@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PRODUCT_FOLDERS = ("apps_prompts", "llm", "coder", "verifier", "cua", "dashboard_render", "commenter", "flows")
+PRODUCT_FOLDERS = ("apps_prompts", "llm", "coder", "verifier", "cua", "dashboard_render", "commenter", "flows", "perturb")
 # The rule-language compiler generates JS from rules; its templates are its output, not a script.
 GENERATORS = {"verifier/_rules_js.py"}
 MIN_LINES = 3

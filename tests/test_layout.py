@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("apps_prompts", "llm", "coder", "verifier", "cua", "dashboard_render", "commenter", "flows", "viewer")
+FOLDERS = ("apps_prompts", "llm", "coder", "verifier", "cua", "dashboard_render", "commenter", "flows", "viewer", "perturb")
 CHECKED = (*FOLDERS, "bench", "tests", "scripts")
 
 
