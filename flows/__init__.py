@@ -35,6 +35,10 @@ _PUBLIC = {
     "AppRoundResult": "_results", "TaskOutcome": "_results", "TableRow": "_results", "table_rows": "_results",
     "markdown_table": "_results", "write_results": "_results", "pass_counts": "_results", "scoring_table": "_results", "RunResults": "_results", "read_results": "_results", "finish_run": "_finish", "write_manifest": "_finish", "read_manifest": "_finish",
     "ROLE_PROMPTS": "_finish", "write_report": "_report", "viewer_url": "_artifacts",
+    # GUI defects (issue 18): defect runs, detectors scored, their report section
+    "inject_run": "_defects", "eval_run": "_defects", "dataset_inputs": "_defects", "DefectRunError": "_defects",
+    "read_defect_metrics": "_report_defects", "write_defects_report": "_report_defects",
+    "defects_section_html": "_report_defects",
 }
 
 __all__ = sorted([*_PUBLIC, "configure_prefect_env"])
@@ -52,6 +56,7 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:  # what editors and type checkers see
     from ._artifacts import viewer_url
     from ._config import ConfigError, ExperimentConfig, RevisionMode, load_config, make_config
+    from ._defects import DefectRunError, dataset_inputs, eval_run, inject_run
     from ._finish import ROLE_PROMPTS, finish_run, read_manifest, write_manifest
     from ._loop import design_loop, judge_and_revise, run_track
     from ._preflight import check_config, check_run_size
@@ -67,6 +72,7 @@ if TYPE_CHECKING:  # what editors and type checkers see
         VersionRef,
     )
     from ._report import write_report
+    from ._report_defects import defects_section_html, read_defect_metrics, write_defects_report
     from ._run_size import RunSize, run_size, tasks_per_app
     from ._results import (
         AppRoundResult,

@@ -66,6 +66,7 @@ ROLE_PROMPTS = {
     "verifier": ["verifier/_prompts.py"],
     "commenter": ["commenter/_model.py"],
     "judge": ["verifier/judge/_prompts.py"],
+    "detector": ["commenter/detector/_prompts.py"],
     "cua/uitars": ["cua/policies/_uitars.py", "cua/policies/_uitars_prompts.py", "cua/_parser.py"],  # + the parser's table
     "cua/openai-cua": ["cua/policies/_openai_cua.py"],
 }
