@@ -140,14 +140,15 @@
     });
   } else if (defect.type === 'input-keyboard') {
     // `refuse`: nothing typed reaches the field (it keeps its value) nor the app. `drop`: every
-    // second key is lost, and text inserted at once (a paste, Playwright's fill) loses its last key.
+    // second key is lost, and text inserted at once (a paste, Playwright's fill) loses its last character.
     let keys = 0;
+    let keyed = false;  // the next input comes from a key (else it is text inserted at once)
     listen(['focusin'], event => { remember(event); keys = 0; });
     listen(['keydown', 'keypress'], event => {
       if (!onBound(event.target)) return;
       const chord = event.ctrlKey || event.metaKey || event.altKey;
       const typing = !chord && (event.key.length === 1 || event.key === 'Enter' || event.key === 'Backspace');
-      if (event.type === 'keydown' && typing) keys++;
+      if (event.type === 'keydown' && typing) { keys++; keyed = true; }
       if (typing && (params.mode === 'refuse' || event.key === 'Enter' || keys % 2 === 0)) swallow(event);
     });
     listen(['beforeinput'], event => { if (onBound(event.target) && params.mode === 'refuse') swallow(event); });
@@ -157,8 +158,9 @@
       if (params.mode === 'refuse') {
         if (fieldValues.has(field)) field.value = fieldValues.get(field);
         swallow(event);
-      } else if (event.type === 'input' && event.data && event.data.length > 1 && field.value.length > 0) {
-        field.value = field.value.slice(0, -1);
+      } else if (event.type === 'input') {
+        if (!keyed && event.data && field.value.length > 0) field.value = field.value.slice(0, -1);
+        keyed = false;
       }
     });
   } else if (defect.type === 'navigation-error') {
