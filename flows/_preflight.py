@@ -165,6 +165,8 @@ def _check_models(config: ExperimentConfig) -> dict[str, ModelConfig]:
                if getattr(config, field) != "offline"]
     if config.proposer != "offline" and config.tasks_file is None:  # a tasks file wins over any proposer
         wanted.append(("proposer", config.proposer))
+    if "defects" in config.feedback and config.detector != "offline":
+        wanted.append(("detector", config.detector))
     from cua.policies import policy_model
 
     wanted += [("cua_model", model) for model in dict.fromkeys(policy_model(p, config.cua_model) for p in config.cua_policies) if model]
