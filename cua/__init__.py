@@ -10,6 +10,9 @@ or drive the environment from an agent of your own:
     async with AppEnv() as env:
         observation = await env.reset(html, task.description, checker)
         observation, check, done = await env.step(Action(kind="click", point=Point(x=100, y=60)))
+
+and export a trajectory as GTArena's transition tuples (before, action, after; the ground-truth
+defect when the app was served with an injected one): `write_tuples(trajectory, folder)`.
 """
 
 from ._actions import POINTER_KINDS, Action, ActionKind, Point, ScrollDirection

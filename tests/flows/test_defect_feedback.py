@@ -63,3 +63,31 @@ def test_the_run_command_takes_feedback_and_detector_flags(tmp_path):
 
     result = CliRunner().invoke(cli, ["run", "--offline", "--feedback", "+wobble", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "feedback" in result.output
+
+
+async def test_the_rollout_stage_writes_tuples_labelled_on_a_defect_app(tmp_path):
+    from pathlib import Path
+
+    from apps_prompts import BUNDLED_DIR, load_app, reference_html_path
+    from cua import read_tuples, transition_tuples, Trajectory
+    from flows import AgentSettings, RunContext
+    from flows._refs import FileRef, sha256_bytes
+    from flows._rollouts import rollout_task
+    from perturb import defect_transform, make_defect
+
+    spec = load_app("unit-converter")
+    task = spec.task("clear-saved")
+    html = Path(reference_html_path(spec)).read_bytes()
+    (tmp_path / "v0").mkdir()
+    (tmp_path / "v0" / "index.html").write_bytes(html)
+    out = "v0/rollouts/heuristic/variations/defect/" + task.id
+    ref = await rollout_task.fn(run=RunContext(run_key="k", run_dir=str(tmp_path), apps=str(BUNDLED_DIR)),
+                                app_id="unit-converter", round=0, task=task, checker=task.checker,
+                                html=FileRef(path="v0/index.html", sha=sha256_bytes(html)),
+                                agent=AgentSettings(policy="heuristic", max_steps=3), out_path=out,
+                                variation="defect", transform=defect_transform(make_defect("no-response", "#clear-history")))
+    folder = tmp_path / out
+    tuples = read_tuples(folder)
+    assert tuples == transition_tuples(Trajectory.load(folder)) and len(tuples) >= 1
+    assert not ref.success and tuples[0].defect == "no-response"  # the heuristic clicked "Clear all": nothing happened
+    assert {t.defect for t in tuples} <= {"no-response", "none"}
