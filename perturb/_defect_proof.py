@@ -119,7 +119,7 @@ async def _prove_display(html: str, checker: CompiledChecker, solution: list[Sol
             region = _region(clean_box, await _box(broken.page, spec.selector), clean.viewport.width,
                              clean.viewport.height)
             if region is None:
-                return dropped(f"the bound element {spec.selector} is not within the viewport at step {step}")
+                return dropped(f"the bound element {spec.selector} is not visible within the viewport at step {step}")
             before, after = await _shot(app.page, region), await _shot(broken.page, region)
             again = await _shot(app.page, region)
             if _changed(before, again) >= MIN_CHANGED_PIXELS:

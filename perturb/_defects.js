@@ -27,12 +27,14 @@
     if (labelled) return document.getElementById(labelled.split(/\s+/)[0]);
     return null;
   };
-  // Where the element's words are: its own text, or for a field its label's (or its placeholder).
+  // Where the element's words are: its own text that is drawn (a card's hidden face is not), or for
+  // a field its label's.
+  const drawnText = node => node.parentElement.checkVisibility({opacityProperty: true, visibilityProperty: true});
   const textNodesFor = el => {
-    const own = ownTexts(el);
+    const own = ownTexts(el).filter(drawnText);
     if (own.length) return own;
     const label = labelOf(el);
-    return label ? ownTexts(label) : [];
+    return label ? ownTexts(label).filter(drawnText) : [];
   };
   const longest = nodes => nodes.reduce((best, node) => (!best || node.nodeValue.trim().length > best.nodeValue.trim().length ? node : best), null);
 
@@ -41,17 +43,18 @@
   // or an empty field's placeholder; an element with no words at all (an icon) gets it drawn after
   // its content by the transform's CSS (`--aui-defect-text`), so no element is added inside it.
   const showText = (el, text) => {
+    if (el.localName === 'select') {  // what a closed drop-down shows: its chosen option
+      if (el.selectedIndex < 0) return '';
+      el.options[el.selectedIndex].textContent = text;
+      written = text;
+      return 'selected option renamed';
+    }
     const node = longest(textNodesFor(el));
     if (node) {
       const lead = node.nodeValue.match(/^\s*/)[0], tail = node.nodeValue.match(/\s*$/)[0];
       node.nodeValue = lead + text + tail;
       written = text;
       return 'text replaced';
-    }
-    if (el.localName === 'select' && el.selectedIndex >= 0) {
-      el.options[el.selectedIndex].textContent = text;
-      written = text;
-      return 'selected option renamed';
     }
     if ('placeholder' in el && !el.value) { el.placeholder = written = text; return 'placeholder replaced'; }
     el.style.setProperty('--aui-defect-text', JSON.stringify(text));
@@ -64,8 +67,10 @@
       // A number next to the element (within NEAR_PX of its box) shown in a wrong format; with no
       // number there, a value of the wrong type as its words.
       const box = el.getBoundingClientRect();
-      const near = node => {
-        const r = node.parentElement.getBoundingClientRect();
+      const near = node => {  // where the text itself is drawn, not its (maybe much larger) element
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const r = range.getBoundingClientRect();
         return r.width > 0 && r.right >= box.left - NEAR_PX && r.left <= box.right + NEAR_PX &&
           r.bottom >= box.top - NEAR_PX && r.top <= box.bottom + NEAR_PX;
       };
@@ -135,8 +140,13 @@
   const listen = (types, handler) => types.forEach(type => window.addEventListener(type, handler, true));
 
   if (defect.type === 'no-response') {
+    // Nothing reaches the app, and a field or drop-down does not take the value either.
+    listen(['focusin'], remember);
     listen(['pointerdown', 'pointerup', 'mousedown', 'mouseup', 'click', 'dblclick', 'change', 'input'], event => {
-      if (onBound(event.target)) swallow(event);
+      const bound = onBound(event.target);
+      if (!bound) return;
+      if ((event.type === 'input' || event.type === 'change') && fieldValues.has(bound)) bound.value = fieldValues.get(bound);
+      swallow(event);
     });
   } else if (defect.type === 'input-keyboard') {
     // `refuse`: nothing typed reaches the field (it keeps its value) nor the app. `drop`: every
@@ -213,6 +223,6 @@
   }
 
   const found = apply();
-  new MutationObserver(apply).observe(document.documentElement, {childList: true, subtree: true});
+  new MutationObserver(apply).observe(document.documentElement, {childList: true, characterData: true, subtree: true});
   return {found, detail};
 }
