@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import textwrap
 
 import pytest
 import yaml
@@ -12,6 +14,7 @@ from apps_prompts import load_app, reference_html_path
 from commenter.detector import DetectorMetrics, read_detections
 from cua import read_tuples
 from flows.cli import app as cli
+from llm.testing import ScriptedOpenAIServer, reply_text
 from perturb import DefectSet, dataset_trajectories
 
 
@@ -33,7 +36,8 @@ def _inject(small_apps, out, *extra):
                                     "--types", "misalignment,no-response", "--out", str(out), *extra])
 
 
-def test_inject_then_eval_make_a_labelled_dataset_scored_in_the_report(small_apps, tmp_path):
+def test_inject_then_eval_make_a_labelled_dataset_scored_in_the_report(small_apps, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUI_LLM_CACHE", "off")
     run = tmp_path / "defects"
     result = _inject(small_apps, run)
     assert result.exit_code == 0, result.output
@@ -59,6 +63,22 @@ def test_inject_then_eval_make_a_labelled_dataset_scored_in_the_report(small_app
     assert metrics.overall.tuples == len(detections) and metrics.overall.defective >= 2
     report = (run / "report.html").read_text(encoding="utf-8")
     assert "Recall-D" in report and "Confusion matrix" in report and "2 / 2 proven / attempted" in report
+
+    # A model that always answers "no defect" (GTArena's Qwen2-VL): Recall-D 0, Recall-N 100, in the same report.
+    never = json.dumps({"defect": False, "type": None, "evidence": "Nothing looks wrong."})
+    with ScriptedOpenAIServer(default=reply_text(never)) as server:
+        models = tmp_path / "models.yaml"
+        models.write_text(textwrap.dedent(f"""\
+            roles: {{detector: local-vlm}}
+            models:
+              - {{name: local-vlm, provider: openai-compatible, model: vlm, base_url: "{server.base_url}", timeout_s: 10}}
+            """), encoding="utf-8")
+        result = CliRunner().invoke(cli, ["defects", "eval", str(run), "--detector", "detector", "--models-config",
+                                          str(models)])
+    assert result.exit_code == 0, result.output
+    assert len(server.requests) == len(detections)  # one call per tuple
+    assert "local-vlm: " in result.output and "Recall-D 0.0, Recall-N 100.0" in result.output
+    assert "Detector: local-vlm" in (run / "report.html").read_text(encoding="utf-8")
 
     again = tmp_path / "again"
     result = _inject(small_apps, again, "--no-rollouts")
