@@ -91,3 +91,14 @@ async def test_the_rollout_stage_writes_tuples_labelled_on_a_defect_app(tmp_path
     assert tuples == transition_tuples(Trajectory.load(folder)) and len(tuples) >= 1
     assert not ref.success and tuples[0].defect == "no-response"  # the heuristic clicked "Clear all": nothing happened
     assert {t.defect for t in tuples} <= {"no-response", "none"}
+
+
+def test_the_run_size_counts_a_model_detectors_calls_only_when_it_is_asked_for():
+    from flows import run_size
+
+    counts = {"unit-converter": 8}
+    asked = run_size(make_config({"feedback": "+defects", "detector": "detector", "app_ids": ["unit-converter"]}), counts)
+    # every step of every failed rollout that is commented on (8 tasks × 2 rounds × 30 steps at most), a repair each
+    assert (asked.by_role["detector"].calls_low, asked.by_role["detector"].calls_high) == (0, 2 * 8 * 2 * 30)
+    assert "detector" not in run_size(make_config({"feedback": "+defects", "app_ids": ["unit-converter"]}), counts).by_role
+    assert "detector" not in run_size(make_config({"app_ids": ["unit-converter"]}), counts).by_role
