@@ -20,7 +20,7 @@ from pathlib import Path
 from playwright.async_api import Page
 from pydantic import BaseModel, Field
 
-from cua import DEFAULT_VIEWPORT, BrowserConfig, Step, Trajectory, Viewport, isolated_world, open_app
+from cua import DEFAULT_VIEWPORT, BrowserConfig, PageTransform, Step, Trajectory, Viewport, isolated_world, open_app
 
 
 AXE_RULES = {
@@ -219,8 +219,12 @@ async def collect_facts(
     viewport: Viewport = DEFAULT_VIEWPORT,
     use_axe: bool = True,
     replay: bool = True,
+    transform: PageTransform | None = None,
 ) -> OfflineFacts:
     """Measure the app (when `html` is given) and the trajectory (when given).
+
+    `transform`: the serve-time change the app was shown with (a variation, an injected defect), so the
+    page measured is the one the agent saw.
 
     `task_selectors` (e.g. the selectors a checker reads) mark controls the task needs, beside
     those the task's words name. Never raises for what the app does: failures become `notes`.
@@ -234,7 +238,7 @@ async def collect_facts(
     if html is None:
         facts.notes.append("no app HTML given: page facts not measured")
         return facts
-    config = BrowserConfig(viewport=viewport)
+    config = BrowserConfig(viewport=viewport, transform=transform)
     async with open_app(html, config) as app:
         raw = await measure_page(app.page, viewport)
         _fill_from_measurement(facts, raw, task_text, trajectory, set(task_selectors))

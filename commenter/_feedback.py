@@ -167,12 +167,17 @@ class Feedback(BaseModel):
     dropped: int = Field(default=0, description="Statements removed as duplicates or over the cap.")
     offline: bool = Field(default=False, description="True when every source was the offline commenter.")
     facts: list[OfflineFacts] = Field(default_factory=list, description="Measured facts per task, for the offline coder.")
+    defects: list[str] = Field(default_factory=list, description="GUI defects a detector found in the failed rollouts' "
+                               "steps (`--feedback +defects`), one statement each naming the element and the step.")
 
     def render(self) -> str:
         """The feedback as the text block a coder prompt embeds."""
         lines = ["Issues the computer-use agent ran into:"] + [f"- {issue}" for issue in self.issues]
         lines += ["", "Actionable changes (each names the element and the principle it restores):"]
         lines += [f"{n}. {change}" for n, change in enumerate(self.actionable_changes, start=1)]
+        if self.defects:
+            lines += ["", "GUI defects detected in the agent's steps (fix each where it is):"]
+            lines += [f"- {defect}" for defect in self.defects]
         lines += [
             "",
             f"fit_within_screen: {str(self.fit_within_screen).lower()} — "

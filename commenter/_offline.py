@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cua import Trajectory
+from cua import PageTransform, Trajectory
 
 from ._facts import ElementFact, OfflineFacts, collect_facts
 from ._feedback import Comment, TaskComment, selectors_in, validate_comment
@@ -128,10 +128,12 @@ async def offline_comment(
     task_selectors: tuple[str, ...] = (),
     use_axe: bool = True,
     replay: bool = True,
+    transform: PageTransform | None = None,
 ) -> TaskComment:
-    """Comment on one trajectory offline; `html` is the app version the trajectory ran on."""
+    """Comment on one trajectory offline; `html` is the app version the trajectory ran on (under `transform`)."""
     trajectory = Trajectory.load(Path(trajectory_dir))
-    facts = await collect_facts(html, trajectory, task_selectors=task_selectors, use_axe=use_axe, replay=replay)
+    facts = await collect_facts(html, trajectory, task_selectors=task_selectors, use_axe=use_axe, replay=replay,
+                                transform=transform)
     return TaskComment(
         app_id=trajectory.app_id,
         task_id=trajectory.task_id,

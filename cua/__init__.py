@@ -10,6 +10,9 @@ or drive the environment from an agent of your own:
     async with AppEnv() as env:
         observation = await env.reset(html, task.description, checker)
         observation, check, done = await env.step(Action(kind="click", point=Point(x=100, y=60)))
+
+and export a trajectory as GTArena's transition tuples (before, action, after; the ground-truth
+defect when the app was served with an injected one): `write_tuples(trajectory, folder)`.
 """
 
 from ._actions import POINTER_KINDS, Action, ActionKind, Point, ScrollDirection
@@ -66,10 +69,34 @@ from ._trajectory import (
     write_atomic,
 )
 from ._transform import INJECTED_ATTRIBUTE, PageTransform, serve_html
+from ._tuples import (
+    DEFECT_PREFIX,
+    DEFECT_TYPES,
+    NO_DEFECT,
+    TUPLES_FILE,
+    DefectKind,
+    TransitionTuple,
+    defect_of,
+    is_defect_transform,
+    read_tuples,
+    transition_tuples,
+    write_tuples,
+)
 from ._viewport import DEFAULT_VIEWPORT, Viewport
 
 __all__ = [
     "DEFAULT_VIEWPORT",
+    "DEFECT_PREFIX",
+    "DEFECT_TYPES",
+    "NO_DEFECT",
+    "TUPLES_FILE",
+    "DefectKind",
+    "TransitionTuple",
+    "defect_of",
+    "is_defect_transform",
+    "read_tuples",
+    "transition_tuples",
+    "write_tuples",
     "EDGE_TOLERANCE",
     "FAILURE_MODES",
     "FIXED_CLOCK_START",

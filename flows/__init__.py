@@ -39,6 +39,10 @@ _PUBLIC = {
     "VariantRef": "_refs", "VariationResult": "_results", "RepeatOutcomes": "_results", "VariationRow": "_variation_table",
     "variation_rows": "_variation_table", "variation_markdown": "_variation_table", "VARIATION_NOTE": "_variation_table",
     "GAP_FACTOR": "_variation_table",
+    # GUI defects (issue 18): defect runs, detectors scored, their report section
+    "inject_run": "_defects", "eval_run": "_defects", "dataset_inputs": "_defects", "DefectRunError": "_defects",
+    "read_defect_metrics": "_report_defects", "write_defects_report": "_report_defects",
+    "defects_section_html": "_report_defects",
 }
 
 __all__ = sorted([*_PUBLIC, "configure_prefect_env"])
@@ -56,6 +60,7 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:  # what editors and type checkers see
     from ._artifacts import viewer_url
     from ._config import ConfigError, ExperimentConfig, RevisionMode, load_config, make_config
+    from ._defects import DefectRunError, dataset_inputs, eval_run, inject_run
     from ._finish import ROLE_PROMPTS, finish_run, read_manifest, write_manifest
     from ._loop import design_loop, judge_and_revise, run_track
     from ._preflight import check_config, check_run_size
@@ -72,6 +77,7 @@ if TYPE_CHECKING:  # what editors and type checkers see
         VersionRef,
     )
     from ._report import write_report
+    from ._report_defects import defects_section_html, read_defect_metrics, write_defects_report
     from ._run_size import RunSize, run_size, tasks_per_app
     from ._results import (
         AppRoundResult,

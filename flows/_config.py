@@ -16,6 +16,7 @@ from ._budget import RunBudget
 RevisionMode = Literal["unsupported", "cua", "integrated"]
 CommenterMode = Literal["dashboard", "text-only", "screenshots-only"]
 Carry = Literal["latest", "best"]
+FeedbackSource = Literal["commenter", "defects"]
 TraceMode = Literal["off", "failures", "all"]
 
 
@@ -112,6 +113,12 @@ class ExperimentConfig(BaseModel):
                            "(the loop revises on the default look unless told otherwise).")
     translator: str = Field(default="offline", description="Model name or role that translates apps for the `german` "
                             "variation ('offline' cannot translate: such a run is refused).")
+    feedback: list[FeedbackSource] = Field(default_factory=lambda: ["commenter"], min_length=1, description=(
+        "What the coder is told about failed rollouts: the commenter's feedback and/or the GUI defects a detector "
+        "finds in their transition tuples (`defects`). `+defects` (as in `--feedback +defects`) adds them to the "
+        "commenter's; `commenter+defects` says both."))
+    detector: str = Field(default="offline", description="Who finds the defects of `feedback: [defects]`: 'offline' "
+                          "(rules on measured facts) or a model name or role (e.g. 'detector').")
     concurrency: int = Field(default=2, ge=1, le=32, description="Rollouts in flight at once (browser contexts).")
     models_config: Path | None = Field(default=None, description="Model registry YAML (default configs/models.yaml).")
     out_dir: Path = Field(default=Path("runs"))
@@ -141,6 +148,17 @@ class ExperimentConfig(BaseModel):
                 raise ValueError("give commenter_modes (a list) or commenter_mode, not both")
             data["commenter_modes"] = [single]
         return data
+
+    @field_validator("feedback", mode="before")
+    @classmethod
+    def _feedback_spelling(cls, value: object) -> object:
+        """`+defects` is the commenter's feedback plus the defects; `a+b` (or a list) names each source."""
+        if isinstance(value, str):
+            parts = [part.strip() for part in value.split("+")]
+            value = ["commenter", *parts[1:]] if parts[0] == "" else parts
+        if isinstance(value, list):
+            value = list(dict.fromkeys(value))  # each source once, in the order given
+        return value
 
     @field_validator("trace", mode="before")
     @classmethod
@@ -219,6 +237,8 @@ class ExperimentConfig(BaseModel):
         roles = [*self.coders, self.verifier, self.proposer, self.commenter]
         if any(name != "default" and "german" in name.split("+") for name in self.variations):
             roles.append(self.translator)
+        if "defects" in self.feedback:
+            roles.append(self.detector)
         from cua.policies import is_offline_policy, policies
 
         return all(r == "offline" for r in roles) and all(p in policies and is_offline_policy(p) for p in self.cua_policies)

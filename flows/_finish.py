@@ -69,6 +69,7 @@ ROLE_PROMPTS = {
     "translator": ["perturb/_translate.py"],
     # not a model's prompt, but what the agent is shown: a variation's CSS, script and words
     "variations": ["perturb/_catalogue.py", "perturb/_appearance.py", "perturb/_texts.py", "perturb/_content.js"],
+    "detector": ["commenter/detector/_prompts.py"],
     "cua/uitars": ["cua/policies/_uitars.py", "cua/policies/_uitars_prompts.py", "cua/_parser.py"],  # + the parser's table
     "cua/openai-cua": ["cua/policies/_openai_cua.py"],
 }

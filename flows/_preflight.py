@@ -169,6 +169,8 @@ def _check_models(config: ExperimentConfig) -> dict[str, ModelConfig]:
 
     if config.translator != "offline" and any("translator" in needed_roles(name) for name in config.variations):
         wanted.append(("translator", config.translator))
+    if "defects" in config.feedback and config.detector != "offline":
+        wanted.append(("detector", config.detector))
     from cua.policies import policy_model
 
     wanted += [("cua_model", model) for model in dict.fromkeys(policy_model(p, config.cua_model) for p in config.cua_policies) if model]

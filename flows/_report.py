@@ -208,6 +208,7 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
         + variation_section_html(variation_rows(results), results)
         + (f'<h2>FC and SR across rounds</h2><img id="plot" src="{PLOT_FILE}" alt="FC and SR across rounds" width="1000">' if plot else "")
         + _agreement_section(run_dir)
+        + _defects_section(run_dir)
         + f"{usage_html}<h2>Apps</h2>{_app_sections(results)}"
         f"<details><summary>Markdown table</summary><pre>{_e(markdown_table(rows))}</pre></details>"
         "</body></html>"
@@ -285,3 +286,10 @@ def _agreement_section(run_dir: Path) -> str:
     from ._report_agreement import agreement_section_html, write_agreement
 
     return agreement_section_html(write_agreement(run_dir))
+
+
+def _defects_section(run_dir: Path) -> str:
+    """The section "GUI defects" when the run folder holds a defect set or detector metrics, else ""."""
+    from ._report_defects import defects_section_html
+
+    return defects_section_html(run_dir)

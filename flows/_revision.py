@@ -19,12 +19,18 @@ from ._stages import CACHE, MODEL_RETRIES, model_client, spec_with_tasks
 @task(cache_policy=CACHE, persist_result=True, task_run_name="comment {app_id} r{round} ({commenter})", **MODEL_RETRIES)
 @on_worker_loop
 async def comment_failures(*, run: RunContext, app_id: str, round: int, html: FileRef, trajectories: list[str],
-                           commenter: str, track: Track) -> FeedbackRef | None:
-    """One comment per failed rollout, merged per app (deduplicated, capped) into feedback.json."""
+                           commenter: str, track: Track, sources: list[str] | None = None,
+                           detector: str = "offline") -> FeedbackRef | None:
+    """One comment per failed rollout, merged per app (deduplicated, capped) into feedback.json.
+
+    `sources` (the config's `feedback`; None: the commenter's only): with `defects`, the GUI defects
+    `detector` finds in the failed rollouts' tuples are added (`Feedback.defects`).
+    """
     if track.mode == "unsupported" or track.commenter_mode is None or not trajectories:
         return None  # the `unsupported` mode revises from the verifier's reasons alone
-    from commenter import comment_app, get_commenter
+    from commenter import Feedback, comment_app, get_commenter
 
+    sources = sources or ["commenter"]
     mode = track.commenter_mode
     if commenter == "offline":
         chosen = get_commenter("offline", mode=mode)
@@ -33,22 +39,29 @@ async def comment_failures(*, run: RunContext, app_id: str, round: int, html: Fi
         # chosen model), so the usage ledger gives each mode's tokens and cost (the paper's Table 5).
         role = commenter_role(mode)
         chosen = get_commenter(role, client=model_client(run, {role: commenter}), mode=mode)
-    feedback = await comment_app(app_id, [run.root / folder for folder in sorted(trajectories)], chosen,
-                                 html=run.read_text(html))
-    refused = [source for source in feedback.sources if source.error and BUDGET_REACHED in source.error]
-    if refused:
-        # Feedback missing comments the budget refused is not this stage's result (it would be cached):
-        # the stage fails, and a re-run with a higher budget comments again (comments made come from the call cache).
-        from llm import BudgetReached
+    if "commenter" in sources:
+        feedback = await comment_app(app_id, [run.root / folder for folder in sorted(trajectories)], chosen,
+                                     html=run.read_text(html))
+        refused = [source for source in feedback.sources if source.error and BUDGET_REACHED in source.error]
+        if refused:
+            # Feedback missing comments the budget refused is not this stage's result (it would be cached):
+            # the stage fails, and a re-run with a higher budget comments again (comments made come from the call cache).
+            from llm import BudgetReached
 
-        raise BudgetReached(f"commenting {app_id} round {round}: {refused[0].error}", model=commenter, endpoint="budget")
+            raise BudgetReached(f"commenting {app_id} round {round}: {refused[0].error}", model=commenter, endpoint="budget")
+    else:
+        feedback = Feedback(app_id=app_id, offline=True)
+    if "defects" in sources:
+        from ._defect_feedback import detected_defects
+
+        feedback.defects = await detected_defects(run, run.read_text(html), trajectories, detector)
     file = run.write(Path("apps", app_id, track.folder, f"feedback-round-{round}.json"),
                      feedback.model_dump_json(indent=1))
     # A commenter that failed for a task is recorded in the feedback's sources, not raised (the
     # revision goes ahead without that comment); the flow lists these in the results.
     errors = [f"{source.task_id}: {source.error}" for source in feedback.sources if source.error]
-    return FeedbackRef(app_id=app_id, file=file, items=len(feedback.actionable_changes), offline=feedback.offline,
-                       errors=errors)
+    return FeedbackRef(app_id=app_id, file=file, items=len(feedback.actionable_changes) + len(feedback.defects),
+                       offline=feedback.offline, errors=errors)
 
 
 def commenter_role(mode: str) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from prefect import task
 
 from apps_prompts import Check, Task
-from cua import BrowserConfig, PageTransform, RolloutConfig, Trajectory, Viewport, failure_modes
+from cua import TUPLES_FILE, BrowserConfig, PageTransform, RolloutConfig, Trajectory, Viewport, failure_modes, write_tuples
 
 from ._budget import stopped_by_budget
 from ._dask import on_worker_loop
@@ -44,8 +44,9 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
     every check passes. `transform` is the proven variant's (`variation`): the app is served under it.
 
     The rollout is written to a staging folder and moved to `out_path` only once it has ended and
-    its dashboard is drawn, so `out_path` never holds half a rollout. Work a killed run finished
-    is kept (its Prefect result may never have been stored): a folder — final or staging — whose
+    its dashboard is drawn, so `out_path` never holds half a rollout; its transition tuples are then
+    written beside it (`tuples.jsonl`, `cua.write_tuples`: labelled when the app was served with an
+    injected defect). Work a killed run finished is kept (its Prefect result may never have been stored): a folder — final or staging — whose
     trajectory ended and whose recorded inputs match is used as it is. A staging folder with an
     unfinished trajectory is cleared before the rollout runs again.
     """
@@ -87,6 +88,8 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
         if not (staging / DASHBOARD).is_file():
             await _draw_dashboard(trajectory, staging)
         _replace_folder(staging, folder)
+    if not (folder / TUPLES_FILE).is_file():  # the tuples dataset (GTArena's unit), also for rollouts made before it
+        write_tuples(trajectory, folder)
     dashboard = Path(out_path) / DASHBOARD if (folder / DASHBOARD).is_file() else None
     trace = Path(out_path) / trajectory.trace if trajectory.trace and (folder / trajectory.trace).is_file() else None
     score = await _score(run, trajectory, checker, checks, judge, out_path, round, agent.policy)

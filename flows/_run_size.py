@@ -27,6 +27,7 @@ TOKENS_PER_CALL: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "commenter": ((2_500, 200), (5_000, 600)),          # two images (≈ 1.2 k tokens each) and the task
     "cua": ((1_500, 30), (9_000, 200)),                 # the prompt, the history, up to 5 screenshots
     "translator": ((800, 600), (4_000, 4_000)),         # an app's visible texts in, the same count out
+    "detector": ((2_600, 60), (3_200, 200)),            # two screenshots (≈ 1.2 k tokens each) and one action
 }
 VERIFIER_BATCH = 10  # tasks per verifier call (see verifier/_llm.py)
 
@@ -123,6 +124,10 @@ def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
     if config.commenter != "offline":
         failures = tasks * commenting * config.rounds  # the last round is not commented on
         calls["commenter"] = (config.commenter, 0, 2 * failures)
+    if "defects" in config.feedback and config.detector != "offline":
+        # every step of every failed rollout commented on is one tuple, one call (one repair at most)
+        tuples = tasks * commenting * config.rounds * config.most_steps
+        calls["detector"] = (config.detector, 0, 2 * tuples)
     translated = sum(1 for name in config.variations if name != "default" and "german" in name.split("+"))
     if translated:  # one translation per app version (composed variations share it)
         versions = apps * (len({t.coder for t in tracks}) + len(tracks) * config.rounds)

@@ -288,13 +288,20 @@ class TrackSteps:
             feedback = await self.attempt(f"commenting on round {version.round}", self.stages.comment(
                 run=self.run, app_id=self.app_id, round=version.round, html=version.html,
                 trajectories=[r.trajectory for r in rollouts.values() if not r.success], commenter=self.config.commenter,
-                track=self.track), then="; revised without CUA feedback")
+                track=self.track, **self._feedback_sources()), then="; revised without CUA feedback")
         if feedback is not None and feedback.errors:
             self.errors.append(f"commenting on round {version.round}: {len(feedback.errors)} comment(s) failed and "
                                f"were left out of the feedback: {'; '.join(feedback.errors)}")
         if version.round in self.judged:
             self.judged[version.round].feedback = feedback
         return feedback
+
+    def _feedback_sources(self) -> dict[str, Any]:
+        """The comment stage's extra arguments for `feedback` other than the commenter's alone (`--feedback +defects`);
+        none by default, so the stage's cache key is what it always was."""
+        if self.config.feedback == ["commenter"]:
+            return {}
+        return {"sources": list(self.config.feedback), "detector": self.config.detector}
 
     async def revise(self, version: VersionRef, verdicts: VerifyRef | None, tasks: TasksRef,
                      feedback: FeedbackRef | None) -> VersionRef:

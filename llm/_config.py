@@ -10,8 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 
 Provider = Literal["openai", "azure", "openai-compatible", "offline"]
 
-ROLES: tuple[str, ...] = ("coder", "proposer", "verifier", "commenter", "cua", "judge", "translator")
-"""The roles the design loop asks models to play (design.md §2), and the judge of trajectories (`verifier/judge/`)."""
+ROLES: tuple[str, ...] = ("coder", "proposer", "verifier", "commenter", "cua", "judge", "translator", "detector")
+"""The roles the design loop asks models to play (design.md §2), the judge of trajectories (`verifier/judge/`),
+the translator of the `german` variation and the GUI defect detector (`commenter/detector/`)."""
 
 # ${VAR} or ${VAR:-default}; the default may be empty.
 _ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")

@@ -31,6 +31,8 @@ DEFAULT_REPLY_CAPS: dict[str, int] = {
     "judge": 256 * KIB,
     # An app's visible texts, translated (the `german` variation): a JSON list no longer than the app.
     "translator": 256 * KIB,
+    # A defect call on one transition: `{defect, type, evidence}`, a few hundred bytes, on a JSON role's budget.
+    "detector": 256 * KIB,
     # A thought and one action: UI-TARS is given 1,000 tokens (~4 KB of text); a Responses body
     # with a computer_call, a reasoning summary and the echoed request fields is a few KB.
     "cua": 64 * KIB,

@@ -1,22 +1,29 @@
-"""Serve-time changes of an app: variations (OpenApps' appearance and content) and their proofs.
+"""Serve-time changes of an app: variations (OpenApps' appearance and content), injected GUI defects, their proofs.
 
     variation_transform("dark+long", seed=0)          # the cua.PageTransform the browser applies (None: default)
     await prove_variant(html, verdicts, "popup", t)   # which tasks still pass their reference solutions on it
     await translate_app(html, client)                 # the `german` variation's texts (the translator role)
     resolve("dark+long")                              # its parts; a wrong name is a VariationError naming it
 
+    defect_transform(make_defect("no-response", "#save", seed=1))       # one GTArena defect bound to one element
+    await prove_defect(html, checker, solution, step, spec, clean_proven=True)   # observable, or dropped and why
+    defect_set = await inject_defects([(spec, html)], types, per_app=2)  # planned, proven → defects.json
+    await roll_out_dataset(run_dir, defect_set, apps)                    # labelled tuples on and off the defects
+
 The browser environment only applies what it is given (`cua.BrowserConfig.transform`); what a
-variation is, which ones exist and whether a variant keeps a task is decided here (design.md §11).
+variation is, which ones exist and whether a variant keeps a task is decided here (design.md §11);
+so is what a defect is (`_defects.py`: GTArena's taxonomy, bound to an element a task acts on),
+whether it is observable (`_defect_proof.py`) and the labelled dataset of a defect set (`_dataset.py`).
 """
 
 from ._catalogue import (
     DEFAULT,
     TRANSLATED_ATTRIBUTES,
-    KeptForCheckers,
-    checker_reads,
     VARIATIONS,
+    KeptForCheckers,
     Variation,
     VariationError,
+    checker_reads,
     needed_roles,
     offline_variation_names,
     resolve,
@@ -24,8 +31,24 @@ from ._catalogue import (
     variation_names,
     variation_transform,
 )
+from ._dataset import CLEAN, DATASET_DIR, DatasetTrajectory, dataset_folder, dataset_trajectories, roll_out_dataset
+from ._defect_proof import DefectProof, prove_defect
+from ._defects import (
+    DEFECTS,
+    DefectDesign,
+    DefectError,
+    DefectSpec,
+    binds_to,
+    defect_design,
+    defect_transform,
+    defect_types,
+    draw_params,
+    make_defect,
+)
+from ._inject import DEFECTS_FILE, DefectRecord, DefectSet, check_types, inject_defects
 from ._measure import CELL, changed_cells, changed_share, text_cells
 from ._proof import VariantProof, VariantTask, prove_variant
+from ._solution_policy import SolutionPolicy
 from ._translate import (
     PROMPT_VERSION as TRANSLATOR_PROMPT_VERSION,
     TranslationError,
@@ -39,31 +62,55 @@ from ._translate import prompt_sha256 as translator_prompt_sha256
 
 __all__ = [
     "CELL",
-    "KeptForCheckers",
-    "TRANSLATED_ATTRIBUTES",
-    "checker_reads",
+    "CLEAN",
+    "DATASET_DIR",
     "DEFAULT",
+    "DEFECTS",
+    "DEFECTS_FILE",
+    "TRANSLATED_ATTRIBUTES",
+    "TRANSLATOR_PROMPT_VERSION",
+    "VARIATIONS",
+    "binds_to",
     "changed_cells",
     "changed_share",
-    "text_cells",
-    "TRANSLATOR_PROMPT_VERSION",
-    "TranslationError",
-    "Translations",
+    "check_types",
+    "checker_reads",
     "collect_texts",
+    "dataset_folder",
+    "dataset_trajectories",
+    "DatasetTrajectory",
+    "defect_design",
+    "defect_transform",
+    "defect_types",
+    "DefectDesign",
+    "DefectError",
+    "DefectProof",
+    "DefectRecord",
+    "DefectSet",
+    "DefectSpec",
+    "draw_params",
+    "inject_defects",
+    "KeptForCheckers",
+    "make_defect",
+    "needed_roles",
+    "offline_variation_names",
     "parse_translations",
+    "prove_defect",
+    "prove_variant",
+    "resolve",
+    "roll_out_dataset",
+    "solution_prefix",
+    "SolutionPolicy",
+    "text_cells",
     "translate_app",
     "translation_schema",
+    "TranslationError",
+    "Translations",
     "translator_prompt_sha256",
-    "VARIATIONS",
     "VariantProof",
     "VariantTask",
     "Variation",
-    "VariationError",
-    "needed_roles",
-    "offline_variation_names",
-    "prove_variant",
-    "resolve",
-    "solution_prefix",
     "variation_names",
     "variation_transform",
+    "VariationError",
 ]

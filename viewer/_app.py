@@ -7,6 +7,7 @@
     /runs/{run}/compare?a=R&b=R         two rounds of a run;  /compare?a=RUN&b=RUN[&ra=R&rb=R]  two runs
     POST /runs/{run}/labels             a label → the run's labels.jsonl (the only write)
     /files/{run}/{path}                 a file inside the run folder, nothing outside it
+    /defects, /defects/{run}            GUI defect runs and their detectors' figures (`_defects.py`)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from verifier.judge import Label, append_labels
 
+from ._defects import add_defect_routes
 from ._files import SANDBOX_CSP, content_type, inside
 from ._pages import (
     Side,
@@ -154,6 +156,8 @@ def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
         if request.url.path.startswith("/static/") and request.query_params.get("v"):
             response.headers["Cache-Control"] = "private, max-age=31536000, immutable"
         return response
+
+    add_defect_routes(app, [Path(root) for root in roots], page)
 
     @app.get("/healthz")
     def health():

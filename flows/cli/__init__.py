@@ -7,6 +7,7 @@
     aui verify / rollout / dashboard / comment          (one stage at a time)
     aui judge RUN_DIR                                   (`_judge.py`: judges of a finished run's trajectories)
     aui variations [--show APP_ID]                      (`_variations.py`: the variations, and pictures of an app in each)
+    aui defects inject | eval                           (`_defects.py`: GUI defects, GTArena's way)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import typer
 from .. import configure_prefect_env
 from ._apps import apps_app
 from ._dashboard import comment_command, dashboard_command
+from ._defects import defects_app
 from ._judge import judge_command
 from ._labels import label_app
 from ._rollout import rollout_command
@@ -33,6 +35,7 @@ app = typer.Typer(
 )
 app.add_typer(apps_app, name="apps")
 app.add_typer(label_app, name="label")
+app.add_typer(defects_app, name="defects")
 app.command("run")(run)
 app.command("sweep")(sweep_command)
 app.command("report")(report)
@@ -52,6 +55,7 @@ __all__ = [
     "apps_app",
     "comment_command",
     "dashboard_command",
+    "defects_app",
     "deploy",
     "judge_command",
     "label_app",

@@ -46,7 +46,7 @@ def rollout_command(
 ) -> None:
     """Run one rollout of a task with its reference checker and print how it ended."""
     from apps_prompts import load_app, reference_html_path
-    from cua import BrowserConfig, RolloutConfig
+    from cua import BrowserConfig, RolloutConfig, write_tuples
     from cua.policies import get_policy
     from verifier import rollout_checker
 
@@ -72,6 +72,7 @@ def rollout_command(
 
     config = RolloutConfig(max_steps=max_steps, trace=trace, browser=BrowserConfig(viewport=viewport))
     trajectory = asyncio.run(_run(Path(html_path).read_text(encoding="utf-8"), spec.id, task, agent, checker, out, config))
+    tuples = write_tuples(trajectory, out)  # the transition tuples (before, action, after) of every step
     summary = {
         "app": spec.id,
         "task": task.id,
@@ -81,6 +82,7 @@ def rollout_command(
         "steps": len(trajectory.steps),
         "error": trajectory.error,
         "trajectory": str(out / "trajectory.json"),
+        "tuples": str(tuples),
     }
     if as_json:
         print(json.dumps(summary))

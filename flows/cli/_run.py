@@ -24,7 +24,7 @@ BUDGET_EXIT = 3
 """The exit code of a run that stopped at its budget (`budget reached: …` on stderr)."""
 
 OFFLINE_ROLES = {"coders": ["offline"], "verifier": "offline", "proposer": "offline", "commenter": "offline",
-                 "cua_policies": ["heuristic"]}
+                 "cua_policies": ["heuristic"], "detector": "offline"}
 
 FLAG_OF_FIELD = {"apps": "--apps", "app_ids": "--app", "rounds": "--rounds", "revision_modes": "--mode",
                  "coders": "--coder", "cua_policies": "--cua", "cua_model": "--cua-model", "v0_dir": "--v0-dir",
@@ -254,6 +254,10 @@ def run(
     revise_on: str = typer.Option(None, "--revise-on", help="The variation whose failures the commenter sees (default: default)."),
     translator: str = typer.Option(None, "--translator", help="Model or role translating apps for the german variation."),
     commenter_modes: list[str] = typer.Option(None, "--commenter-mode", help="dashboard | text-only | screenshots-only (repeatable: a sweep axis)."),
+    feedback: str = typer.Option(None, "--feedback", help="What the coder is told: commenter (default), defects, "
+                                 "commenter+defects, or +defects (the commenter's plus the GUI defects detected)."),
+    detector: str = typer.Option(None, "--detector", help="Who detects GUI defects for --feedback +defects: offline or a "
+                                 "model / role (e.g. detector)."),
     carry: str = typer.Option(None, "--carry", help="latest (the paper's) | best: which version the next round revises."),
     trace: str = typer.Option(None, "--trace", help="off | failures | all: keep Playwright traces of rollouts."),
     task_runner: str = typer.Option(None, "--task-runner", help="default | dask (stages on a Dask cluster, prefect-dask)."),
@@ -273,7 +277,7 @@ def run(
                  "viewport": viewport, "revise_on": revise_on, "translator": translator,
                  "variations": [part.strip() for part in variations.split(",") if part.strip()] if variations else None,
                  "commenter_modes": commenter_modes or None, "carry": carry, "trace": trace, "task_runner": task_runner,
-                 "dask_address": dask_address}
+                 "dask_address": dask_address, "feedback": feedback, "detector": detector}
     if offline:
         overrides.update(OFFLINE_ROLES)
     try:

@@ -1,0 +1,69 @@
+"""`commenter.detector`: GUI defect detectors over transition tuples, and their metrics (GTArena's way).
+
+The commenter's sibling (design.md §11): both read trajectories and say what is wrong; they share
+the measured page facts and the tuples, and are scored with the same metrics.
+
+    detector = make_detector("offline" | "commenter" | "detector")   # rules, the offline commenter, a model
+    detections = await detect_trajectories(run_dir, inputs, detector)  # one `Detection` per tuple
+    metrics = score_detections(detector.name, detections)             # Accuracy, Recall-D, Recall-N, per type…
+
+The model detector (`detector` role) is shown the screenshot before and after one action and the
+action, and replies `{defect, type, evidence}` (`DETECTION_SCHEMA`), repaired once, else recorded
+as an error. The offline detector (labelled offline) applies fixed rules to measured facts: an
+honest baseline. The commenter's findings are mapped to the tuples they name (`map_comment`).
+"""
+
+from ._commenter_map import COMMENTER_DETECTOR, FACT_TYPES, map_comment
+from ._metrics import ERROR, UNTYPED, DetectorMetrics, Rates, Scored, percent, said, score
+from ._model import DEFAULT_ROLE, DetectionError, ModelDetector, parse_detection
+from ._offline import OFFLINE_DETECTOR, OFFLINE_VERSION, OfflineDetector, judge
+from ._prompts import DEFINITIONS, DETECTION_SCHEMA, PROMPT_VERSION, build_messages, prompt_sha256, system_prompt
+from ._records import (
+    DETECTIONS_FILE,
+    METRICS_FILE,
+    Detection,
+    detections_path,
+    metrics_path,
+    read_detections,
+    write_detections,
+)
+from ._run import TrajectoryInput, detect_trajectories, make_detector, score_detections
+
+__all__ = [
+    "COMMENTER_DETECTOR",
+    "DEFAULT_ROLE",
+    "DEFINITIONS",
+    "DETECTIONS_FILE",
+    "DETECTION_SCHEMA",
+    "ERROR",
+    "FACT_TYPES",
+    "METRICS_FILE",
+    "OFFLINE_DETECTOR",
+    "OFFLINE_VERSION",
+    "PROMPT_VERSION",
+    "UNTYPED",
+    "Detection",
+    "DetectionError",
+    "DetectorMetrics",
+    "ModelDetector",
+    "OfflineDetector",
+    "Rates",
+    "Scored",
+    "TrajectoryInput",
+    "build_messages",
+    "detect_trajectories",
+    "detections_path",
+    "judge",
+    "make_detector",
+    "map_comment",
+    "metrics_path",
+    "parse_detection",
+    "percent",
+    "prompt_sha256",
+    "read_detections",
+    "said",
+    "score",
+    "score_detections",
+    "system_prompt",
+    "write_detections",
+]

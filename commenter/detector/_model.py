@@ -1,0 +1,127 @@
+"""The model detector: one transition tuple (before, action, after; optionally the task) → a validated answer.
+
+The reply is untrusted: parsed as JSON (a code fence or a sentence around the object is
+tolerated; NaN and Infinity are not JSON) and validated against `DETECTION_SCHEMA`. A reply that
+fails is asked for once more, quoting what was wrong; a second failure is recorded as an error
+with `defect=None` — never guessed. A failed model call is recorded the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from cua import TransitionTuple
+from llm import ModelCallError, ModelClient, ModelConfigError
+
+from ._prompts import DETECTION_SCHEMA, PROMPT_VERSION, build_messages, prompt_sha256, repair_messages
+from ._records import Detection
+
+DEFAULT_ROLE = "detector"
+MAX_REPAIRS = 1
+MAX_EVIDENCE_CHARS = 1_000
+_QUOTED_REPLY_CHARS = 200
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
+
+
+class DetectionError(ValueError):
+    """A reply that is not a usable detection; the message says what is wrong (quoted in the re-ask)."""
+
+
+def parse_detection(text: str) -> dict[str, Any]:
+    """The detection in a model reply, validated against `DETECTION_SCHEMA`.
+
+    Raises:
+        DetectionError: no JSON object, not valid JSON, or the object breaks the schema (naming the field),
+            or it says `defect: false` with a type.
+    """
+    fenced = _FENCED.search(text)
+    start, end = text.find("{"), text.rfind("}")
+    if fenced:
+        candidate = fenced.group(1)
+    elif start < 0:
+        raise DetectionError("the reply contains no JSON object")
+    else:
+        candidate = text[start: end + 1] if end > start else text[start:]
+    try:
+        data = json.loads(candidate, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise DetectionError(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except ValueError as exc:
+        raise DetectionError(f"the reply is not valid JSON ({exc})") from None
+    validator = jsonschema.Draft202012Validator(DETECTION_SCHEMA)
+    problems = [f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
+                for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])]
+    if problems:
+        raise DetectionError("the JSON breaks the schema: " + "; ".join(problems))
+    if data["defect"] is False and data["type"] is not None:
+        raise DetectionError(f"type: {data['type']!r} given with defect false (a type goes with defect true only)")
+    return data
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+class ModelDetector:
+    """Detects GUI defects in tuples through a VLM named by registry role or model name (default: `detector`).
+
+        detector = ModelDetector(ModelClient())
+        detection = await detector.detect(item, trajectory_folder, run_dir=run_dir, task=task)
+
+    Raises (constructor): UnknownModelError when `model` is neither a role nor a model of the registry.
+    """
+
+    offline = False
+
+    def __init__(self, client: ModelClient, model: str = DEFAULT_ROLE, max_repairs: int = MAX_REPAIRS, **params: Any):
+        self.client = client
+        self.model = model
+        self.name = client.registry.model_name(model)
+        self.max_repairs = max(0, max_repairs)
+        self.params = params
+        self.prompt_version = PROMPT_VERSION
+        self.prompt_sha256 = prompt_sha256()
+
+    async def detect(self, item: TransitionTuple, folder: Path | str, *, trajectory_id: str,
+                     task: str | None = None) -> Detection:
+        """The detection for `item` of the trajectory in `folder`. Never raises for the tuple or the model."""
+        detection = Detection(trajectory=trajectory_id, step=item.step, detector=self.name, truth=item.defect,
+                              prompt_version=self.prompt_version)
+        try:
+            before, after = (_image(Path(folder), name) for name in (item.before, item.after))
+        except (FileNotFoundError, OSError) as exc:
+            detection.error = f"nothing to judge: {exc}"
+            return detection
+        asked = build_messages(item, before, after, task)
+        messages = asked
+        for attempt in range(1 + self.max_repairs):
+            try:
+                reply = await self.client.chat(messages, role=self.model, **self.params)
+            except (ModelCallError, ModelConfigError) as exc:
+                detection.error = f"model call failed: {exc}"
+                return detection
+            detection.tokens += reply.usage.total_tokens
+            try:
+                answer = parse_detection(reply.text)
+            except DetectionError as exc:
+                quoted = reply.text[:_QUOTED_REPLY_CHARS] + ("…" if len(reply.text) > _QUOTED_REPLY_CHARS else "")
+                detection.error = f"invalid reply after {attempt + 1} attempt(s): {exc}; last reply: {quoted!r}"
+                messages = repair_messages(asked, reply.text, str(exc))
+                continue
+            evidence = answer["evidence"].strip()
+            detection.defect, detection.type = answer["defect"], answer["type"]
+            detection.evidence = evidence[:MAX_EVIDENCE_CHARS]
+            detection.error = None
+            return detection
+        return detection
+
+
+def _image(folder: Path, name: str | None) -> bytes:
+    if not name:
+        raise FileNotFoundError(f"{folder}: the tuple names no screenshot")
+    return (folder / name).read_bytes()

@@ -1,0 +1,130 @@
+"""Detectors by name, run over labelled trajectories, and scored: what `aui defects eval` and the loop call.
+
+    detector = make_detector("offline")            # or "commenter" (the offline commenter), or a model / role
+    detections = await detect_trajectories(run_dir, inputs, detector)
+    metrics = score_detections(detector.name, detections, offline=detector.offline)
+
+Each input names a trajectory folder (relative to `run_dir`), the app HTML it ran on, the
+transform it was served with, and optionally the defect-free version and the task. Every
+detector answers per tuple of the trajectory's `tuples.jsonl` (written by the rollout).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from cua import PageTransform, TransitionTuple, read_tuples
+
+from .._offline import offline_comment
+from ._commenter_map import COMMENTER_DETECTOR, map_comment
+from ._metrics import DetectorMetrics, score
+from ._model import ModelDetector
+from ._offline import OFFLINE_DETECTOR, OfflineDetector
+from ._records import Detection
+
+DEFAULT_CONCURRENCY = 2
+
+
+@dataclass(frozen=True)
+class TrajectoryInput:
+    """One trajectory to run a detector on, and what it ran on."""
+
+    folder: str
+    """Relative to the run folder."""
+    html: str
+    transform: PageTransform | None = None
+    reference_html: str | None = None
+    """The defect-free version, for the offline detector's comparisons (None: not known)."""
+    task: str | None = None
+
+
+class Detector(Protocol):
+    name: str
+    offline: bool
+
+    async def detect_trajectory(self, folder: Path, html: str, *, trajectory_id: str, transform: PageTransform | None,
+                                reference_html: str | None, tuples: list[TransitionTuple],
+                                task: str | None) -> list[Detection]: ...
+
+
+class _Offline:
+    name, offline = OFFLINE_DETECTOR, True
+
+    def __init__(self):
+        self.rules = OfflineDetector()
+
+    async def detect_trajectory(self, folder, html, *, trajectory_id, transform, reference_html, tuples, task):
+        return await self.rules.detect_trajectory(folder, html, trajectory_id=trajectory_id, transform=transform,
+                                                  reference_html=reference_html, tuples=tuples)
+
+
+class _Commenter:
+    """The offline commenter on every trajectory (failed or not), its findings mapped to the tuples."""
+
+    name, offline = COMMENTER_DETECTOR, True
+
+    async def detect_trajectory(self, folder, html, *, trajectory_id, transform, reference_html, tuples, task):
+        comment = await offline_comment(folder, html=html, transform=transform, replay=False)
+        return map_comment(comment, tuples, trajectory_id=trajectory_id)
+
+
+class _Model:
+    offline = False
+
+    def __init__(self, detector: ModelDetector):
+        self.detector = detector
+        self.name = detector.name
+
+    async def detect_trajectory(self, folder, html, *, trajectory_id, transform, reference_html, tuples, task):
+        return [await self.detector.detect(item, folder, trajectory_id=trajectory_id, task=task) for item in tuples]
+
+
+def make_detector(name: str, client=None) -> Detector:
+    """`offline` (the rule-based baseline), `commenter` (the offline commenter's findings), or a model role or
+    name of the registry (needs `client`, an `llm.ModelClient`).
+
+    Raises:
+        ValueError: a model detector without a client. UnknownModelError: a name the registry does not know.
+    """
+    if name == OFFLINE_DETECTOR:
+        return _Offline()
+    if name == COMMENTER_DETECTOR:
+        return _Commenter()
+    if client is None:
+        raise ValueError(f"detector {name!r} is a model: it needs a model client (or use 'offline' / 'commenter')")
+    return _Model(ModelDetector(client, name))
+
+
+async def detect_trajectories(run_dir: Path | str, inputs: list[TrajectoryInput], detector: Detector,
+                              concurrency: int = DEFAULT_CONCURRENCY) -> list[Detection]:
+    """Every tuple of every input's trajectory, answered by `detector`, in input order.
+
+    Raises FileNotFoundError / ValueError for a trajectory folder without readable tuples (naming it).
+    """
+    run_dir = Path(run_dir)
+    slots = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(entry: TrajectoryInput) -> list[Detection]:
+        folder = run_dir / entry.folder
+        tuples = read_tuples(folder)
+        if not tuples:
+            return []
+        async with slots:
+            return await detector.detect_trajectory(folder, entry.html, trajectory_id=entry.folder,
+                                                    transform=entry.transform, reference_html=entry.reference_html,
+                                                    tuples=tuples, task=entry.task)
+
+    found = await asyncio.gather(*(one(entry) for entry in inputs))
+    return [detection for group in found for detection in group]
+
+
+def score_detections(name: str, detections: list[Detection], offline: bool = False) -> DetectorMetrics:
+    """The GTArena metrics of one detector's detections (their copied ground truth; unknown ones counted apart)."""
+    return score(name, [(d.truth, None if d.error else d.defect, d.type) if d.truth is not None else (None, None, None)
+                        for d in detections], offline=offline)
+
+
+

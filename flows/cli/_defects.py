@@ -1,0 +1,123 @@
+"""`aui defects inject | eval`: GUI defects the GTArena way; thin wrappers over `flows._defects`.
+
+Registered in `flows/cli/__init__.py` with `app.add_typer(defects_app, name="defects")`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from apps_prompts import BUNDLED_DIR
+from cua import DEFAULT_VIEWPORT, Viewport
+
+from ._rollout import parse_viewport
+
+console = Console()
+err_console = Console(stderr=True)
+defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
+                          no_args_is_help=True)
+
+
+def _split(value: str | None) -> list[str] | None:
+    return [part.strip() for part in value.split(",") if part.strip()] if value else None
+
+
+def _fail(message: str) -> None:
+    err_console.print(f"[red]error:[/] {message}", soft_wrap=True)
+    raise typer.Exit(2)
+
+
+@defects_app.command("inject")
+def inject_command(
+    out: Path = typer.Option(..., "--out", help="The run folder to write the defect set (defects.json) and dataset into."),
+    apps: str = typer.Option(None, "--apps", help="App ids, comma-separated (default: every app of --apps-dir)."),
+    types: str = typer.Option(None, "--types", help="Defect types, comma-separated (default: every implemented type)."),
+    per_app: int = typer.Option(1, "--per-app", min=1, help="Defects per app and type (seeds --seed … --seed+K-1)."),
+    seed: int = typer.Option(0, "--seed", help="The first seed."),
+    apps_dir: Path = typer.Option(BUNDLED_DIR, "--apps-dir", help="A spec file or folder of specs (default: bundled)."),
+    viewport: Viewport = typer.Option(str(DEFAULT_VIEWPORT), "--viewport", parser=parse_viewport,
+                                      help="Browser viewport WIDTHxHEIGHT."),
+    rollouts: bool = typer.Option(True, "--rollouts/--no-rollouts", help="Also roll out the labelled dataset "
+                                  "(each proven defect and its task on the defect-free app, with tuples.jsonl)."),
+) -> None:
+    """Inject defects into apps, prove each on the page, and write the defect set (and its labelled tuples)."""
+    from perturb import DefectError
+
+    from .._defects import DefectRunError
+
+    try:
+        defect_set = asyncio.run(_inject(out, apps_dir, _split(apps), _split(types), per_app, seed, viewport, rollouts))
+    except (DefectRunError, DefectError, KeyError, ValueError) as exc:
+        _fail(str(exc).strip("'"))
+    proven = len(defect_set.proven)
+    console.print(f"{proven} / {len(defect_set.records)} defects proven ({', '.join(defect_set.types)}) in "
+                  f"{len(defect_set.apps)} app(s) → {out / 'defects.json'}", soft_wrap=True)
+    for record in defect_set.records:
+        if not record.proven:
+            console.print(f"  dropped {record.id}: {record.reason}", soft_wrap=True, highlight=False)
+
+
+async def _inject(out, apps_dir, app_ids, types, per_app, seed, viewport, rollouts):
+    from cua import close_browser
+
+    from .._defects import inject_run
+
+    try:
+        return await inject_run(out, apps_path=apps_dir, app_ids=app_ids, types=types, per_app=per_app, seed=seed,
+                                viewport=viewport, rollouts=rollouts)
+    finally:
+        await close_browser()
+
+
+@defects_app.command("eval")
+def eval_command(
+    run_dir: Path = typer.Argument(..., help="A defect run folder (made by `aui defects inject`)."),
+    detector: str = typer.Option("offline", "--detector", help="offline (rules on measured facts), commenter (the "
+                                 "offline commenter's findings), or a model role or name (e.g. detector)."),
+    models_config: Path = typer.Option(None, "--models-config", help="Model registry YAML; default configs/models.yaml."),
+    concurrency: int = typer.Option(2, "--concurrency", min=1, help="Trajectories judged at once."),
+) -> None:
+    """Score a detector on a defect run's tuples: Accuracy, Recall-D, Recall-N, per type and kind; report.html."""
+    from commenter.detector import percent
+    from llm import ModelClient, ModelConfigError, UnknownNameError
+
+    from .._defects import DefectRunError
+
+    client = None
+    if detector not in ("offline", "commenter"):
+        try:
+            client = ModelClient(models_config)
+            client.registry.model_name(detector)
+        except (UnknownNameError, ModelConfigError, ValueError) as exc:
+            _fail(str(exc))
+    try:
+        metrics = asyncio.run(_eval(run_dir, detector, client, concurrency))
+    except (FileNotFoundError, DefectRunError, ValueError) as exc:
+        _fail(str(exc))
+    overall = metrics.overall
+    label = f"{metrics.detector} (offline baseline)" if metrics.offline else metrics.detector
+    console.print(f"{label}: {overall.tuples} tuples ({overall.defective} defective, {overall.normal} normal, "
+                  f"{overall.errors} errors) — Accuracy {percent(overall.accuracy)}, Recall-D {percent(overall.recall_d)}, "
+                  f"Recall-N {percent(overall.recall_n)} → {run_dir / 'report.html'}", soft_wrap=True)
+    for kind, rates in metrics.by_kind.items():
+        console.print(f"  {kind}: Recall-D {percent(rates.recall_d)}, type right {percent(rates.type_accuracy)}",
+                      soft_wrap=True)
+    if overall.tuples and overall.errors == overall.tuples:
+        raise typer.Exit(1)
+
+
+async def _eval(run_dir, detector, client, concurrency):
+    from cua import close_browser
+
+    from .._defects import eval_run
+
+    try:
+        return await eval_run(run_dir, detector, client, concurrency=concurrency)
+    finally:
+        await close_browser()
+        if client is not None:
+            await client.aclose()

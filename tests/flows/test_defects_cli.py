@@ -1,0 +1,98 @@
+"""`aui defects inject | eval` on a small app: the set, its labelled tuples, a detector's figures, the report."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from apps_prompts import load_app, reference_html_path
+from commenter.detector import DetectorMetrics, read_detections
+from cua import read_tuples
+from flows.cli import app as cli
+from llm.testing import ScriptedOpenAIServer, reply_text
+from perturb import DefectSet, dataset_trajectories
+
+
+@pytest.fixture(scope="module")
+def small_apps(tmp_path_factory):
+    """unit-converter with two of its tasks: enough for one display and one interaction defect, and quick."""
+    spec = load_app("unit-converter")
+    folder = tmp_path_factory.mktemp("apps") / "unit-converter"
+    folder.mkdir()
+    shutil.copy(reference_html_path(spec), folder / "index.html")
+    data = spec.model_dump(mode="json", exclude_none=True, exclude={"source"})
+    data["tasks"] = [t for t in data["tasks"] if t["id"] in ("swap-to-feet-metres", "miles-to-km")]
+    (folder / "app.yaml").write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return folder.parent
+
+
+def _inject(small_apps, out, *extra):
+    return CliRunner().invoke(cli, ["defects", "inject", "--apps-dir", str(small_apps), "--apps", "unit-converter",
+                                    "--types", "misalignment,no-response", "--out", str(out), *extra])
+
+
+def test_inject_then_eval_make_a_labelled_dataset_scored_in_the_report(small_apps, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUI_LLM_CACHE", "off")
+    run = tmp_path / "defects"
+    result = _inject(small_apps, run)
+    assert result.exit_code == 0, result.output
+    assert "2 / 2 defects proven" in result.output
+    defect_set = DefectSet.read(run)
+    assert [r.type for r in defect_set.proven] == ["misalignment", "no-response"]
+    entries = dataset_trajectories(defect_set)
+    labels = {entry.folder: [t.defect for t in read_tuples(run / entry.folder)] for entry in entries}
+    for entry in entries:
+        if entry.defect_id is None:
+            assert set(labels[entry.folder]) == {"none"}  # the defect-free app
+        else:  # the steps on the bound element carry its type, the others none
+            record = defect_set.record(entry.defect_id)
+            assert record.type in labels[entry.folder] and set(labels[entry.folder]) <= {record.type, "none"}
+
+    result = CliRunner().invoke(cli, ["defects", "eval", str(run), "--detector", "offline"])
+    assert result.exit_code == 0, result.output
+    assert "offline (offline baseline)" in result.output and "Recall-D" in result.output
+    detections = read_detections(run, "offline")
+    assert len(detections) == sum(len(v) for v in labels.values())
+    assert all(d.error is None and d.offline for d in detections)
+    metrics = DetectorMetrics.model_validate_json((run / "defect-metrics-offline.json").read_bytes())
+    assert metrics.overall.tuples == len(detections) and metrics.overall.defective >= 2
+    report = (run / "report.html").read_text(encoding="utf-8")
+    assert "Recall-D" in report and "Confusion matrix" in report and "2 / 2 proven / attempted" in report
+
+    # A model that always answers "no defect" (GTArena's Qwen2-VL): Recall-D 0, Recall-N 100, in the same report.
+    never = json.dumps({"defect": False, "type": None, "evidence": "Nothing looks wrong."})
+    with ScriptedOpenAIServer(default=reply_text(never)) as server:
+        models = tmp_path / "models.yaml"
+        models.write_text(textwrap.dedent(f"""\
+            roles: {{detector: local-vlm}}
+            models:
+              - {{name: local-vlm, provider: openai-compatible, model: vlm, base_url: "{server.base_url}", timeout_s: 10}}
+            """), encoding="utf-8")
+        result = CliRunner().invoke(cli, ["defects", "eval", str(run), "--detector", "detector", "--models-config",
+                                          str(models)])
+    assert result.exit_code == 0, result.output
+    assert len(server.requests) == len(detections)  # one call per tuple
+    assert "local-vlm: " in result.output and "Recall-D 0.0, Recall-N 100.0" in result.output
+    assert "Detector: local-vlm" in (run / "report.html").read_text(encoding="utf-8")
+
+    again = tmp_path / "again"
+    result = _inject(small_apps, again, "--no-rollouts")
+    assert result.exit_code == 0, result.output
+    assert (again / "defects.json").read_bytes() == (run / "defects.json").read_bytes()  # deterministic
+    assert not (again / "dataset").exists()
+
+
+def test_bad_input_is_refused_naming_it(small_apps, tmp_path):
+    result = CliRunner().invoke(cli, ["defects", "inject", "--apps-dir", str(small_apps), "--types", "wobble",
+                                      "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "unknown defect type 'wobble'" in result.output
+    result = CliRunner().invoke(cli, ["defects", "inject", "--apps-dir", str(small_apps), "--apps", "nope",
+                                      "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "no app 'nope'" in result.output
+    result = CliRunner().invoke(cli, ["defects", "eval", str(tmp_path)])
+    assert result.exit_code == 2 and "no defects.json" in result.output
