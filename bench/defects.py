@@ -1,6 +1,6 @@
 """Benchmark of GUI defects (GTArena's way) on the bundled apps, offline; prints one JSON object as its last line.
 
-    .venv/bin/python bench/defects.py [--out DIR] [--apps a,b] [--seeds 2] [--twice]
+    .venv/bin/python bench/defects.py [--out DIR] [--apps a,b] [--seeds 2] [--twice] [--reuse]
 
 1. `aui defects inject` over the bundled apps × every implemented type × `--seeds` seeds (2): each
    defect bound to a reference-solution step, proven on the page or dropped with its reason →
@@ -12,6 +12,7 @@
 3. Wall time of each part, and the load average at the start and the end (the machine is shared:
    times are noisy, the figures are not). With `--twice` everything runs again into a second folder
    and `repeat_identical` says whether the defect set (bytes) and every figure came out the same.
+   `--reuse` keeps the defect sets and datasets already in `--out` and scores the detectors again.
 """
 
 from __future__ import annotations
@@ -72,11 +73,14 @@ def one_pass(run_dir: Path, args: argparse.Namespace) -> tuple[dict, dict]:
     """Inject, roll out, score both detectors into `run_dir`: (figures, wall times in s)."""
     times = {}
     started = time.monotonic()
-    inject = ["defects", "inject", "--out", str(run_dir), "--per-app", str(args.seeds)]
-    if args.apps:
-        inject += ["--apps", args.apps]
-    aui(*inject)
-    times["inject_and_rollouts_s"] = round(time.monotonic() - started, 1)
+    if args.reuse and (run_dir / "defects.json").is_file() and (run_dir / "dataset").is_dir():
+        log(f"reusing the defect set and dataset in {run_dir}")  # the detectors are scored again on them
+    else:
+        inject = ["defects", "inject", "--out", str(run_dir), "--per-app", str(args.seeds)]
+        if args.apps:
+            inject += ["--apps", args.apps]
+        aui(*inject)
+        times["inject_and_rollouts_s"] = round(time.monotonic() - started, 1)
     for detector in ("offline", "commenter"):
         started = time.monotonic()
         aui("defects", "eval", str(run_dir), "--detector", detector)
@@ -112,4 +116,6 @@ if __name__ == "__main__":
     parser.add_argument("--apps", help="Only these app ids, comma-separated (default: every bundled app).")
     parser.add_argument("--seeds", type=int, default=2, help="Seeds per app and type (default 2).")
     parser.add_argument("--twice", action="store_true", help="Run everything twice and compare (repeat_identical).")
+    parser.add_argument("--reuse", action="store_true", help="Keep a defect set and dataset already in --out (first/, "
+                        "second/) and only score the detectors again.")
     print(json.dumps(main(parser.parse_args())))

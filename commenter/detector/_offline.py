@@ -188,7 +188,10 @@ def _display(item: TransitionTuple, before: dict, after: dict, reference: dict |
         return "element-missing", f"{item.action_text} acts on {name}, which is not drawn (opacity {target['opacity']:.2f})"
     if reference and reference.get("elements") is not None:
         here = {e["selector"]: e for e in before.get("elements", [])}
-        gone = [e for e in reference["elements"] if e["drawn"] and not here.get(e["selector"], {}).get("drawn", False)]
+        # only elements that are here but not drawn: one absent altogether was removed by the app itself
+        # (the two versions' states parted), while an injected element-missing keeps it in the DOM
+        gone = [e for e in reference["elements"] if e["drawn"] and e["selector"] in here
+                and not here[e["selector"]].get("drawn", False)]
         if gone:
             return "element-missing", f"`{gone[0]['selector']}` beside {name} is drawn in the defect-free version, not here"
     faded = target["opacity"] < 0.6 or "grayscale" in (target.get("filter") or "")
@@ -219,7 +222,9 @@ def _against_peers(target: dict, peers: list[dict], name: str) -> tuple[str | No
         return "inconsistent-size", f"{name}'s text is cut off"
     backgrounds = [_rgb(p["background"]) for p in peers]
     common = _agreeing(backgrounds, lambda a, b: _distance(a, b) < 20)
-    if common is not None and _distance(_rgb(target["background"]), common) > 60:
+    # a control in another state than its kind (the lit step, the active tab) looks different on purpose
+    in_its_own_state = target.get("active") and not any(p.get("active") for p in peers)
+    if common is not None and not in_its_own_state and _distance(_rgb(target["background"]), common) > 60:
         return "inconsistent-colour", f"{name} is {target['background']}; {len(peers)} of its kind are {_css(common)}"
     colours = [_rgb(p["color"]) for p in peers]
     common = _agreeing(colours, lambda a, b: _distance(a, b) < 20)

@@ -88,8 +88,19 @@ def test_the_defect_free_version_shows_missing_elements_and_changed_words():
             "elements": [{"selector": "#go", "text": "Lorem ipsum", "drawn": True}]}
     reference = {"target": _target(), "elements": [{"selector": "#go", "text": "Go", "drawn": True}]}
     assert judge(_tuple(), here, {"target": here["target"]}, reference)[0] == "content-error"
+    # an element the app removed here (the two versions' states parted) is not a missing one…
     reference["elements"].append({"selector": "label[for=go]", "text": "Start", "drawn": True})
+    assert judge(_tuple(), here, {"target": here["target"]}, reference)[0] == "content-error"
+    # …one that is here but not drawn is
+    here["elements"].append({"selector": "label[for=go]", "text": "Start", "drawn": False})
     assert judge(_tuple(), here, {"target": here["target"]}, reference)[0] == "element-missing"
+
+
+def test_a_control_in_another_state_than_its_kind_may_look_different():
+    lit = _target(background="rgb(39, 245, 200)", active=True)  # a lit step among dark ones: on purpose
+    assert judge(_tuple(), {"target": lit, "peers": PEERS}, {"target": lit}, None)[0] is None
+    unlit = _target(background="rgb(39, 245, 200)")
+    assert judge(_tuple(), {"target": unlit, "peers": PEERS}, {"target": unlit}, None)[0] == "inconsistent-colour"
 
 
 def test_the_offline_commenters_facts_map_to_the_tuples_they_name():
