@@ -106,6 +106,7 @@ async def _prove_display(html: str, checker: CompiledChecker, solution: list[Sol
         if (failed := await _reach(app.page, prefix)) is not None:
             return dropped(f"the defect-free app: {failed}")
         scroll_y = await _probe(app.page, "centre", spec.selector)
+        await settle(app.page)  # what scrolling in reveals (reveal-on-scroll transitions) is waited out
         clean_box = await _box(app.page, spec.selector)
         async with open_app(html, defective) as broken:
             if (failed := _transform_failed(broken.events.page_errors)) is not None:
