@@ -21,6 +21,10 @@ TASKS = [task.id for task in load_app(APP).tasks][:3]
 SUCCEEDS = {0: {TASKS[0], TASKS[1]}, 1: {TASKS[0]}, 2: {TASKS[0], TASKS[1], TASKS[2]}}
 
 
+
+async def _no_variations(**_):
+    raise AssertionError("this run has no variations: nothing is translated or proven on a variant")
+
 class ScriptedStages:
     """The six stages as plain async functions; `revisions` records what each revision was given."""
 
@@ -29,7 +33,8 @@ class ScriptedStages:
         self.revisions: list[dict] = []
 
     def stages(self) -> Stages:
-        return Stages(self.generate, self.propose, self.verify, self.rollout, self.comment, self.revise)
+        return Stages(self.generate, self.propose, self.verify, self.rollout, self.comment, self.revise,
+                      _no_variations, _no_variations)
 
     async def generate(self, *, run, app_id, coder, viewport):
         return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", "<p>v0</p>"), coder=coder,

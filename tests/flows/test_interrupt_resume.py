@@ -123,7 +123,7 @@ def test_a_killed_sweep_resumes_without_repeating_finished_rollouts(tmp_path, pr
         assert not path.exists() and _final_path(path) in referenced
     for path in referenced:  # a redone rollout is clean: only the files its trajectory names
         data = json.loads(path.read_bytes())
-        expected = {"trajectory.json", "dashboard.png", "rollout-inputs.json", data["initial_screenshot"]}
+        expected = {"trajectory.json", "tuples.jsonl", "dashboard.png", "rollout-inputs.json", data["initial_screenshot"]}
         expected |= {step["screenshot"] for step in data["steps"] if step.get("screenshot")}
         assert {p.name for p in path.parent.iterdir()} == expected, path.parent
     leftovers = [p for p in run_dir.rglob("*") if p.name.endswith(".tmp") or ".partial" in p.name]

@@ -41,6 +41,10 @@ def _tasks() -> list[Task]:
     return [task.model_copy(update={"level": Level(level) if level else None}) for task, level in zip(base, LEVELS)]
 
 
+
+async def _no_variations(**_):
+    raise AssertionError("this run has no variations: nothing is translated or proven on a variant")
+
 class Recording:
     """Stages that record what each rollout was given; task 0 always succeeds, task 1 only in repeat 1."""
 
@@ -48,7 +52,8 @@ class Recording:
         self.rollouts: list[dict] = []
 
     def stages(self) -> Stages:
-        return Stages(self.generate, self.propose, self.verify, self.rollout, self.comment, self.revise)
+        return Stages(self.generate, self.propose, self.verify, self.rollout, self.comment, self.revise,
+                      _no_variations, _no_variations)
 
     async def generate(self, *, run, app_id, coder, viewport):
         return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", "<p>v0</p>"), coder=coder,
