@@ -1,6 +1,7 @@
 """Benchmark of app variations (OpenApps' axis) on the bundled apps, offline; prints one JSON object as its last line.
 
     .venv/bin/python bench/variations.py [--repeats 3] [--variations dark,long,…] [--app ID …] [--out DIR]
+                                         [--skip-appearance | --skip-reliability]
 
 1. Reliability: the design loop's round 0 over the bundled apps (heuristic agent, offline verifier;
    the loop's plain stages, no Prefect) in every offline variation, each variant proven first (every
@@ -105,13 +106,15 @@ async def main() -> None:
     parser.add_argument("--app", action="append", default=None, help="only these bundled apps (repeatable)")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--skip-reliability", action="store_true", help="only the appearance and cost figures")
+    parser.add_argument("--skip-appearance", action="store_true", help="only the reliability figures")
     args = parser.parse_args()
     from perturb import offline_variation_names
 
     names = ["default", *[n for n in (args.variations.split(",") if args.variations else offline_variation_names())
                           if n and n != "default"]]
-    figures = await appearance_and_cost(args.app, names)
-    log(f"appearance: {figures['pixel_change_min_by_variation']}; load overhead {figures['variation_load_overhead_ms']} ms")
+    figures = {} if args.skip_appearance else await appearance_and_cost(args.app, names)
+    if figures:
+        log(f"appearance: {figures['pixel_change_min_by_variation']}; load overhead {figures['variation_load_overhead_ms']} ms")
     result = {"variations": len(names), "names": names, **figures}
     if not args.skip_reliability:
         out = args.out or Path(tempfile.mkdtemp(prefix="bench-variations-"))
