@@ -59,7 +59,9 @@ async def test_a_click_where_the_target_is_after_a_smooth_scroll_and_a_slide_lan
     timings = browse.timings
     assert {"scroll", "animation"} <= set(timings.settle_waited_for) and not timings.settle_capped
     assert 0 < timings.motion_ms <= timings.settle_ms
-    assert timings.settle_ms > 800  # past the cap settling used to stop at
+    # Past the cap settling used to stop at, counted from the click: on a loaded machine the click
+    # itself can take half a second, and the motion runs on meanwhile.
+    assert timings.execute_ms + timings.settle_ms > 800
 
 
 @pytest.mark.parametrize("attempt", range(5))
