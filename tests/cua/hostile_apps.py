@@ -218,12 +218,14 @@ MEMORY_HOG = HostileApp(
     episode_timeout_s=45.0,
 )
 
-# Renders the whole UI from state into a brand-new <body> on every animation frame.
+# Renders the whole UI from state into a brand-new <body> on every animation frame. It counts
+# presses (mousedown), not clicks: a click needs the press and the release on one element, and a
+# frame between the two (likely on a loaded machine) swaps the element, so no click event fires.
 BODY_SWAP = HostileApp(
     "body_swap",
     f"""<!doctype html><body style="margin:0"><script>
   let count = 0;
-  document.addEventListener('click', e => {{ if (e.target && e.target.id === 'go') count += 1; }});
+  document.addEventListener('mousedown', e => {{ if (e.target && e.target.id === 'go') count += 1; }});
   const render = () => {{
     const body = document.createElement('body');
     body.style.margin = '0';
