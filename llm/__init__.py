@@ -29,6 +29,7 @@ from ._config import (
 from ._concurrency import ProcessSemaphore, endpoint_limit, set_cross_process_limiter
 from ._items import ComputerAction, ComputerCall, FunctionCall, PathPoint, ToolCall
 from ._latency import Latency
+from ._repair import Repaired, ask_with_repair
 from ._limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_REPLY_CAPS, reply_cap
 from ._messages import (
     Message,
@@ -78,6 +79,8 @@ __all__ = [
     "ModelClient",
     "ModelConfig",
     "ModelConfigError",
+    "Repaired",
+    "ask_with_repair",
     "ModelParams",
     "ModelRegistry",
     "OfflineModelError",

@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 
 from cua import TransitionTuple
-from llm import ModelCallError, ModelClient, ModelConfigError
+from llm import ModelClient, ask_with_repair
 
 from ._prompts import DETECTION_SCHEMA, PROMPT_VERSION, build_messages, prompt_sha256, repair_messages
 from ._records import Detection
@@ -24,7 +24,6 @@ from ._records import Detection
 DEFAULT_ROLE = "detector"
 MAX_REPAIRS = 1
 MAX_EVIDENCE_CHARS = 1_000
-_QUOTED_REPLY_CHARS = 200
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 
@@ -98,26 +97,15 @@ class ModelDetector:
             detection.error = f"nothing to judge: {exc}"
             return detection
         asked = build_messages(item, before, after, task)
-        messages = asked
-        for attempt in range(1 + self.max_repairs):
-            try:
-                reply = await self.client.chat(messages, role=self.model, **self.params)
-            except (ModelCallError, ModelConfigError) as exc:
-                detection.error = f"model call failed: {exc}"
-                return detection
-            detection.tokens += reply.usage.total_tokens
-            try:
-                answer = parse_detection(reply.text)
-            except DetectionError as exc:
-                quoted = reply.text[:_QUOTED_REPLY_CHARS] + ("…" if len(reply.text) > _QUOTED_REPLY_CHARS else "")
-                detection.error = f"invalid reply after {attempt + 1} attempt(s): {exc}; last reply: {quoted!r}"
-                messages = repair_messages(asked, reply.text, str(exc))
-                continue
-            evidence = answer["evidence"].strip()
-            detection.defect, detection.type = answer["defect"], answer["type"]
-            detection.evidence = evidence[:MAX_EVIDENCE_CHARS]
-            detection.error = None
+        got = await ask_with_repair(self.client, asked, parse_detection, repair_messages, role=self.model,
+                                    max_repairs=self.max_repairs, params=self.params, invalid=DetectionError)
+        detection.tokens += got.tokens
+        if got.value is None:
+            detection.error = got.error
             return detection
+        detection.defect, detection.type = got.value["defect"], got.value["type"]
+        detection.evidence = got.value["evidence"].strip()[:MAX_EVIDENCE_CHARS]
+        detection.error = None
         return detection
 
 

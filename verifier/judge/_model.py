@@ -20,7 +20,7 @@ import jsonschema
 
 from cua import Trajectory
 from dashboard_render import render_trajectory
-from llm import ModelCallError, ModelClient, ModelConfigError
+from llm import ModelClient, ask_with_repair
 
 from ._prompts import MODES, PROMPT_VERSION, VERDICT_SCHEMA, build_messages, prompt_sha256, repair_messages
 from ._records import Judgement, JudgeMode, TrajectoryRef
@@ -28,7 +28,6 @@ from ._records import Judgement, JudgeMode, TrajectoryRef
 DEFAULT_ROLE = "judge"
 MAX_REPAIRS = 1
 MAX_REASON_CHARS = 2_000  # a verdict's reason is a sentence or two; a runaway one is cut, not stored whole
-_QUOTED_REPLY_CHARS = 200
 
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
@@ -125,27 +124,17 @@ class ModelJudge:
             judgement.error = f"nothing to judge: {exc}"
             return judgement
         asked = build_messages(self.mode, trajectory.viewport, trajectory.task, trajectory.expected_outcome, image)
-        messages = asked
-        for attempt in range(1 + self.max_repairs):
-            try:
-                reply = await self.client.chat(messages, role=self.model, **self.params)
-            except (ModelCallError, ModelConfigError) as exc:
-                judgement.error = f"model call failed: {exc}"
-                return judgement
-            judgement.tokens += reply.usage.total_tokens
-            try:
-                verdict = parse_verdict(reply.text)
-            except VerdictError as exc:
-                quoted = reply.text[:_QUOTED_REPLY_CHARS] + ("…" if len(reply.text) > _QUOTED_REPLY_CHARS else "")
-                judgement.error = f"invalid reply after {attempt + 1} attempt(s): {exc}; last reply: {quoted!r}"
-                messages = repair_messages(asked, reply.text, str(exc))
-                continue
-            reason = verdict["reason"].strip()
-            judgement.success = verdict["success"]
-            judgement.reason = reason[:MAX_REASON_CHARS] + ("…" if len(reason) > MAX_REASON_CHARS else "")
-            judgement.confidence = float(verdict["confidence"])
-            judgement.error = None
+        got = await ask_with_repair(self.client, asked, parse_verdict, repair_messages, role=self.model,
+                                    max_repairs=self.max_repairs, params=self.params, invalid=VerdictError)
+        judgement.tokens += got.tokens
+        if got.value is None:
+            judgement.error = got.error
             return judgement
+        reason = got.value["reason"].strip()
+        judgement.success = got.value["success"]
+        judgement.reason = reason[:MAX_REASON_CHARS] + ("…" if len(reason) > MAX_REASON_CHARS else "")
+        judgement.confidence = float(got.value["confidence"])
+        judgement.error = None
         return judgement
 
     async def _image(self, trajectory: Trajectory, folder: Path) -> bytes:
