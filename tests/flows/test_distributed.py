@@ -1,7 +1,9 @@
 """Beyond one machine: a Prefect server on PostgreSQL, the sweep's stages on a Dask cluster of two worker
 processes, and the sweep deployed to a process work pool with two workers, all give the single-process
-run's results; and a model's max_concurrency holds across two processes (a global concurrency limit on
-that server). One app, two tasks, round 0, the offline providers: as cheap as the set-up allows."""
+run's results; on Dask a second run is all cache; and a model's max_concurrency holds across two
+processes (a global concurrency limit on that server). One app, two tasks, round 0 (rounds 0 and 1 on
+Dask, so the comment and revision stages run there too), the offline providers: as cheap as the set-up
+allows."""
 
 from __future__ import annotations
 
@@ -51,6 +53,14 @@ def stop(process: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=30)
+
+
+def scheduler_task_prefixes(address: str) -> set[str]:
+    """The names of the tasks the Dask scheduler at `address` has run (Prefect's task names)."""
+    from distributed import Client
+
+    with Client(address, timeout=60) as client:
+        return set(client.run_on_scheduler(lambda dask_scheduler: sorted(dask_scheduler.task_prefixes)))
 
 
 CALLER = """
@@ -110,7 +120,8 @@ async def test_a_sweep_on_dask_workers_and_on_a_work_pool_against_postgres_match
     configs = {}
     for name in ("single", "dask", "pool"):
         configs[name] = tmp_path / f"{name}.yaml"
-        configs[name].write_text(yaml.safe_dump({**BASE, "name": name, "out_dir": str(tmp_path / "runs")}))
+        rounds = {"rounds": 1} if name == "dask" else {}  # the comment and revision stages on the cluster too
+        configs[name].write_text(yaml.safe_dump({**BASE, **rounds, "name": name, "out_dir": str(tmp_path / "runs")}))
 
     aui(["sweep", str(configs["single"])], env, tmp_path / "single.log")
     expected = outcomes(tmp_path / "runs" / "single")
@@ -130,8 +141,18 @@ async def test_a_sweep_on_dask_workers_and_on_a_work_pool_against_postgres_match
         for number in (1, 2):
             processes.append(started([str(BIN / "dask"), "worker", address, "--nworkers", "1", "--nthreads", "2",
                                       "--no-dashboard", "--name", f"worker-{number}"], env, tmp_path / f"dask-{number}.log"))
-        aui(["sweep", str(configs["dask"]), "--task-runner", "dask", "--dask-address", address], env, tmp_path / "dask.log")
-        assert outcomes(tmp_path / "runs" / "dask") == expected
+        dask_sweep = ["sweep", str(configs["dask"]), "--task-runner", "dask", "--dask-address", address]
+        aui(dask_sweep, env, tmp_path / "dask.log")
+        dask_run = tmp_path / "runs" / "dask"
+        assert [row for row in outcomes(dask_run) if row[1] == 0] == expected
+        assert {row[1] for row in outcomes(dask_run)} == {0, 1}
+        # Every stage of a round, the revision's too, ran on the cluster's workers.
+        prefixes = await asyncio.to_thread(scheduler_task_prefixes, address)
+        assert {"generate_initial", "verify_version", "rollout_task", "comment_failures", "revise_version"} <= prefixes
+        # Run again on the cluster: every stage comes from Prefect's cache, no rollout is redone.
+        trajectories = {p: p.stat().st_mtime_ns for p in dask_run.rglob("trajectory.json")}
+        aui(dask_sweep, env, tmp_path / "dask-again.log")
+        assert {p: p.stat().st_mtime_ns for p in dask_run.rglob("trajectory.json")} == trajectories
 
         # A process work pool with two workers; the sweep deployed to it and run from the API.
         subprocess.run([str(BIN / "prefect"), "work-pool", "create", "aui-pool", "--type", "process"], env=env,

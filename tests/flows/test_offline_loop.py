@@ -14,7 +14,7 @@ APPS = ["unit-converter", "rgb-color-mixer"]
 @pytest.fixture(scope="module")
 def offline_run(tmp_path_factory, prefect_server):
     out = tmp_path_factory.mktemp("runs")
-    config = make_config({"name": "two-apps", "app_ids": APPS, "rounds": 1, "out_dir": str(out), "max_steps": 10})
+    config = make_config({"name": "two-apps", "app_ids": APPS, "rounds": 1, "out_dir": str(out), "max_steps": 5})
     return config
 
 

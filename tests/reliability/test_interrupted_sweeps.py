@@ -386,6 +386,11 @@ def test_a_killed_sweep_resumes_to_the_same_results_without_repeating_finished_w
     assert after and all(_finished(data) for data in after.values()), [str(p) for p, d in after.items() if not _finished(d)]
     referenced = {run_dir / t["trajectory"] / "trajectory.json" for a in payload["apps"] for t in a["tasks"] if t["trajectory"]}
     assert set(after) == referenced
+    for path in referenced:  # a redone rollout is clean: only the files its trajectory names
+        data = json.loads(path.read_bytes())
+        named = {"trajectory.json", "tuples.jsonl", "dashboard.png", "rollout-inputs.json", data["initial_screenshot"]}
+        named |= {step["screenshot"] for step in data["steps"] if step.get("screenshot")}
+        assert {p.name for p in path.parent.iterdir()} == named, path.parent
     for path, (mtime, content) in finished_rollouts.items():  # a finished rollout is kept as it was
         final = _final_path(path)
         assert final.exists() and final.read_bytes() == content, f"a finished rollout was redone: {path}"
