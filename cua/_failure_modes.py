@@ -12,7 +12,9 @@ several (an agent can loop on a decoy until it runs out of steps):
 - `finished_early`: the agent said it was done (`finished`) while the checker was still false;
 - `decoy`: acted on an element a variation injected as a decoy (`ElementInfo.injected == "decoy"`);
 - `left_app`: tried to leave the app — a blocked top-level navigation, or a blocked request first
-  seen after the agent's first action (requests the app made before it are the app's own).
+  seen after the agent's first action (requests the app made before it are the app's own);
+- `wrong_answer`: a question task's answer check failed — no final answer, or not the expected one
+  (answers are scored outside the trajectory, so the caller says so).
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from ._actions import Action
 from ._trajectory import Trajectory, TerminationReason
 
 FAILURE_MODES: tuple[str, ...] = ("action_loop", "invalid_action", "stuck", "max_steps", "finished_early", "decoy",
-                                  "left_app")
+                                  "left_app", "wrong_answer")
 LOOP_LENGTH = 3
 
 
-def failure_modes(trajectory: Trajectory) -> list[str]:
-    """The failure modes the trajectory shows, in `FAILURE_MODES` order (empty for a clean run)."""
+def failure_modes(trajectory: Trajectory, *, answer_failed: bool = False) -> list[str]:
+    """The failure modes the trajectory shows, in `FAILURE_MODES` order (empty for a clean run);
+    `answer_failed`: the task asked for an answer and its answer check failed."""
     found = set()
     signatures = [_signature(step.screen_action or step.model_action) for step in trajectory.steps]
     run = 1
@@ -47,6 +50,8 @@ def failure_modes(trajectory: Trajectory) -> list[str]:
         found.add("decoy")
     if _left_the_app(trajectory):
         found.add("left_app")
+    if answer_failed:
+        found.add("wrong_answer")
     return [mode for mode in FAILURE_MODES if mode in found]
 
 

@@ -49,7 +49,8 @@ class TaskOutcome(BaseModel):
     checks: list[CheckOutcome] = Field(default_factory=list, description="Each check's result (dom, answer, judge).")
     answer: str | None = Field(default=None, description="The agent's final answer, if it gave one.")
     failure_modes: list[str] = Field(default_factory=list, description=(
-        "How the rollout went wrong (`cua.failure_modes`: action_loop, invalid_action, stuck, max_steps, decoy, left_app)."))
+        "How the rollout went wrong (`cua.failure_modes`: action_loop, invalid_action, stuck, max_steps, finished_early, "
+        "decoy, left_app, wrong_answer)."))
 
     @property
     def passed(self) -> bool:

@@ -98,7 +98,8 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
         trace=str(trace) if trace else None,
         termination=trajectory.termination.value if trajectory.termination else None,
         success=score.passed, steps=len(trajectory.steps), error=trajectory.error, checks=score.checks,
-        answer=score.answer, failure_modes=failure_modes(trajectory), variation=variation,
+        answer=score.answer, variation=variation,
+        failure_modes=failure_modes(trajectory, answer_failed=any(c.kind == "answer" and not c.passed for c in score.checks)),
     )
 
 

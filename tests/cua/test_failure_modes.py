@@ -56,3 +56,9 @@ def test_leaving_the_app_counts_requests_the_agent_caused_not_the_apps_own():
     assert failure_modes(followed) == ["left_app"]
     new = trajectory([click(1, 1)], blocked_requests=[blocked("https://tracker.example/ping", 1.2)])
     assert failure_modes(new) == ["left_app"]
+
+
+def test_a_failed_answer_check_is_its_own_mode_as_the_caller_says():
+    reached = trajectory([click(1, 1)])  # the state was reached; the answer is scored outside the trajectory
+    assert failure_modes(reached) == []
+    assert failure_modes(reached, answer_failed=True) == ["wrong_answer"]
