@@ -99,7 +99,7 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
         termination=trajectory.termination.value if trajectory.termination else None,
         success=score.passed, steps=len(trajectory.steps), error=trajectory.error, checks=score.checks,
         answer=score.answer, variation=variation,
-        failure_modes=failure_modes(trajectory, answer_failed=any(c.kind == "answer" and not c.passed for c in score.checks)),
+        failure_modes=failure_modes(trajectory, answer_failed=any(c.kind == "answer" for c in score.failed_checks)),
     )
 
 

@@ -105,7 +105,6 @@ class ModelDetector:
             return detection
         detection.defect, detection.type = got.value["defect"], got.value["type"]
         detection.evidence = got.value["evidence"].strip()[:MAX_EVIDENCE_CHARS]
-        detection.error = None
         return detection
 
 

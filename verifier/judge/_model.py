@@ -134,7 +134,6 @@ class ModelJudge:
         judgement.success = got.value["success"]
         judgement.reason = reason[:MAX_REASON_CHARS] + ("…" if len(reason) > MAX_REASON_CHARS else "")
         judgement.confidence = float(got.value["confidence"])
-        judgement.error = None
         return judgement
 
     async def _image(self, trajectory: Trajectory, folder: Path) -> bytes:
