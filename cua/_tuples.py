@@ -15,6 +15,12 @@ a rollout on a defect-injected app is labelled "none": the defect is bound to on
 of the app is the defect-free version. The ground truth is unknown (None) for rollouts on apps
 nobody injected a defect into, unless the caller vouches for them (`known=True`: the defect-free
 counterpart of a defect set).
+
+**A blinking caret is not a change.** Chromium blinks the text caret of a focused field every half
+second, so the screenshots around a step on a field (select-all in an empty input) differ or not by
+when they were taken. With the trajectory's folder at hand (`write_tuples`), a step on an input or
+text area whose screenshots differ only inside a caret-sized box (`CARET_MAX_WIDTH_PX` wide, at
+most `CARET_MAX_HEIGHT_PX` tall) has `screen_changed` false — so a dataset's tuples repeat.
 """
 
 from __future__ import annotations
@@ -23,12 +29,17 @@ import json
 from pathlib import Path
 from typing import Literal
 
+from PIL import Image, ImageChops
 from pydantic import BaseModel, Field
 
 from ._actions import Action
 from ._trajectory import ElementInfo, Trajectory, write_atomic
 
 TUPLES_FILE = "tuples.jsonl"
+
+CARET_MAX_WIDTH_PX = 3
+CARET_MAX_HEIGHT_PX = 64
+_CARET_TAGS = frozenset({"input", "textarea"})
 
 DEFECT_PREFIX = "defect:"
 """How a defect transform's name begins (`defect:<type>@…`), and the value of `INJECTED_ATTRIBUTE`
@@ -102,10 +113,12 @@ def defect_of(element: ElementInfo | None) -> str | None:
     return None
 
 
-def transition_tuples(trajectory: Trajectory, *, known: bool | None = None) -> list[TransitionTuple]:
+def transition_tuples(trajectory: Trajectory, *, known: bool | None = None,
+                      folder: Path | str | None = None) -> list[TransitionTuple]:
     """The trajectory's tuples in step order, labelled by the rule of this module.
 
     `known`: whether the ground truth is known; None decides by the trajectory (a defect transform).
+    `folder`: the trajectory's folder; with it, a caret's blink is not counted as a screen change.
     """
     known = is_defect_transform(trajectory.transform) if known is None else known
     tuples = []
@@ -115,19 +128,36 @@ def transition_tuples(trajectory: Trajectory, *, known: bool | None = None) -> l
         if action is None or action.kind == "finished":
             continue  # an unusable reply acted on nothing; `finished` answers, it does not act on the page
         truth = (defect_of(step.target) or NO_DEFECT) if known else None
+        screen_changed = step.screen_changed
+        if (screen_changed and folder is not None and before and step.screenshot and step.target is not None
+                and step.target.tag in _CARET_TAGS and only_a_caret_differs(Path(folder) / before, Path(folder) / step.screenshot)):
+            screen_changed = False
         tuples.append(TransitionTuple(
             app_id=trajectory.app_id, task_id=trajectory.task_id, step=step.index, before=before,
             after=step.screenshot, action=action, action_text=action.describe(), element=step.target,
-            dom_changed=step.dom_changed, screen_changed=step.screen_changed, error=step.error, defect=truth,
+            dom_changed=step.dom_changed, screen_changed=screen_changed, error=step.error, defect=truth,
             transform=trajectory.transform, viewport_width=trajectory.viewport_width,
             viewport_height=trajectory.viewport_height))
         before = step.screenshot or before
     return tuples
 
 
+def only_a_caret_differs(before: Path, after: Path) -> bool:
+    """Whether two screenshots differ at most inside one caret-sized box (False if either cannot be read)."""
+    try:
+        with Image.open(before) as first, Image.open(after) as second:
+            if first.size != second.size:
+                return False
+            box = ImageChops.difference(first.convert("RGB"), second.convert("RGB")).getbbox()
+    except (OSError, ValueError):
+        return False
+    return box is None or (box[2] - box[0] <= CARET_MAX_WIDTH_PX and box[3] - box[1] <= CARET_MAX_HEIGHT_PX)
+
+
 def write_tuples(trajectory: Trajectory, folder: Path | str, *, known: bool | None = None) -> Path:
     """Write the trajectory's tuples as `tuples.jsonl` into its folder (atomically; one JSON object a line)."""
-    lines = [item.model_dump_json(exclude_none=False) for item in transition_tuples(trajectory, known=known)]
+    lines = [item.model_dump_json(exclude_none=False)
+             for item in transition_tuples(trajectory, known=known, folder=folder)]
     return write_atomic(Path(folder) / TUPLES_FILE, "".join(line + "\n" for line in lines).encode("utf-8"))
 
 

@@ -81,3 +81,22 @@ async def test_without_an_injected_defect_the_ground_truth_is_unknown_unless_vou
     assert [item.defect for item in transition_tuples(trajectory)] == [None] * 4
     assert [item.defect for item in transition_tuples(trajectory, known=True)] == ["none"] * 4
     assert transition_tuples(trajectory)[1].dom_changed is True  # the app's own #save answered
+
+
+def test_a_blinking_caret_is_not_a_screen_change_but_anything_wider_is(tmp_path):
+    from PIL import Image, ImageDraw
+
+    from cua._tuples import only_a_caret_differs
+
+    def shot(name, box=None):
+        image = Image.new("RGB", (320, 180), "white")
+        if box:
+            ImageDraw.Draw(image).rectangle(box, fill="black")
+        image.save(tmp_path / name)
+        return tmp_path / name
+
+    blank, caret, word = shot("blank.png"), shot("caret.png", (100, 40, 101, 57)), shot("word.png", (100, 40, 130, 57))
+    assert only_a_caret_differs(blank, caret) and only_a_caret_differs(caret, blank)
+    assert only_a_caret_differs(blank, shot("same.png"))  # other bytes, same pixels
+    assert not only_a_caret_differs(blank, word)
+    assert not only_a_caret_differs(blank, tmp_path / "missing.png")
