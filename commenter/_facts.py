@@ -14,7 +14,11 @@
 from __future__ import annotations
 
 import asyncio
+import copy
+import hashlib
 import re
+from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 
 from playwright.async_api import Page
@@ -239,17 +243,22 @@ async def collect_facts(
         facts.notes.append("no app HTML given: page facts not measured")
         return facts
     config = BrowserConfig(viewport=viewport, transform=transform)
-    async with open_app(html, config) as app:
-        raw = await measure_page(app.page, viewport)
-        _fill_from_measurement(facts, raw, task_text, trajectory, set(task_selectors))
-        await _name_no_effect_targets(app.page, facts, trajectory)
-        if use_axe:
-            try:
-                facts.low_contrast, facts.unnamed_controls = await run_axe(app.page)
-            except Exception as exc:  # the app can break axe (it runs in the page's own world)
-                facts.notes.append(f"axe-core failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    key = _load_state_key(html, transform, viewport, use_axe)
+    measured = _LOAD_STATES.get(key)
+    if measured is None:
+        async with open_app(html, config) as app:
+            measured = await _measure_load_state(app.page, viewport, use_axe)
+            await _name_no_effect_targets(app.page, facts, trajectory)
+        _remember_load_state(key, measured)
+        named = True
+    else:
+        named = False
+    _fill_from_load_state(facts, measured, task_text, trajectory, set(task_selectors))
     if replay and trajectory is not None and trajectory.steps:
         async with open_app(html, config) as app:
+            if not named:  # the fresh page, before the replay touches it, is the page at load
+                await _name_no_effect_targets(app.page, facts, trajectory)
+                named = True
             try:
                 facts.transient_status = await asyncio.wait_for(
                     replay_for_transients(app.page, trajectory.steps), REPLAY_BUDGET_S
@@ -258,7 +267,60 @@ async def collect_facts(
                 facts.notes.append(f"replay for transient state stopped after {REPLAY_BUDGET_S:.0f} s")
             except Exception as exc:
                 facts.notes.append(f"replay for transient state failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    if not named:
+        async with open_app(html, config) as app:
+            await _name_no_effect_targets(app.page, facts, trajectory)
     return facts
+
+
+@dataclass(frozen=True)
+class _LoadState:
+    """What the page measures at load, the same for every trajectory of one app version: the raw
+    measurement, axe-core's findings (or why axe failed)."""
+
+    raw: dict
+    low_contrast: tuple[ElementFact, ...] = ()
+    unnamed_controls: tuple[ElementFact, ...] = ()
+    axe_note: str | None = None
+
+
+LOAD_STATES_KEPT = 64
+_LOAD_STATES: OrderedDict[tuple, _LoadState] = OrderedDict()
+"""The load-state measurements of the app versions commented on last (a comment stage measures one
+version for each of its trajectories: measured once, not once a trajectory — half a comment's time)."""
+
+
+def _load_state_key(html: str | bytes, transform: PageTransform | None, viewport: Viewport, use_axe: bool) -> tuple:
+    body = html.encode("utf-8") if isinstance(html, str) else html
+    return (hashlib.sha256(body).hexdigest(), transform.sha256 if transform else None,
+            viewport.width, viewport.height, use_axe)
+
+
+def _remember_load_state(key: tuple, measured: _LoadState) -> None:
+    _LOAD_STATES[key] = measured
+    _LOAD_STATES.move_to_end(key)
+    while len(_LOAD_STATES) > LOAD_STATES_KEPT:
+        _LOAD_STATES.popitem(last=False)
+
+
+async def _measure_load_state(page: Page, viewport: Viewport, use_axe: bool) -> _LoadState:
+    raw = await measure_page(page, viewport)
+    if not use_axe:
+        return _LoadState(raw=raw)
+    try:
+        contrast, names = await run_axe(page)
+    except Exception as exc:  # the app can break axe (it runs in the page's own world)
+        return _LoadState(raw=raw, axe_note=f"axe-core failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    return _LoadState(raw=raw, low_contrast=tuple(contrast), unnamed_controls=tuple(names))
+
+
+def _fill_from_load_state(facts: OfflineFacts, measured: _LoadState, task_text: str, trajectory: Trajectory | None,
+                          selectors: set[str]) -> None:
+    _fill_from_measurement(facts, copy.deepcopy(measured.raw), task_text, trajectory, selectors)
+    facts.low_contrast = [fact.model_copy(deep=True) for fact in measured.low_contrast]
+    facts.unnamed_controls = [fact.model_copy(deep=True) for fact in measured.unnamed_controls]
+    if measured.axe_note:
+        facts.notes.append(measured.axe_note)
 
 
 async def _name_no_effect_targets(page: Page, facts: OfflineFacts, trajectory: Trajectory | None) -> None:

@@ -112,3 +112,19 @@ async def test_offline_feedback_for_an_app_merges_its_failed_tasks(planted):
     assert feedback.offline and len(feedback.sources) == 2 and len(feedback.facts) == 2
     assert len(feedback.actionable_changes) == len(set(feedback.actionable_changes)) <= 10
     assert Trajectory.load(folder).success is False
+
+
+async def test_a_version_is_measured_at_load_once_and_every_trajectory_gets_the_same_facts(planted):
+    """The load-state measurement and axe-core run once per app version; the facts do not change by it."""
+    from commenter import _facts
+
+    _, trajectory, first = planted
+    key = _facts._load_state_key(PLANTED, None, trajectory.viewport, True)
+    assert key in _facts._LOAD_STATES  # the fixture measured it
+    again = await collect_facts(PLANTED, trajectory)  # from the kept measurement: one page (the replay's)
+    assert again.model_dump() == first.model_dump()
+    again.small_targets[0].detail = "changed"  # each trajectory's facts are its own copy
+    assert (await collect_facts(PLANTED, trajectory, replay=False)).small_targets[0].detail == "14×14 px"
+    _facts._LOAD_STATES.clear()
+    fresh = await collect_facts(PLANTED, trajectory)
+    assert fresh.model_dump() == first.model_dump()
