@@ -22,6 +22,12 @@ def main() -> None:
         from ._stop import listen_from_startup
 
         listen_from_startup(sys.argv[1])
-    from .cli import app
+    try:
+        from .cli import app
 
-    app()
+        app()
+    except ValueError as exc:  # a setting read when a module loads (AUI_STAGE_RETRY_DELAYS_S): one line, no traceback
+        if not str(exc).startswith("AUI_"):
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -11,6 +11,7 @@ never trusts files that are gone.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from dataclasses import dataclass
@@ -52,7 +53,32 @@ def _worth_retrying(task, task_run, state) -> bool:
     return not (isinstance(error, ModelCallError) and not error.retryable)
 
 
-MODEL_RETRIES = dict(retries=2, retry_delay_seconds=[2, 10], retry_jitter_factor=0.5, retry_condition_fn=_worth_retrying)
+STAGE_RETRY_DELAYS_ENV = "AUI_STAGE_RETRY_DELAYS_S"
+DEFAULT_STAGE_RETRY_DELAYS_S = (2.0, 10.0)
+
+
+def stage_retry_delays(value: str | None = None) -> list[float]:
+    """The waits (s) before a model stage's second and third attempt: `AUI_STAGE_RETRY_DELAYS_S`
+    ("2,10" by default; the test suite shortens them, an endpoint with a slow rate-limit window may
+    want them longer). Read once, when the stages are defined.
+
+    Raises:
+        ValueError: not two non-negative numbers separated by a comma, naming the variable and value.
+    """
+    raw = (os.environ.get(STAGE_RETRY_DELAYS_ENV, "") if value is None else value).strip()
+    if not raw:
+        return list(DEFAULT_STAGE_RETRY_DELAYS_S)
+    try:
+        delays = [float(part) for part in raw.split(",")]
+    except ValueError:
+        delays = []
+    if len(delays) != 2 or not all(0 <= delay < float("inf") for delay in delays):
+        raise ValueError(f"{STAGE_RETRY_DELAYS_ENV}={raw!r}: expected two waits in seconds, e.g. 2,10")
+    return delays
+
+
+MODEL_RETRIES = dict(retries=2, retry_delay_seconds=stage_retry_delays(), retry_jitter_factor=0.5,
+                     retry_condition_fn=_worth_retrying)
 
 
 def model_client(run: RunContext, roles: dict[str, str] | None = None):

@@ -11,6 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 os.environ.setdefault("AUI_CACHE_DIR", str(ROOT / ".cache" / "test-llm"))
+# A model stage that fails waits 2 s, then 10 s, before its next attempts; the tests that make every
+# attempt fail would spend most of their time asleep (the attempts, not the waits, are what they check).
+os.environ.setdefault("AUI_STAGE_RETRY_DELAYS_S", "0.2,0.5")
 
 
 @pytest.fixture(scope="session")

@@ -358,3 +358,22 @@ async def test_a_refused_request_is_not_retried_by_the_stage_but_a_rate_limit_is
         with pytest.raises((ModelCallError, CoderError)):
             call(kind)
     assert attempts == {"refused": 1, "limited": 1 + MODEL_RETRIES["retries"], "no-html": 1}
+
+
+def test_the_waits_between_a_stage_s_attempts_come_from_the_environment_and_a_bad_value_is_named():
+    from flows._stages import stage_retry_delays
+
+    assert MODEL_RETRIES["retry_delay_seconds"] == [0.2, 0.5]  # tests/conftest.py shortened them
+    assert stage_retry_delays("") == [2.0, 10.0] and stage_retry_delays(" 1, 3.5") == [1.0, 3.5]
+    for bad in ("soon", "1", "1,2,3", "-1,2", "1,inf"):
+        with pytest.raises(ValueError, match=f"AUI_STAGE_RETRY_DELAYS_S={bad!r}"):
+            stage_retry_delays(bad)
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--offline", "--app", APP, "--rounds", "0"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "AUI_STAGE_RETRY_DELAYS_S": "soon"})
+    assert done.returncode == 2 and done.stderr.strip() == "error: AUI_STAGE_RETRY_DELAYS_S='soon': expected two " \
+        "waits in seconds, e.g. 2,10", done.stderr
