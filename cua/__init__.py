@@ -57,6 +57,7 @@ from ._rollout import TRACE_FILE, rollout
 from ._seeding import FIXED_CLOCK_START
 from ._screenshot import ScreenshotTimeout, capture_png
 from ._settle import settle
+from ._timers import wait_for_short_timers
 from ._trajectory import (
     TRAJECTORY_FILE,
     Box,
@@ -169,6 +170,7 @@ __all__ = [
     "run_rollouts",
     "serve_html",
     "settle",
+    "wait_for_short_timers",
     "smart_resize",
     "write_atomic",
 ]

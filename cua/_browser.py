@@ -25,6 +25,7 @@ from ._isolated import isolated_world
 from ._launch import CONTEXT_TIMEOUT_S, BrowserConfig, close_context, new_context
 from ._launch import CHROMIUM_ARGS, close_browser, get_browser  # noqa: F401  (re-exported: the browser's API)
 from ._seeding import seeding_script
+from ._timers import short_timers_script
 from ._transform import PageTransform, serve_html
 
 APP_ORIGIN = "http://aui-app.localhost"
@@ -145,6 +146,8 @@ async def open_app(
             await context.add_init_script(script=seeding)
         if config.in_page_select_picker:
             await context.add_init_script(script=f"({_IN_PAGE_SELECT_PICKER})()")
+        if config.short_timers_ms:
+            await context.add_init_script(script=short_timers_script(config.short_timers_ms))
         await _contain(context, files, events)
         page = await asyncio.wait_for(context.new_page(), CONTEXT_TIMEOUT_S)
         _watch_page(page, events)

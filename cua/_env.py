@@ -29,6 +29,7 @@ from ._isolated import isolated_world
 from ._policy import Observation
 from ._screenshot import ScreenshotTimeout, capture_png
 from ._settle import is_quiet_since_start, settle, start_settling
+from ._timers import wait_for_short_timers
 from ._trajectory import Step
 from ._viewport import Viewport
 
@@ -38,6 +39,8 @@ _VISIBLE_TEXT = Path(__file__).with_name("_visible_text.js").read_text(encoding=
 # Of a step's remaining time, what settling leaves for the observation after it (screenshot,
 # fingerprint, checker, write): waiting for motion never eats the whole step.
 OBSERVE_RESERVE_MS = 1_000
+TIMERS_GRACE_MS = 500
+"""Beyond `short_timers_ms`, how long a step waits for the app's timers (one set just before it fired)."""
 
 
 @dataclass
@@ -274,7 +277,25 @@ class AppEnv:
     async def _settled_screenshot(self) -> bytes:
         cap_ms, motion_cap_ms = self._settle_caps(None)
         await settle(self.page, self.config.settle_quiet_ms, cap_ms, motion_cap_ms)
+        if await self._waited_for_timers(None):
+            await settle(self.page, self.config.settle_quiet_ms, cap_ms, motion_cap_ms)
         return await capture_png(self.page)
+
+    async def _waited_for_timers(self, deadline: float | None, step: Step | None = None) -> bool:
+        """With `short_timers_ms` on: wait until the app has no short timer pending (`cua._timers`);
+        True if it had any (the page may have changed since it settled)."""
+        limit = self.config.browser.short_timers_ms
+        if not limit:
+            return False
+        left_s = self.time_left() if deadline is None else min(self.time_left(), deadline - time.monotonic())
+        cap_ms = max(0, min(limit + TIMERS_GRACE_MS, int(left_s * 1000) - OBSERVE_RESERVE_MS))
+        waited = await wait_for_short_timers(self.page, cap_ms)
+        if step is not None:
+            if "error" in waited:
+                step.notes.append(f"timers: {waited['error']}")
+            elif waited.get("pending"):
+                step.notes.append(f"timers: {waited['pending']} still pending after {cap_ms} ms")
+        return "error" not in waited and float(waited.get("waitedMs") or 0) > 0
 
     async def _observe_settled(self, step: Step, deadline: float | None = None) -> tuple[bytes, str | None, CheckResult]:
         """(screenshot, fingerprint, checker verdict) of the page once it has settled.
@@ -295,6 +316,14 @@ class AppEnv:
                     pending.cancel()
             raise
         _record_settling(step, settled, cap_ms, motion_cap_ms)
+        if await self._waited_for_timers(deadline, step):
+            # the app's timers fired after the page settled: their effects belong to this step
+            step.timings.settle_waited_for.append("timers")
+            await settle(page, self.config.settle_quiet_ms, cap_ms, motion_cap_ms)
+            if early is not None:
+                early.cancel()
+                await asyncio.gather(early, return_exceptions=True)
+                early = None
         observed = None
         if early is not None and not is_quiet_since_start(settled):
             # The page changed after the early observation began (it navigated, moved, or settled

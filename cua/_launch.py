@@ -70,6 +70,13 @@ class BrowserConfig(BaseModel):
         "underneath, so an agent could never pick an option it sees; with this on it can, with real mouse "
         "input. Until a drop-down opens the page renders as with this off (recorded in each trajectory).",
     )
+    short_timers_ms: int = Field(
+        default=0, ge=0, le=10_000,
+        description="0: off. Else the page counts the app's pending setTimeouts of at most this many ms, and a "
+        "rollout, once a step's page has settled, waits until none is pending before it observes (`cua._timers`): "
+        "what a step does no longer hangs on how fast the steps before it ran. For rollouts that must repeat "
+        "(the defect dataset); recorded in each trajectory.",
+    )
     transform: PageTransform | None = Field(
         default=None,
         description="A serve-time change of every app opened with this config (a variation or an injected defect, "

@@ -80,6 +80,7 @@ async def rollout(
         in_page_select_picker=config.browser.in_page_select_picker,
         seed=seed,
         fixed_clock=fixed_clock,
+        short_timers_ms=config.browser.short_timers_ms,
         transform=config.browser.transform.name if config.browser.transform else None,
         transform_sha256=config.browser.transform.sha256 if config.browser.transform else None,
         stop_on_checker=config.stop_on_checker,

@@ -129,6 +129,9 @@ class Trajectory(BaseModel):
     fixed_clock: bool = Field(
         default=False, description="The app's clock started at `cua.FIXED_CLOCK_START` (then ran in real time).",
     )
+    short_timers_ms: int = Field(
+        default=0, description="Each observation waited for the app's pending timers of at most this many ms "
+        "(`BrowserConfig.short_timers_ms`); 0: it did not.")
     transform: str | None = Field(
         default=None, description="The serve-time change the app was shown with (a variation such as 'dark+long', or "
         "an injected defect; `BrowserConfig.transform`); None: the app as it is.")

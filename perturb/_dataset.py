@@ -63,6 +63,10 @@ def dataset_trajectories(defect_set: DefectSet) -> list[DatasetTrajectory]:
     return found
 
 
+DATASET_SHORT_TIMERS_MS = 3_000
+"""A timer of up to 3 s is an action's pending effect (memory-garden's board lock is 1 s, up to 3 s as set)."""
+
+
 async def roll_out_dataset(run_dir: Path | str, defect_set: DefectSet, apps: Mapping[str, tuple[AppSpec, str]],
                            config: BrowserConfig | None = None,
                            concurrency: int = ROLLOUT_CONCURRENCY) -> list[DatasetTrajectory]:
@@ -84,7 +88,8 @@ async def roll_out_dataset(run_dir: Path | str, defect_set: DefectSet, apps: Map
         folder = run_dir / entry.folder
         if _done(folder, transform.sha256 if transform else None):
             return
-        browser = config.model_copy(update={"transform": transform})
+        # the app's own short timers are waited out after every step, so the dataset repeats (`cua._timers`)
+        browser = config.model_copy(update={"transform": transform, "short_timers_ms": DATASET_SHORT_TIMERS_MS})
         # every step of the solution is taken, whatever it changed: a defect that swallows a click
         # must not end the rollout early as "stuck"
         rollout_config = RolloutConfig(max_steps=4 * len(task.solution) + 4, browser=browser, stuck_no_change_steps=0,

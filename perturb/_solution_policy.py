@@ -8,16 +8,6 @@ at the element's centre, a hover, a click + select-all + typing for a field, a c
 the value's place, a click on a select and then on its option (drawn in the page), the key for a
 `press`, a wait. An element outside the viewport is scrolled to first. A step whose element
 cannot be found ends the rollout with `finished`, saying which.
-
-An app's own short timers decide what a click does (a memory game locks its board for a second
-after an unmatched pair), so a step that starts while one is pending does one thing or another by
-how fast the steps before it ran — and two runs of the same dataset would differ. Before each
-action the policy therefore counts the app's pending short timers (`setTimeout`s of at most
-`SHORT_TIMER_MS`, set by a handler or by such a timer's callback; a timer chain deeper than that is a
-clock, not a pending effect) and, while there are any, answers `wait` (which ends at the page's
-next change), at most `MAX_TIMER_WAITS` times per step. The count is kept by a wrapper of the main
-world's `setTimeout` installed at the first action — after load, so timers the app set while
-loading are not counted, and before any of the solution's actions, so every timer they set is.
 """
 
 from __future__ import annotations
@@ -32,8 +22,6 @@ from cua import Action, Observation, Point, Policy, PolicyDecision
 
 FIND_TIMEOUT_MS = 2_000
 MAX_SCROLLS_PER_STEP = 3
-SHORT_TIMER_MS = 3_000
-MAX_TIMER_WAITS = 3
 KEY_NAMES = {"Enter": "enter", "Escape": "esc", "Tab": "tab", "Backspace": "backspace", "Space": "space",
              "ArrowDown": "down", "ArrowUp": "up", "ArrowLeft": "left", "ArrowRight": "right"}
 
@@ -50,7 +38,6 @@ class SolutionPolicy(Policy):
         self.pending: list[Action] = []  # what the current step still has to do (the option of a select)
         self.scrolls = 0
         self.option: tuple[str, str] | None = None  # a select step's option, clicked once the drop-down is open
-        self.timer_waits = 0  # `wait`s answered for the app's pending timers since the last action
 
     @property
     def coordinate_space(self) -> str:
@@ -63,13 +50,6 @@ class SolutionPolicy(Policy):
         page = observation.page
         if page is None:
             return _finished("the solution policy needs the page (it is an offline, DOM-reading policy)")
-        if self.option is None and self.timer_waits < MAX_TIMER_WAITS:
-            pending = await pending_short_timers(page)
-            if pending:
-                self.timer_waits += 1
-                return PolicyDecision(actions=[Action(kind="wait")],
-                                      thought=f"wait for the app's {pending} pending timer{'s' if pending > 1 else ''}")
-        self.timer_waits = 0
         if self.option is not None:
             selector, value = self.option
             self.option = None
@@ -122,39 +102,6 @@ class SolutionPolicy(Policy):
                 return [Action(kind="click", point=centre), Action(kind="hotkey", keys=["ctrl", "a"]),
                         Action(kind="type", text=step.value or "")]
         return [Action(kind="click", point=centre)]  # click, check
-
-
-_COUNT_SHORT_TIMERS = """(limit) => {
-  const key = Symbol.for('aui.shortTimers');
-  if (!window[key]) {
-    const pending = new Set(), realSet = window.setTimeout, realClear = window.clearTimeout;
-    let depth = 0;  // 0 while a handler runs; n + 1 inside the callback of a timer set at depth n
-    const setTimeout = function (callback, delay, ...args) {
-      if (typeof callback !== 'function') return realSet.call(window, callback, delay, ...args);
-      const level = depth, counted = (Number(delay) || 0) <= limit && level < 2;
-      const id = realSet.call(window, function (...given) {
-        pending.delete(id);
-        depth = level + 1;
-        try { return callback.apply(this, given); } finally { depth = 0; }
-      }, delay, ...args);
-      if (counted) pending.add(id);
-      return id;
-    };
-    const clearTimeout = function (id) { pending.delete(id); return realClear.call(window, id); };
-    Object.defineProperty(window, 'setTimeout', {value: setTimeout, writable: true, configurable: true, enumerable: true});
-    Object.defineProperty(window, 'clearTimeout', {value: clearTimeout, writable: true, configurable: true, enumerable: true});
-    Object.defineProperty(window, key, {value: pending, enumerable: false});
-  }
-  return window[key].size;
-}"""
-
-
-async def pending_short_timers(page: Page) -> int:
-    """How many short timers the app has pending (installing the count on first use; 0 if the page did not answer)."""
-    try:
-        return int(await page.evaluate(_COUNT_SHORT_TIMERS, SHORT_TIMER_MS))
-    except Exception:  # a page that navigated or hung mid-call: act as if nothing were pending
-        return 0
 
 
 def _finished(why: str) -> PolicyDecision:

@@ -44,6 +44,7 @@ from cua import (
     open_app,
     settle,
     transition_tuples,
+    wait_for_short_timers,
 )
 
 from ._records import Detection
@@ -75,18 +76,20 @@ class OfflineDetector:
         tuples = tuples if tuples is not None else transition_tuples(trajectory)
         by_step = {item.step: item for item in tuples}
         detections: dict[int, Detection] = {}
-        config = BrowserConfig(viewport=trajectory.viewport, transform=transform)
+        # the replay waits for the app's timers where the rollout did, so it meets the states the rollout saw
+        timers_ms = trajectory.short_timers_ms
+        config = BrowserConfig(viewport=trajectory.viewport, transform=transform, short_timers_ms=timers_ms)
         opened = dict(seed=trajectory.seed, fixed_clock=trajectory.fixed_clock)
         async with contextlib.AsyncExitStack() as stack:
             try:
                 app = await stack.enter_async_context(open_app(html, config, **opened))
                 reference = None
                 if reference_html is not None:
-                    clean = BrowserConfig(viewport=trajectory.viewport)
+                    clean = BrowserConfig(viewport=trajectory.viewport, short_timers_ms=timers_ms)
                     reference = await stack.enter_async_context(open_app(reference_html, clean, **opened))
                 pages = [app.page] + ([reference.page] if reference else [])
                 for page in pages:
-                    await settle(page)
+                    await _settle_with_timers(page, timers_ms)
                 for step in trajectory.steps:
                     action = step.screen_action
                     if action is None or action.kind == "finished":
@@ -98,7 +101,7 @@ class OfflineDetector:
                     ref_before = await _measure(reference.page, "before", x, y) if measure and reference else None
                     for page in pages:
                         await execute(page, action)
-                        await settle(page)
+                        await _settle_with_timers(page, timers_ms)
                     after = await _measure(app.page, "after", x, y) if measure else {}
                     if step.index in by_step:
                         item = by_step[step.index]
@@ -113,6 +116,14 @@ class OfflineDetector:
         return [detections.get(item.step) or Detection(
             trajectory=trajectory_id, step=item.step, detector=self.name, offline=True, truth=item.defect,
             error="the step was not replayed", prompt_version=OFFLINE_VERSION) for item in tuples]
+
+
+async def _settle_with_timers(page, timers_ms: int) -> None:
+    await settle(page)
+    if timers_ms:
+        waited = await wait_for_short_timers(page, timers_ms + 500)
+        if float(waited.get("waitedMs") or 0) > 0:
+            await settle(page)
 
 
 def _detection(item: TransitionTuple, trajectory_id: str, kind: str | None, evidence: str) -> Detection:

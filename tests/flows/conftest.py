@@ -30,10 +30,11 @@ def _env(tmp_path: Path, api_url: str) -> dict[str, str]:
     return env
 
 
-@pytest.fixture()
-def prefect_ui(tmp_path):
-    """`prefect server start` on a free port; yields (base URL, env for clients); stopped at the end."""
-    yield from prefect_server_process(tmp_path)
+@pytest.fixture(scope="session")
+def prefect_ui(tmp_path_factory):
+    """`prefect server start` on a free port, shared by the tests that need one (each starts in ≈ 15 s;
+    their runs have names of their own); yields (base URL, env for clients); stopped at the end."""
+    yield from prefect_server_process(tmp_path_factory.mktemp("prefect-ui"))
 
 
 def prefect_server_process(tmp_path: Path, server_env: dict[str, str] | None = None):

@@ -1,15 +1,21 @@
-"""The solution-following agent waits out an app's short timers, so a timer lock cannot swallow a step."""
+"""Rollouts that wait out an app's short timers (`BrowserConfig.short_timers_ms`): a timer lock cannot swallow a step.
+
+The solution-following agent of the defect dataset acts as fast as the machine runs; on an app that
+locks itself for a moment after a click (memory-garden's board) its next click would land inside
+the lock on a fast machine and after it on a slow one. With the timers waited out after each step,
+every click meets the app at rest, and each observation shows the action's delayed effects.
+"""
 
 from __future__ import annotations
 
 from apps_prompts import SolutionStep
-from cua import RolloutConfig, rollout
+from cua import BrowserConfig, RolloutConfig, Trajectory, rollout, transition_tuples
 from perturb import SolutionPolicy
 from verifier import rollout_checker
 
-# Like memory-garden's board: a click locks the button for 700 ms (a click inside the lock is
-# ignored); the lock's timer sets a second, short one. A 30 s clock tick (not short) and a
-# self-rearming 50 ms chain (a clock: only its first two links count) must not hold the agent.
+# A click locks the button for 700 ms (a click inside the lock is ignored); the lock's timer sets a
+# second, short one. A 30 s timer (not short) and a self-rearming 50 ms chain (a clock: only its
+# first two links count) must not hold the rollout.
 LOCKING_APP = """<!doctype html><html><body style="margin:0">
 <button id="flip" style="position:absolute;left:40px;top:40px;width:160px;height:50px">Flip</button>
 <p id="count">0</p><p id="tail"></p>
@@ -19,26 +25,40 @@ setTimeout(() => {}, 30000);
 document.querySelector('#flip').onclick = () => {
   if (locked) return;
   count += 1; document.querySelector('#count').textContent = String(count);
-  locked = true;
-  setTimeout(() => { locked = false; setTimeout(() => { document.querySelector('#tail').textContent = 'done ' + count; }, 200); }, 700);
+  locked = true; document.querySelector('#flip').textContent = 'Wait…';
+  setTimeout(() => {
+    locked = false; document.querySelector('#flip').textContent = 'Flip';
+    setTimeout(() => { document.querySelector('#tail').textContent = 'done ' + count; }, 200);
+  }, 700);
   const tick = () => setTimeout(tick, 50); if (count === 1) tick();
 };
 </script></body></html>"""
 
-SOLUTION = [SolutionStep(action="click", selector="#flip"), SolutionStep(action="click", selector="#flip"),
-            SolutionStep(action="click", selector="#flip")]
+SOLUTION = [SolutionStep(action="click", selector="#flip")] * 3
+CHECKER = "return document.querySelector('#count').textContent === '3'"
 
 
-async def test_a_timer_locked_step_is_waited_for_not_swallowed(tmp_path):
-    config = RolloutConfig(max_steps=20, stuck_no_change_steps=0, stuck_repeat_steps=0)
-    trajectory = await rollout(LOCKING_APP, "Flip three times", SolutionPolicy(SOLUTION),
-                               rollout_checker("return document.querySelector('#count').textContent === '3'"),
-                               tmp_path, config, app_id="lock", task_id="flip-3")
-    kinds = [step.screen_action.kind for step in trajectory.steps if step.screen_action is not None]
-    assert trajectory.success, kinds
-    assert kinds.count("click") == 3
-    # between clicks: a wait for the lock's timer, one for the timer it set; never more than the cap per step
-    waits_between = [len(run) for run in "".join("w" if kind == "wait" else "|" for kind in kinds).split("|")[1:-1]]
-    assert waits_between and all(1 <= n <= 3 for n in waits_between), kinds
-    thoughts = [step.thought or "" for step in trajectory.steps]
-    assert any("pending timer" in thought for thought in thoughts)
+async def _roll(tmp_path, short_timers_ms: int) -> Trajectory:
+    config = RolloutConfig(max_steps=6, stuck_no_change_steps=0, stuck_repeat_steps=0,
+                           browser=BrowserConfig(short_timers_ms=short_timers_ms))
+    return await rollout(LOCKING_APP, "Flip three times", SolutionPolicy(SOLUTION), rollout_checker(CHECKER),
+                         tmp_path, config, app_id="lock", task_id="flip-3", seed=0, fixed_clock=True)
+
+
+async def test_with_short_timers_waited_out_every_click_counts_and_each_after_state_is_at_rest(tmp_path):
+    trajectory = await _roll(tmp_path / "waited", 3_000)
+    assert trajectory.success and trajectory.short_timers_ms == 3_000
+    clicks = [step for step in trajectory.steps if step.screen_action and step.screen_action.kind == "click"]
+    assert len(clicks) == 3 and all(step.dom_changed for step in clicks)
+    # each step's observation came after the lock and its follow-up timer fired (not after the 30 s one)
+    assert all("timers" in step.timings.settle_waited_for for step in clicks)
+    assert "done 3" in (trajectory.final_text or "")  # the last click's follow-up timer had fired when observed
+    tuples = transition_tuples(trajectory)
+    assert [item.action.kind for item in tuples] == ["click"] * 3
+
+
+async def test_without_it_the_lock_swallows_the_next_click(tmp_path):
+    trajectory = await _roll(tmp_path / "plain", 0)
+    assert trajectory.short_timers_ms == 0 and not trajectory.success
+    clicks = [step for step in trajectory.steps if step.screen_action and step.screen_action.kind == "click"]
+    assert clicks[1].dom_changed is False  # it landed inside the lock

@@ -1,0 +1,39 @@
+// Counts the app's pending short timers (cua/_timers.py). A context init script: it runs in the
+// page's main world before any of the app's scripts, so every `setTimeout` the app makes is seen.
+//
+// Counted: a setTimeout with a callback and a delay of at most `limitMs`, set by the app's own code
+// (a handler, a load script: depth 0) or by the callback of such a timer (depth 1). A timer set by a
+// callback of depth 1 or more is a clock (a ticking chain re-arms for ever), not an action's pending
+// effect: not counted. `drain(capMs)` resolves, once no counted timer is pending or after `capMs`, to
+// {waitedMs, pending}. The app sees ordinary functions; its timers behave exactly as before.
+(limitMs) => {
+  const key = Symbol.for('aui.shortTimers');
+  if (window[key]) return;
+  const pending = new Set(), realSet = window.setTimeout, realClear = window.clearTimeout;
+  let depth = 0;
+  const setTimeout = {setTimeout(callback, delay, ...args) {
+    if (typeof callback !== 'function') return realSet.call(window, callback, delay, ...args);
+    const level = depth, counted = (Number(delay) || 0) <= limitMs && level < 2;
+    const id = realSet.call(window, function (...given) {
+      pending.delete(id);
+      const outer = depth;
+      depth = level + 1;
+      try { return callback.apply(this, given); } finally { depth = outer; }
+    }, delay, ...args);
+    if (counted) pending.add(id);
+    return id;
+  }}.setTimeout;
+  const clearTimeout = {clearTimeout(id) { pending.delete(id); return realClear.call(window, id); }}.clearTimeout;
+  Object.defineProperty(window, 'setTimeout', {value: setTimeout, writable: true, configurable: true, enumerable: true});
+  Object.defineProperty(window, 'clearTimeout', {value: clearTimeout, writable: true, configurable: true, enumerable: true});
+  const drain = capMs => new Promise(resolve => {
+    const started = performance.now();
+    const look = () => {
+      const waited = performance.now() - started;
+      if (pending.size === 0 || waited >= capMs) resolve({waitedMs: waited, pending: pending.size});
+      else realSet.call(window, look, 10);
+    };
+    look();
+  });
+  Object.defineProperty(window, key, {value: {drain, count: () => pending.size}, enumerable: false});
+}
