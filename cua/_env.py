@@ -295,7 +295,7 @@ class AppEnv:
                 step.notes.append(f"timers: {waited['error']}")
             elif waited.get("pending"):
                 step.notes.append(f"timers: {waited['pending']} still pending after {cap_ms} ms")
-        return "error" not in waited and float(waited.get("waitedMs") or 0) > 0
+        return bool(waited.get("had"))
 
     async def _observe_settled(self, step: Step, deadline: float | None = None) -> tuple[bytes, str | None, CheckResult]:
         """(screenshot, fingerprint, checker verdict) of the page once it has settled.

@@ -2,10 +2,11 @@
 // page's main world before any of the app's scripts, so every `setTimeout` the app makes is seen.
 //
 // Counted: a setTimeout with a callback and a delay of at most `limitMs`, set by the app's own code
-// (a handler, a load script: depth 0) or by the callback of such a timer (depth 1). A timer set by a
-// callback of depth 1 or more is a clock (a ticking chain re-arms for ever), not an action's pending
-// effect: not counted. `drain(capMs)` resolves, once no counted timer is pending or after `capMs`, to
-// {waitedMs, pending}. The app sees ordinary functions; its timers behave exactly as before.
+// (a handler, a load script: depth 0) or by the callback of such a timer (depth 1). One set deeper,
+// by the callback of a depth-1 timer, is a clock (a ticking chain re-arms for ever), not an action's
+// pending effect: not counted. `drain(capMs)` resolves, once no counted timer is pending or after `capMs`, to
+// {had, waitedMs, pending}: how many were pending when it was called, how long it waited, how many
+// are left. The app sees ordinary functions; its timers behave exactly as before.
 (limitMs) => {
   const key = Symbol.for('aui.shortTimers');
   if (window[key]) return;
@@ -27,10 +28,10 @@
   Object.defineProperty(window, 'setTimeout', {value: setTimeout, writable: true, configurable: true, enumerable: true});
   Object.defineProperty(window, 'clearTimeout', {value: clearTimeout, writable: true, configurable: true, enumerable: true});
   const drain = capMs => new Promise(resolve => {
-    const started = performance.now();
+    const started = performance.now(), had = pending.size;
     const look = () => {
       const waited = performance.now() - started;
-      if (pending.size === 0 || waited >= capMs) resolve({waitedMs: waited, pending: pending.size});
+      if (pending.size === 0 || waited >= capMs) resolve({had, waitedMs: waited, pending: pending.size});
       else realSet.call(window, look, 10);
     };
     look();

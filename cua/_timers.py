@@ -19,7 +19,7 @@ from playwright.async_api import Page
 
 _SHORT_TIMERS = Path(__file__).with_name("_short_timers.js").read_text(encoding="utf-8")
 _DRAIN = "(capMs) => { const timers = window[Symbol.for('aui.shortTimers')]; " \
-         "return timers ? timers.drain(capMs) : {waitedMs: 0, pending: 0}; }"
+         "return timers ? timers.drain(capMs) : {had: 0, waitedMs: 0, pending: 0}; }"
 
 
 def short_timers_script(limit_ms: int) -> str:
@@ -28,8 +28,8 @@ def short_timers_script(limit_ms: int) -> str:
 
 
 async def wait_for_short_timers(page: Page, cap_ms: int) -> dict:
-    """Wait until the page has no short timer pending, or `cap_ms`; {"waitedMs", "pending"} (pending
-    left at the cap), or {"error"} if the page did not answer. Never raises."""
+    """Wait until the page has no short timer pending, or `cap_ms`; {"had", "waitedMs", "pending"}
+    (pending when called, the wait, left at the cap), or {"error"} if the page did not answer. Never raises."""
     try:
         return await asyncio.wait_for(page.evaluate(_DRAIN, max(0, int(cap_ms))), cap_ms / 1000 + 2)
     except asyncio.TimeoutError:

@@ -122,7 +122,7 @@ async def _settle_with_timers(page, timers_ms: int) -> None:
     await settle(page)
     if timers_ms:
         waited = await wait_for_short_timers(page, timers_ms + 500)
-        if float(waited.get("waitedMs") or 0) > 0:
+        if waited.get("had"):
             await settle(page)
 
 

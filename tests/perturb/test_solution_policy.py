@@ -34,12 +34,12 @@ document.querySelector('#flip').onclick = () => {
 };
 </script></body></html>"""
 
-SOLUTION = [SolutionStep(action="click", selector="#flip")] * 3
+SOLUTION = [SolutionStep(action="hover", selector="#count")] + [SolutionStep(action="click", selector="#flip")] * 3
 CHECKER = "return document.querySelector('#count').textContent === '3'"
 
 
 async def _roll(tmp_path, short_timers_ms: int) -> Trajectory:
-    config = RolloutConfig(max_steps=6, stuck_no_change_steps=0, stuck_repeat_steps=0,
+    config = RolloutConfig(max_steps=7, stuck_no_change_steps=0, stuck_repeat_steps=0,
                            browser=BrowserConfig(short_timers_ms=short_timers_ms))
     return await rollout(LOCKING_APP, "Flip three times", SolutionPolicy(SOLUTION), rollout_checker(CHECKER),
                          tmp_path, config, app_id="lock", task_id="flip-3", seed=0, fixed_clock=True)
@@ -52,9 +52,11 @@ async def test_with_short_timers_waited_out_every_click_counts_and_each_after_st
     assert len(clicks) == 3 and all(step.dom_changed for step in clicks)
     # each step's observation came after the lock and its follow-up timer fired (not after the 30 s one)
     assert all("timers" in step.timings.settle_waited_for for step in clicks)
+    hover = trajectory.steps[0]
+    assert hover.screen_action.kind == "move" and "timers" not in hover.timings.settle_waited_for  # none pending
     assert "done 3" in (trajectory.final_text or "")  # the last click's follow-up timer had fired when observed
     tuples = transition_tuples(trajectory)
-    assert [item.action.kind for item in tuples] == ["click"] * 3
+    assert [item.action.kind for item in tuples] == ["move"] + ["click"] * 3
 
 
 async def test_without_it_the_lock_swallows_the_next_click(tmp_path):
