@@ -78,6 +78,17 @@ def test_display_rules(target, extra, expected):
     assert found == expected and "#go" in evidence
 
 
+def test_an_overlap_the_defect_free_version_also_has_is_by_design():
+    face = {"selector": "#card-1 > .back", "text": "", "box": {}}
+    badge = {"selector": "div.badge", "text": "New!", "box": {}}
+    here = {"target": _target(), "peers": PEERS, "overlapping": [face]}
+    assert judge(_tuple(), here, {"target": _target()}, {"target": _target(), "overlapping": [face]})[0] is None
+    here["overlapping"].append(badge)  # a new one beside it still is a defect
+    found, evidence = judge(_tuple(), here, {"target": _target()}, {"target": _target(), "overlapping": [face]})
+    assert found == "elements-overlapping" and "div.badge" in evidence
+    assert judge(_tuple(), {**here, "overlapping": [face]}, {"target": _target()}, None)[0] == "elements-overlapping"
+
+
 def test_a_disabled_control_that_looks_disabled_is_not_abnormal():
     target = _target(opacity=0.4, disabled=True)
     assert judge(_tuple(), {"target": target, "peers": []}, {"target": target}, None)[0] is None
