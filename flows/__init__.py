@@ -27,7 +27,7 @@ _PUBLIC = {
     "sweep": "_sweep", "sweep_without_prefect": "_sweep", "run_tracks": "_sweep", "run_context": "_sweep",
     "design_loop": "_loop", "judge_and_revise": "_loop", "run_track": "_loop",
     "Stages": "_track", "PREFECT_STAGES": "_track", "PLAIN_STAGES": "_track", "TrackSteps": "_track",
-    "MODEL_RETRIES": "_stages", "use_browser_slots": "_rollouts",
+    "MODEL_RETRIES": "_stages", "stage_retry_delays": "_stages", "use_browser_slots": "_rollouts",
     # what stages take and return
     "FileRef": "_refs", "RunContext": "_refs", "Track": "_refs", "AgentSettings": "_refs", "VersionRef": "_refs",
     "TasksRef": "_refs", "VerifyRef": "_refs", "RolloutRef": "_refs", "FeedbackRef": "_refs",
@@ -94,7 +94,7 @@ if TYPE_CHECKING:  # what editors and type checkers see
         write_results,
     )
     from ._rollouts import use_browser_slots
-    from ._stages import MODEL_RETRIES
+    from ._stages import MODEL_RETRIES, stage_retry_delays
     from ._sweep import run_context, run_tracks, sweep, sweep_without_prefect
     from ._track import PLAIN_STAGES, PREFECT_STAGES, Stages, TrackSteps
     from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, variation_markdown, variation_rows

@@ -361,7 +361,7 @@ async def test_a_refused_request_is_not_retried_by_the_stage_but_a_rate_limit_is
 
 
 def test_the_waits_between_a_stage_s_attempts_come_from_the_environment_and_a_bad_value_is_named():
-    from flows._stages import stage_retry_delays
+    from flows import stage_retry_delays
 
     assert MODEL_RETRIES["retry_delay_seconds"] == [0.2, 0.5]  # tests/conftest.py shortened them
     assert stage_retry_delays("") == [2.0, 10.0] and stage_retry_delays(" 1, 3.5") == [1.0, 3.5]
