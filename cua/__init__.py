@@ -57,7 +57,7 @@ from ._rollout import TRACE_FILE, rollout
 from ._seeding import FIXED_CLOCK_START
 from ._screenshot import ScreenshotTimeout, capture_png
 from ._settle import settle
-from ._timers import wait_for_short_timers
+from ._timers import TIMERS_GRACE_MS, wait_for_short_timers
 from ._trajectory import (
     TRAJECTORY_FILE,
     Box,
@@ -170,6 +170,7 @@ __all__ = [
     "run_rollouts",
     "serve_html",
     "settle",
+    "TIMERS_GRACE_MS",
     "wait_for_short_timers",
     "smart_resize",
     "write_atomic",

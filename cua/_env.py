@@ -29,7 +29,7 @@ from ._isolated import isolated_world
 from ._policy import Observation
 from ._screenshot import ScreenshotTimeout, capture_png
 from ._settle import is_quiet_since_start, settle, start_settling
-from ._timers import wait_for_short_timers
+from ._timers import TIMERS_GRACE_MS, wait_for_short_timers
 from ._trajectory import Step
 from ._viewport import Viewport
 
@@ -39,8 +39,6 @@ _VISIBLE_TEXT = Path(__file__).with_name("_visible_text.js").read_text(encoding=
 # Of a step's remaining time, what settling leaves for the observation after it (screenshot,
 # fingerprint, checker, write): waiting for motion never eats the whole step.
 OBSERVE_RESERVE_MS = 1_000
-TIMERS_GRACE_MS = 500
-"""Beyond `short_timers_ms`, how long a step waits for the app's timers (one set just before it fired)."""
 
 
 @dataclass

@@ -36,5 +36,5 @@
     };
     look();
   });
-  Object.defineProperty(window, key, {value: {drain, count: () => pending.size}, enumerable: false});
+  Object.defineProperty(window, key, {value: {drain}, enumerable: false});
 }

@@ -17,6 +17,9 @@ from pathlib import Path
 
 from playwright.async_api import Page
 
+TIMERS_GRACE_MS = 500
+"""Beyond `short_timers_ms`, how long to wait for the app's timers (one set just before it fired)."""
+
 _SHORT_TIMERS = Path(__file__).with_name("_short_timers.js").read_text(encoding="utf-8")
 _DRAIN = "(capMs) => { const timers = window[Symbol.for('aui.shortTimers')]; " \
          "return timers ? timers.drain(capMs) : {had: 0, waitedMs: 0, pending: 0}; }"

@@ -44,6 +44,7 @@ from cua import (
     open_app,
     settle,
     transition_tuples,
+    TIMERS_GRACE_MS,
     wait_for_short_timers,
 )
 
@@ -121,7 +122,7 @@ class OfflineDetector:
 async def _settle_with_timers(page, timers_ms: int) -> None:
     await settle(page)
     if timers_ms:
-        waited = await wait_for_short_timers(page, timers_ms + 500)
+        waited = await wait_for_short_timers(page, timers_ms + TIMERS_GRACE_MS)
         if waited.get("had"):
             await settle(page)
 
