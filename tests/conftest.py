@@ -14,6 +14,10 @@ os.environ.setdefault("AUI_CACHE_DIR", str(ROOT / ".cache" / "test-llm"))
 # A model stage that fails waits 2 s, then 10 s, before its next attempts; the tests that make every
 # attempt fail would spend most of their time asleep (the attempts, not the waits, are what they check).
 os.environ.setdefault("AUI_STAGE_RETRY_DELAYS_S", "0.2,0.5")
+# Under pytest-xdist each test process has its own Prefect home, so the `aui` runs the tests start
+# (ephemeral servers on SQLite) never share one database file between the two processes.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["PREFECT_HOME"] = str(Path(os.environ.get("PREFECT_HOME", ROOT / ".prefect")) / os.environ["PYTEST_XDIST_WORKER"])
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,8 @@ APPS = ["unit-converter", "rgb-color-mixer"]
 @pytest.fixture(scope="module")
 def offline_run(tmp_path_factory, prefect_server):
     out = tmp_path_factory.mktemp("runs")
-    config = make_config({"name": "two-apps", "app_ids": APPS, "rounds": 1, "out_dir": str(out), "max_steps": 5})
+    config = make_config({"name": "two-apps", "app_ids": APPS, "rounds": 1, "out_dir": str(out), "max_steps": 5,
+                          "tasks_per_app": 4})  # the loop, not the task count, is under test: keeps the suite short
     return config
 
 

@@ -17,6 +17,7 @@ EXAMPLE = str(Path(__file__).resolve().parents[2] / "configs" / "sweep.example.y
 @pytest.mark.timeout(900)
 async def test_commenter_modes_are_tracks_and_failed_rollouts_keep_their_traces(tmp_path, prefect_server):
     config = make_config({"name": "tables", "app_ids": [APP], "rounds": 1, "max_steps": 3, "trace": "failures",
+                          "tasks_per_app": 3,  # two that fail in 3 steps, one that succeeds: all the test needs
                           "revision_modes": ["integrated", "unsupported"], "commenter_modes": ["dashboard", "text-only"],
                           "out_dir": str(tmp_path)})
     results = await sweep(config)

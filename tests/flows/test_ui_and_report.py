@@ -34,7 +34,7 @@ async def test_prefect_ui_shows_the_run_and_its_table_and_the_report_has_no_brok
     config = tmp_path / "sweep.yaml"
     config.write_text(yaml.safe_dump({
         "name": NAME, "app_ids": ["unit-converter"], "rounds": 1, "revision_modes": ["integrated"],
-        "max_steps": 2, "out_dir": str(tmp_path / "runs"),
+        "max_steps": 2, "tasks_per_app": 3, "out_dir": str(tmp_path / "runs"),
     }))
     done = subprocess.run([str(BIN / "aui"), "sweep", str(config)], cwd=ROOT, env=env, capture_output=True, timeout=600)
     assert done.returncode == 0, (done.stdout.decode()[-3000:], done.stderr.decode()[-3000:])

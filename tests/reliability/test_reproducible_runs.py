@@ -21,7 +21,7 @@ FAKE_OPENAI_KEY = "sk-FAKE-openai-reproducibility-0123456789"
 
 def offline_config(tmp_path, name: str):
     return make_config({"name": name, "app_ids": APPS, "rounds": 1, "max_steps": 3, "revision_modes": ["integrated"],
-                        "out_dir": str(tmp_path / "runs"), "seed": 7})
+                        "out_dir": str(tmp_path / "runs"), "seed": 7, "tasks_per_app": 4})
 
 
 def outcomes(payload: dict) -> list[dict]:
