@@ -35,11 +35,11 @@ run: setup
 
 # Two test processes (pytest-xdist), each running whole files: in one process the suite kept the 2 cores
 # about 37 % busy (22 CPU-min in a 30-min run: servers starting, subprocess runs, pages settling), and the
-# other process fills those waits. TEST_WORKERS=0 runs it in one process.
+# other process fills those waits. The slowest files go first (tests/conftest.py). TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 2
 
 test: setup postgres
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=30
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30
 
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -62,3 +62,29 @@ async def _close_browser_at_end():
     from cua import close_browser
 
     await close_browser()
+
+
+# The files that take longest (each over ≈ 40 s in a CI run), started first. `make test` runs two test
+# processes that take whole files in collection order (`--no-loadscope-reorder`); a long file left to
+# the end keeps one process busy while the other has nothing to do.
+SLOW_FILES_FIRST = (
+    "tests/flows/test_distributed.py",
+    "tests/apps_prompts/test_gpt5_tasks.py",
+    "tests/verifier/test_planted_checkers.py",
+    "tests/reliability/test_stop_signals.py",
+    "tests/reliability/test_interrupted_sweeps.py",
+    "tests/perturb/test_bundled_variants.py",
+    "tests/reliability/test_model_faults.py",
+    "tests/flows/test_tables_and_traces.py",
+    "tests/flows/test_offline_loop.py",
+    "tests/viewer/test_viewer_files.py",
+    "tests/flows/test_deploy.py",
+    "tests/reliability/test_run_size.py",
+    "tests/verifier/test_bundled_proofs.py",
+    "tests/reliability/test_reproducible_runs.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    rank = {path: number for number, path in enumerate(SLOW_FILES_FIRST)}
+    items.sort(key=lambda item: rank.get(Path(item.path).relative_to(ROOT).as_posix(), len(rank)))

@@ -16,9 +16,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _default_signals() -> None:
+    # A pytest-xdist worker ignores SIGINT and its children would inherit that; the interpreter under
+    # test starts as one from a shell does (then Python installs its own SIGINT handler).
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _python(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+                          timeout=60, preexec_fn=_default_signals)
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
