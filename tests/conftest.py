@@ -64,9 +64,9 @@ async def _close_browser_at_end():
     await close_browser()
 
 
-# The files that take longest (each over ≈ 40 s in a CI run), started first. `make test` runs two test
-# processes that take whole files in collection order (`--no-loadscope-reorder`); a long file left to
-# the end keeps one process busy while the other has nothing to do.
+# The files that take longest (each over ≈ 40 s in a CI run), started first. Under `make test
+# TEST_WORKERS=2` two test processes take whole files in collection order (`--no-loadscope-reorder`); a
+# long file left to the end keeps one process busy while the other has nothing to do. One process: no effect.
 SLOW_FILES_FIRST = (
     "tests/flows/test_distributed.py",
     "tests/apps_prompts/test_gpt5_tasks.py",

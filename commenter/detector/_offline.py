@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from cua import (
+    TIMERS_GRACE_MS,
     BrowserConfig,
     PageTransform,
     Trajectory,
@@ -44,7 +45,6 @@ from cua import (
     open_app,
     settle,
     transition_tuples,
-    TIMERS_GRACE_MS,
     wait_for_short_timers,
 )
 
