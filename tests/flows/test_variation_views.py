@@ -139,6 +139,7 @@ def test_the_prefect_table_has_sr_per_variation_and_the_spread_per_round():
 async def test_the_variation_tables_are_published_to_prefect_with_a_link_to_the_viewer(prefect_server, tmp_path):
     from prefect import flow
     from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
     from flows import make_config
 
@@ -151,7 +152,10 @@ async def test_the_variation_tables_are_published_to_prefect_with_a_link_to_the_
 
     await publish()
     async with get_client() as client:
-        artifacts = await client.read_artifacts()
+        # By key: the session's one test server holds hundreds of artifacts by now, and an unfiltered read
+        # returns one page of 200 in id (random UUID) order.
+        artifacts = await client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(like_="variations-varied-run-round-")))
     found = {a.key: a for a in artifacts if a.key and a.key.startswith("variations-varied-run-round-")}
     assert set(found) == {"variations-varied-run-round-0", "variations-varied-run-round-1"}
     table = found["variations-varied-run-round-0"]
