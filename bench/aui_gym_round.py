@@ -111,6 +111,7 @@ async def main(args: argparse.Namespace) -> dict:
     from scale import TreeSampler  # noqa: E402  (the same process-tree sampler)
 
     out = Path(args.out or tempfile.mkdtemp(prefix="aui-bench-round-")).resolve()
+    out.mkdir(parents=True, exist_ok=True)
     apps_dir = SHARED / "aui-gym-apps"
     specs = load_apps(apps_dir).raise_for_errors()[: args.apps]
     ids = [spec.id for spec in specs]

@@ -200,6 +200,7 @@ async def main(args: argparse.Namespace) -> dict:
     from flows.testing import ROLE_MODELS, LatencyRoles, plan_apps, write_latency_models
 
     out = Path(args.out or tempfile.mkdtemp(prefix="aui-bench-scale-"))
+    out.mkdir(parents=True, exist_ok=True)
     spec = load_app(APP)
     html = Path(reference_html_path(spec)).read_text(encoding="utf-8")
     plans = await plan_apps({APP: (html, [])}, count=1)

@@ -228,7 +228,11 @@ async def test_a_trajectory_links_its_dashboard_after_labelling_and_its_trace_wi
     results = read_results(viewer_roots["good"])
     traced = next(t for app in results.apps for t in app.tasks if t.trace)
     await page.goto(f"{served.base}/runs/{RUN}/t/{quote(traced.trajectory)}?reveal=1")
-    assert await page.locator("img.dashboard").evaluate("img => img.naturalWidth") == 1920
+    dashboard = page.locator("img.dashboard")
+    # `loading="lazy"`: the page's load event does not wait for it, so wait until the image has loaded (or failed)
+    await dashboard.scroll_into_view_if_needed()
+    await page.wait_for_function("img => img.complete", arg=await dashboard.element_handle(), timeout=30_000)
+    assert await dashboard.evaluate("img => img.naturalWidth") == 1920
     trace = await page.locator("p.trace").inner_text()
     assert f"playwright show-trace {viewer_roots['good'].resolve()}/{traced.trace}" in trace
     response = await page.request.get(served.base + await page.locator("p.trace a").get_attribute("href"))
