@@ -144,9 +144,10 @@ async def main(args: argparse.Namespace) -> dict:
                     "load_average_at_start": round(os.getloadavg()[0], 2)}
     try:
         with TreeSampler({server.pid}, interval_s=2.0) as sampler:
-            started = time.time()
+            started, cpu_before = time.time(), sampler.cpu_by_kind()
             results = await sweep(config)
             total = time.time() - started
+            cpu_after = sampler.cpu_by_kind()
         revised = [p.stat().st_mtime for p in config.run_dir.glob("apps/**/round-1/revision.json")]
         round_wall = (max(revised) - started) if revised else None
         round0 = [r for r in results if r.round == 0]
@@ -158,7 +159,9 @@ async def main(args: argparse.Namespace) -> dict:
             fc_proven=round(sum(t.proof == "proven" for r in round0 for t in r.tasks) / max(1, sum(len(r.tasks) for r in round0)), 3),
             sr_round0=round(sum(t.success for r in round0 for t in r.tasks) / max(1, sum(len(r.tasks) for r in round0)), 3),
             errors=sum(len(r.errors) for r in results), peak_rss_mb=round(sampler.peak_mb, 1),
-            peak_pss_mb=round(sampler.peak_pss_mb, 1))
+            peak_pss_mb=round(sampler.peak_pss_mb, 1),
+            cores_busy_by_process={kind: round((seconds - cpu_before.get(kind, 0.0)) / total, 2)
+                                   for kind, seconds in sorted(cpu_after.items(), key=lambda kv: -kv[1])})
         log(f"round: {json.dumps({k: result[k] for k in ('rollouts', 'round_wall_s', 'total_wall_s', 'peak_rss_mb')})}")
 
         result["model_calls"] = calls.value

@@ -56,14 +56,15 @@ def serve(roles, latency_s: float, port_queue, stop) -> None:
 class TreeSampler:
     """Peak RSS of this process tree (minus `exclude`), sampled every `interval_s` in a thread."""
 
-    def __init__(self, exclude: set[int], interval_s: float = 0.25):
+    def __init__(self, exclude: set[int], interval_s: float = 0.25, root_pid: int | None = None):
         self.exclude, self.interval_s = exclude, interval_s
+        self.root_pid = root_pid or os.getpid()
         self.peak_mb = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def processes(self) -> list[psutil.Process]:
-        root = psutil.Process(os.getpid())
+        root = psutil.Process(self.root_pid)
         return [p for p in [root, *root.children(recursive=True)] if p.pid not in self.exclude]
 
     def pss_mb(self) -> float:
@@ -89,7 +90,7 @@ class TreeSampler:
             name = process.name()
         except psutil.Error:
             return "gone"
-        if process.pid == os.getpid():
+        if process.pid == self.root_pid:
             return "python (the loop)"
         if "chrom" in command:
             return "chromium renderers" if "--type=renderer" in command else "chromium (browser, gpu, utility)"
@@ -102,16 +103,21 @@ class TreeSampler:
         return name
 
     def cpu_by_kind(self) -> dict[str, float]:
-        """CPU seconds so far per kind of process: this Python process, Chromium, the Playwright driver, Prefect's server."""
+        """CPU seconds so far per kind of process: this Python process, Chromium, the Playwright driver, Prefect's server.
+
+        A closed context's renderer exits: its CPU then counts in its Chromium parent's (the zygote's)
+        waited-for children, so that goes to "chromium renderers" — without it most renderer CPU of a
+        run whose rollouts come and go would be missing."""
         kinds: dict[str, float] = {}
         for process in self.processes():
             try:
-                command = " ".join(process.cmdline())
                 times = process.cpu_times()
             except psutil.Error:
                 continue
             kind = self.kind(process)
             kinds[kind] = kinds.get(kind, 0.0) + times.user + times.system
+            if kind.startswith("chromium"):
+                kinds["chromium renderers"] = kinds.get("chromium renderers", 0.0) + times.children_user + times.children_system
         return kinds
 
     def rss_mb(self) -> float:
