@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 GRID_ROUNDS = 3 * 3 * 2
@@ -45,7 +47,7 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def serve(roles, latencies, port_queue, calls, stop) -> None:
+def serve(roles, latencies, port_queue, calls, stop, port=0) -> None:
     """The model server's process: answers until `stop` is set, counting requests in `calls` (shared)."""
     from llm.testing import LatencyOpenAIServer
 
@@ -54,7 +56,7 @@ def serve(roles, latencies, port_queue, calls, stop) -> None:
             calls.value += 1
         return roles(request)
 
-    with LatencyOpenAIServer(answer, latencies, seed=19) as server:
+    with LatencyOpenAIServer(answer, latencies, seed=19, port=port) as server:
         port_queue.put(server.port)
         stop.wait()
 
@@ -126,7 +128,11 @@ async def main(args: argparse.Namespace) -> dict:
 
     context = multiprocessing.get_context("spawn")
     port_queue, calls, stop = context.Queue(), context.Value("i", 0), context.Event()
-    server = context.Process(target=serve, args=(roles, role_latencies(), port_queue, calls, stop), daemon=True)
+    # --rerun: the model server on the port the earlier run's models.yaml names, so that every stage's
+    # inputs are the same and Prefect's cache answers them
+    port = int(yaml.safe_load((out / "models.yaml").read_text())["models"][0]["base_url"].split(":")[2].split("/")[0]) \
+        if args.rerun else 0
+    server = context.Process(target=serve, args=(roles, role_latencies(), port_queue, calls, stop, port), daemon=True)
     server.start()
     port = port_queue.get(timeout=120)
 
@@ -143,6 +149,8 @@ async def main(args: argparse.Namespace) -> dict:
                     "v0_reused_from": reused, "plan_s": round(plan_s, 1), "cpus": os.cpu_count(),
                     "load_average_at_start": round(os.getloadavg()[0], 2)}
     try:
+        if args.rerun:
+            return await _rerun_only(config, calls, result)
         with TreeSampler({server.pid}, interval_s=2.0) as sampler:
             started, cpu_before = time.time(), sampler.cpu_by_kind()
             results = await sweep(config)
@@ -188,6 +196,19 @@ async def main(args: argparse.Namespace) -> dict:
     return result
 
 
+async def _rerun_only(config, calls, result: dict) -> dict:
+    """`--rerun`: the same sweep again over an earlier run's folder (its models.yaml, its Prefect cache)."""
+    from flows import sweep
+
+    log("the same sweep again over the earlier run (must make no model calls) …")
+    started = time.time()
+    results = await sweep(config)
+    result.update(rerun_wall_s=round(time.time() - started, 1), rerun_model_calls=calls.value,
+                  rollouts=sum(1 for r in results if r.round == 0 for t in r.tasks if t.trajectory),
+                  errors=sum(len(r.errors) for r in results))
+    return result
+
+
 def _task_runs(database: Path, name: str) -> int | None:
     """Task runs of the sweep's flow runs (both runs of it) in the ephemeral server's SQLite database."""
     import sqlite3
@@ -206,6 +227,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--apps", type=int, default=52, help="The first N AUI-Gym apps (52: all).")
     parser.add_argument("--tasks", type=int, default=30, help="Tasks per app.")
+    parser.add_argument("--rerun", action="store_true",
+                        help="Only the re-run, over the earlier run in --out (same arguments): it must make no model calls.")
     parser.add_argument("--concurrency", type=int, default=32, help="Rollouts in flight (and the CUA's max_concurrency).")
     parser.add_argument("--out", help="Keep the run here (default: a temp folder).")
     print(json.dumps(asyncio.run(main(parser.parse_args()))))

@@ -170,14 +170,14 @@ Script = Sequence[Reply] | Mapping[str, Sequence[Reply]] | Callable[[RecordedReq
 
 
 class ScriptedOpenAIServer:
-    """A real HTTP server on 127.0.0.1 (random port, background thread) answering from a script.
+    """A real HTTP server on 127.0.0.1 (a free port unless `port` is given; background thread) answering from a script.
 
     Paths: `POST .../chat/completions` (also Azure's `/openai/deployments/{name}/chat/completions`)
     and `POST .../responses`. When a list script runs out, `default` is sent if given, otherwise a
     500 that says so. Use as a context manager, or call `start()` / `close()`.
     """
 
-    def __init__(self, script: Script = (), *, default: Reply | None = None) -> None:
+    def __init__(self, script: Script = (), *, default: Reply | None = None, port: int = 0) -> None:
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._callable = script if callable(script) else None
@@ -195,6 +195,7 @@ class ScriptedOpenAIServer:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._port: int | None = None
+        self._wanted_port = port
 
     @property
     def port(self) -> int:
@@ -223,7 +224,7 @@ class ScriptedOpenAIServer:
             return [r for r in self.requests if r.kind == kind]
 
     def start(self) -> ScriptedOpenAIServer:
-        server = _Server(("127.0.0.1", 0), _make_handler(self))
+        server = _Server(("127.0.0.1", self._wanted_port), _make_handler(self))
         self._server = server
         self._port = server.server_address[1]
         self._thread = threading.Thread(
@@ -422,8 +423,9 @@ class LatencyOpenAIServer(ScriptedOpenAIServer):
         server = LatencyOpenAIServer(answer, {"cua-1s": Latency.fixed(1.0), "*": Latency.lognormal(10)})
     """
 
-    def __init__(self, answer: Answer, latency: Latency | Mapping[str, Latency], *, seed: int = 0) -> None:
-        super().__init__(self._answer_late)
+    def __init__(self, answer: Answer, latency: Latency | Mapping[str, Latency], *, seed: int = 0,
+                 port: int = 0) -> None:
+        super().__init__(self._answer_late, port=port)
         self.answer = answer
         self.latencies = {"*": latency} if isinstance(latency, Latency) else dict(latency)
         if "*" not in self.latencies:
