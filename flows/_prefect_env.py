@@ -15,3 +15,10 @@ def configure_prefect_env() -> None:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "true")
+    # SQLite takes one writer at a time. Resuming the full 52-app round (bench/aui_gym_round.py,
+    # 2026-11-26) starts 52 app flows whose cached task runs are all written at once: one request got
+    # "503 Service Unavailable" (SQLite busy) through the client's default 5 retries (2 + 4 + … + 32 s)
+    # and the run failed; with 8 it went through on a late retry (that app's flow began ≈ 8 min after the
+    # sweep, 3.5 min after the other 51 had finished) and the re-run ended with 0 model calls. Still
+    # bounded (≈ 8.5 min of waits in all); PostgreSQL is the way beyond one machine.
+    os.environ.setdefault("PREFECT_CLIENT_MAX_RETRIES", "8")
