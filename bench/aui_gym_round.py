@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -110,7 +111,7 @@ async def main(args: argparse.Namespace) -> dict:
     from flows.testing import LATENCY_ROLES, LatencyRoles, plan_apps, role_latencies, write_latency_models
 
     sys.path.insert(0, str(Path(__file__).parent))
-    from scale import TreeSampler  # noqa: E402  (the same process-tree sampler)
+    from scale import TreeSampler, cores_between  # noqa: E402  (the same process-tree sampler)
 
     out = Path(args.out or tempfile.mkdtemp(prefix="aui-bench-round-")).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -130,8 +131,7 @@ async def main(args: argparse.Namespace) -> dict:
     port_queue, calls, stop = context.Queue(), context.Value("i", 0), context.Event()
     # --rerun: the model server on the port the earlier run's models.yaml names, so that every stage's
     # inputs are the same and Prefect's cache answers them
-    port = int(yaml.safe_load((out / "models.yaml").read_text())["models"][0]["base_url"].split(":")[2].split("/")[0]) \
-        if args.rerun else 0
+    port = urlsplit(yaml.safe_load((out / "models.yaml").read_text())["models"][0]["base_url"]).port if args.rerun else 0
     server = context.Process(target=serve, args=(roles, role_latencies(), port_queue, calls, stop, port), daemon=True)
     server.start()
     port = port_queue.get(timeout=120)
@@ -168,8 +168,7 @@ async def main(args: argparse.Namespace) -> dict:
             sr_round0=round(sum(t.success for r in round0 for t in r.tasks) / max(1, sum(len(r.tasks) for r in round0)), 3),
             errors=sum(len(r.errors) for r in results), peak_rss_mb=round(sampler.peak_mb, 1),
             peak_pss_mb=round(sampler.peak_pss_mb, 1),
-            cores_busy_by_process={kind: round((seconds - cpu_before.get(kind, 0.0)) / total, 2)
-                                   for kind, seconds in sorted(cpu_after.items(), key=lambda kv: -kv[1])})
+            cores_busy_by_process=cores_between(cpu_before, cpu_after, total))
         log(f"round: {json.dumps({k: result[k] for k in ('rollouts', 'round_wall_s', 'total_wall_s', 'peak_rss_mb')})}")
 
         result["model_calls"] = calls.value

@@ -53,6 +53,12 @@ def serve(roles, latency_s: float, port_queue, stop) -> None:
         stop.wait()
 
 
+def cores_between(before: dict[str, float], after: dict[str, float], wall_s: float) -> dict[str, float]:
+    """Cores busy per kind of process between two `TreeSampler.cpu_by_kind()` readings `wall_s` apart."""
+    return {kind: round((seconds - before.get(kind, 0.0)) / wall_s, 2)
+            for kind, seconds in sorted(after.items(), key=lambda kv: -kv[1])}
+
+
 class TreeSampler:
     """Peak RSS of this process tree (minus `exclude`), sampled every `interval_s` in a thread."""
 
@@ -257,8 +263,7 @@ async def main(args: argparse.Namespace) -> dict:
                 refs = await rollouts_at(n, run, tasks_by_n[n], html, args.steps)
                 wall = time.perf_counter() - started
                 cores = (sampler.cpu_s() - cpu_started) / wall
-                kinds = {kind: round((seconds - by_kind.get(kind, 0.0)) / wall, 2)
-                         for kind, seconds in sampler.cpu_by_kind().items()}
+                kinds = cores_between(by_kind, sampler.cpu_by_kind(), wall)
             if profiler is not None:
                 profiler.send_signal(signal.SIGINT)  # py-spy writes its file on an interrupt
                 profiler.wait(timeout=60)
