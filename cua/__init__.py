@@ -17,6 +17,7 @@ defect when the app was served with an injected one): `write_tuples(trajectory, 
 
 from ._actions import POINTER_KINDS, Action, ActionKind, Point, ScrollDirection
 from ._batch import RolloutJob, run_rollouts
+from ._launch import FULL_CHROMIUM, HEADLESS_SHELL, default_chromium, is_headless_shell, launch_args
 from ._browser import (
     APP_ORIGIN,
     APP_URL,
@@ -26,6 +27,7 @@ from ._browser import (
     DialogRecord,
     PageEvents,
     close_browser,
+    close_warm_pages,
     get_browser,
     open_app,
 )
@@ -117,6 +119,11 @@ __all__ = [
     "BlockedRequest",
     "Box",
     "BrowserConfig",
+    "FULL_CHROMIUM",
+    "HEADLESS_SHELL",
+    "default_chromium",
+    "is_headless_shell",
+    "launch_args",
     "CheckResult",
     "Checker",
     "CoordinateSpace",
@@ -152,6 +159,7 @@ __all__ = [
     "action_to_screen",
     "capture_png",
     "close_browser",
+    "close_warm_pages",
     "coordinate_space",
     "coordinate_space_names",
     "execute",

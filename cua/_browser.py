@@ -23,7 +23,8 @@ from pydantic import BaseModel, Field
 
 from ._isolated import isolated_world
 from ._launch import CONTEXT_TIMEOUT_S, BrowserConfig, close_context, new_context
-from ._launch import CHROMIUM_ARGS, close_browser, get_browser  # noqa: F401  (re-exported: the browser's API)
+from ._launch import CHROMIUM_ARGS, get_browser  # noqa: F401  (re-exported: the browser's API)
+from ._launch import close_browser as _close_browsers
 from ._seeding import seeding_script
 from ._timers import short_timers_script
 from ._transform import PageTransform, serve_html
@@ -123,7 +124,7 @@ async def open_app(
     seed: int | None = None,
     fixed_clock: bool = False,
 ) -> AsyncIterator[AppPage]:
-    """A fresh context with the app loaded at `APP_URL`; closed (and its log kept) on exit.
+    """A page with the app loaded at `APP_URL`, as in a fresh context; released (its log kept) on exit.
 
     `extra_files` maps paths under the app origin (e.g. "style.css") to their bytes. `seed` makes
     the app's `Math.random` a PRNG seeded with it (None: the browser's own); `fixed_clock` starts the
@@ -132,25 +133,35 @@ async def open_app(
     (a variation or an injected defect) is served with the page and its script run once the app
     has loaded (`cua._transform`); a script that fails is a page error `transform '<name>': …`.
 
+    With `config.reuse_pages` (the default) the page may be a warm one that an earlier app used in
+    this process, reset first to what a fresh context shows (`_reset`: the app's storage of every
+    kind, cookies, history, `window.name`; the old document with its timers, workers, focus and
+    scroll is gone with the navigation away) — tests/cua/test_warm_pages.py proves the next app sees
+    none of it. A page is reused only after an app that ended normally on it; one that crashed,
+    opened pop-ups, raised, or has served `WARM_PAGE_USES` apps is closed instead.
+
     Raises:
         TypeError: `seed` is not an int (or None).
     """
     config = config or BrowserConfig()
-    seeding = seeding_script(seed, fixed_clock)
+    init_scripts = [script for script in (
+        seeding_script(seed, fixed_clock),
+        f"({_IN_PAGE_SELECT_PICKER})()" if config.in_page_select_picker else None,
+        short_timers_script(config.short_timers_ms) if config.short_timers_ms else None,
+    ) if script is not None]
     files = {"index.html": serve_html(html.encode("utf-8") if isinstance(html, str) else html, config.transform),
              **(extra_files or {})}
-    context = await new_context(config)
     events = PageEvents()
+    warm = _take_warm(config) if config.reuse_pages else None
+    if warm is None:
+        warm = await _new_warm(config, _Serving(files, events))
+    else:
+        warm.serving.files, warm.serving.events = files, events
+    page, context = warm.page, warm.context
+    released_cleanly = False
     try:
-        if seeding is not None:
-            await context.add_init_script(script=seeding)
-        if config.in_page_select_picker:
-            await context.add_init_script(script=f"({_IN_PAGE_SELECT_PICKER})()")
-        if config.short_timers_ms:
-            await context.add_init_script(script=short_timers_script(config.short_timers_ms))
-        await _contain(context, files, events)
-        page = await asyncio.wait_for(context.new_page(), CONTEXT_TIMEOUT_S)
-        _watch_page(page, events)
+        # Per app (a seed is per rollout), in the order they must run: before any of the app's scripts.
+        warm.scripts = [await page.add_init_script(script=script) for script in init_scripts]
         try:
             # Commit, then the document complete. Not Playwright's "load": an app that starts to
             # navigate away while loading (answered 204, so it stays) never fires its load event.
@@ -163,8 +174,129 @@ async def open_app(
             await _apply_script(page, config.transform, events)
         yield AppPage(page=page, context=context, events=events, files=files)
         await _drain_popups(events)
+        released_cleanly = True
     finally:
+        if not (released_cleanly and config.reuse_pages and await _reset(warm)):
+            await close_context(context)
+        else:
+            _give_back(config, warm)
+
+
+# ---- warm pages ----------------------------------------------------------------------------------
+
+# A page serves at most this many apps before its context is closed: a renderer's memory grows a
+# little with every document it has held, and a fresh one every so often keeps that bounded.
+WARM_PAGE_USES = 40
+WARM_PAGES_KEPT = 6  # idle warm pages kept per browser setting (one per rollout in flight is plenty)
+RESET_TIMEOUT_S = 3.0  # a healthy page resets in tens of milliseconds; a hung one is closed instead
+
+
+@dataclass
+class _Serving:
+    """What a context's route and page handlers serve and log now: swapped for each app opened in it."""
+
+    files: dict[str, bytes]
+    events: PageEvents
+
+
+@dataclass
+class _Warm:
+    """A context with its one page, the handlers installed once, and the current app's init scripts."""
+
+    context: BrowserContext
+    page: Page
+    serving: _Serving
+    uses: int = 0
+    scripts: list = field(default_factory=list)
+
+
+_idle: dict[tuple, list[_Warm]] = {}
+
+
+def _pool_key(config: BrowserConfig) -> tuple:
+    # What is fixed for a context's whole life (its browser, its viewport); the rest is set per app.
+    return (id(asyncio.get_running_loop()), config.executable_path, config.headless, str(config.viewport),
+            config.renderer_heap_limit_mb)
+
+
+def _take_warm(config: BrowserConfig) -> _Warm | None:
+    idle = _idle.get(_pool_key(config)) or []
+    while idle:
+        warm = idle.pop()
+        browser = warm.context.browser  # a browser that was closed or died took its contexts with it
+        if browser is not None and browser.is_connected() and not warm.page.is_closed():
+            return warm
+    return None
+
+
+def _give_back(config: BrowserConfig, warm: _Warm) -> None:
+    idle = _idle.setdefault(_pool_key(config), [])
+    if len(idle) >= WARM_PAGES_KEPT:
+        asyncio.ensure_future(close_context(warm.context))
+        return
+    idle.append(warm)
+
+
+async def close_warm_pages() -> int:
+    """Close the idle warm pages of this event loop's browsers (their renderers exit); how many were closed.
+    A long-lived process that stops rolling out for a while, or a test that counts renderers, calls this."""
+    loop = id(asyncio.get_running_loop())
+    closing = [warm for key in [k for k in _idle if k[0] == loop] for warm in _idle.pop(key)]
+    for warm in closing:
+        await close_context(warm.context)
+    return len(closing)
+
+
+async def close_browser() -> None:
+    """Close this event loop's browsers (and with them their warm pages)."""
+    loop = id(asyncio.get_running_loop())
+    for key in [k for k in _idle if k[0] == loop]:
+        del _idle[key]  # their contexts close with the browser
+    await _close_browsers()
+
+
+async def _new_warm(config: BrowserConfig, serving: _Serving) -> _Warm:
+    context = await new_context(config)
+    try:
+        await _contain(context, serving)
+        page = await asyncio.wait_for(context.new_page(), CONTEXT_TIMEOUT_S)
+        _watch_page(page, serving)
+    except BaseException:
         await close_context(context)
+        raise
+    return _Warm(context=context, page=page, serving=serving)
+
+
+async def _reset(warm: _Warm) -> bool:
+    """Bring a page that served an app back to what a fresh context shows; False if it cannot be reused.
+
+    The navigation away ends the app's document — its timers, workers, channels, focus, scroll and
+    hover go with it; what outlives a document is cleared: every kind of storage of the app's origin
+    (local and session storage, IndexedDB, Cache Storage, service workers: `Storage.clearDataForOrigin`),
+    cookies, the history entries (`Page.resetNavigationHistory`) and `window.name`.
+    """
+    page = warm.page
+    warm.uses += 1
+    events = warm.serving.events
+    if (warm.uses >= WARM_PAGE_USES or page.is_closed() or events.crashed or events.popups_closed
+            or len(warm.context.pages) != 1):
+        return False
+    warm.serving.events = PageEvents()  # what the old document does while it unloads is nobody's record
+    try:
+        async with asyncio.timeout(RESET_TIMEOUT_S):
+            for script in warm.scripts:
+                await script.dispose()
+            warm.scripts = []
+            await page.goto("about:blank", wait_until="commit")
+            cdp = await isolated_world(page).cdp_session()
+            await cdp.send("Storage.clearDataForOrigin", {"origin": APP_ORIGIN, "storageTypes": "all"})
+            await warm.context.clear_cookies()
+            await cdp.send("Page.resetNavigationHistory")
+            await page.evaluate("() => { window.name = ''; }")
+        isolated_world(page).forget()  # its worlds died with the document
+        return True
+    except Exception:
+        return False
 
 
 TRANSFORM_TIMEOUT_MS = 15_000  # generous: a loaded 2-core worker; the script itself takes milliseconds
@@ -196,10 +328,11 @@ async def _drain_popups(events: PageEvents) -> None:
         await asyncio.sleep(POPUP_QUIET_S)
 
 
-async def _contain(context: BrowserContext, files: dict[str, bytes], events: PageEvents) -> None:
+async def _contain(context: BrowserContext, serving: _Serving) -> None:
     async def route(route: Route) -> None:
         request = route.request
         url = request.url
+        files, events = serving.files, serving.events
         if url.startswith(APP_ORIGIN + "/"):
             path = url[len(APP_ORIGIN) + 1 :].split("?", 1)[0].split("#", 1)[0] or "index.html"
             if path in files:
@@ -219,6 +352,7 @@ async def _contain(context: BrowserContext, files: dict[str, bytes], events: Pag
         await route.abort("blockedbyclient")
 
     async def block_socket(ws) -> None:
+        events = serving.events
         events.block(BlockedRequest(url=ws.url[:500], method="WEBSOCKET", resource_type="websocket", at_s=events.elapsed()))
         await ws.close()
 
@@ -228,14 +362,15 @@ async def _contain(context: BrowserContext, files: dict[str, bytes], events: Pag
     def on_page(page: Page) -> None:
         # Pop-ups are new pages of the context; the first page is the app itself.
         if len(context.pages) > 1 and page is not context.pages[0]:
-            events.popups_closed += 1
+            serving.events.popups_closed += 1
             asyncio.ensure_future(_close_quietly(page))
 
     context.on("page", on_page)
 
 
-def _watch_page(page: Page, events: PageEvents) -> None:
+def _watch_page(page: Page, serving: _Serving) -> None:
     async def on_dialog(dialog: Dialog) -> None:
+        events = serving.events
         events.dialog(DialogRecord(kind=dialog.type, message=dialog.message[:300], at_s=events.elapsed()))
         try:
             # Accepting is the neutral answer: alerts close, confirms say yes, prompts get "".
@@ -244,19 +379,19 @@ def _watch_page(page: Page, events: PageEvents) -> None:
             pass
 
     async def on_download(download) -> None:
-        events.downloads_refused += 1
+        serving.events.downloads_refused += 1
         try:
             await download.cancel()
         except Exception:
             pass
 
     def on_crash(_page: Page) -> None:
-        events.crashed = True
+        serving.events.crashed = True
 
     page.on("dialog", on_dialog)
     page.on("download", on_download)
     page.on("crash", on_crash)
-    page.on("pageerror", lambda error: events.page_error(str(error)[:300]))
+    page.on("pageerror", lambda error: serving.events.page_error(str(error)[:300]))
 
 
 def _leaves_the_app(request) -> bool:

@@ -103,6 +103,12 @@ class AppEnv:
         return self._app.page
 
     @property
+    def browser_version(self) -> str | None:
+        """The version of the browser the app is open in (None before `reset`)."""
+        browser = self._app.context.browser if self._app is not None else None
+        return browser.version if browser is not None else None
+
+    @property
     def events(self) -> PageEvents | None:
         """What the app tried (blocked requests, dialogs, pop-ups, page errors); None before `reset`."""
         return self._app.events if self._app is not None else None
@@ -143,9 +149,11 @@ class AppEnv:
         self.task, self.checker, self.steps_taken, self.screenshot = task, checker, 0, None
         self.seed, self.fixed_clock = seed, fixed_clock
         episode_ms = int(self.config.episode_timeout_s * 1000)
-        browser_config = self.config.browser.model_copy(
-            update={"load_timeout_ms": max(100, min(self.config.browser.load_timeout_ms, episode_ms))}
-        )
+        browser_config = self.config.browser.model_copy(update={
+            "load_timeout_ms": max(100, min(self.config.browser.load_timeout_ms, episode_ms)),
+            # a trace records its context's whole life: a traced episode gets a context of its own
+            "reuse_pages": self.config.browser.reuse_pages and not self.config.trace,
+        })
         opened = open_app(html, browser_config, self.extra_files, seed=seed, fixed_clock=fixed_clock)
         self._app = await opened.__aenter__()
         self._opened = opened

@@ -124,6 +124,10 @@ class IsolatedWorld:
         )
         return world["executionContextId"]
 
+    def forget(self) -> None:
+        """The page navigated (a warm page reused for another app): its worlds died with the document."""
+        self._context_id = None
+
     async def detach(self) -> None:
         if self._cdp is not None:
             try:

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from . import _processes
 from ._transform import PageTransform
@@ -32,12 +32,21 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1",
     # WebRTC opens its own UDP/TCP sockets to STUN/TURN servers named by IP, which request
     # interception never sees. Allow it only through a proxy, and make the proxy a dead local
-    # port (loopback included, `<-loopback>`): nothing it tries can leave the machine.
+    # port (loopback included, `<-loopback>`): nothing it tries can leave the machine. The full
+    # chromium reads the policy from the first switch (the second, a flag there, makes it binding);
+    # the headless shell ignores the first and reads the policy as the second's value — without
+    # that value its STUN requests reached a local listener (tests/cua/test_hostile_apps.py).
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
-    "--force-webrtc-ip-handling-policy",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--proxy-server=http://127.0.0.1:9",
     "--proxy-bypass-list=<-loopback>",
 ]
+
+# The headless shell hints glyphs fully by default; the full chromium takes fontconfig's setting, which is
+# slight on Debian. With this switch every screenshot of every reference solution of the bundled and GPT-5
+# apps is the same on both binaries but for the differences `bench/fidelity_known.json` explains; without
+# it, small text differed on 10 of 24 apps (up to 67 levels of a colour channel on glyph edges).
+HEADLESS_SHELL_ARGS = ["--font-render-hinting=slight"]
 
 # Bounds on talking to the browser itself (not the app): generous, for a loaded 2-core worker.
 CONTEXT_TIMEOUT_S = 30.0
@@ -46,14 +55,46 @@ BROWSER_CLOSE_TIMEOUT_S = 15.0
 HEALTH_TIMEOUT_S = 10.0
 
 
+FULL_CHROMIUM = "/usr/bin/chromium"
+# The binary itself, not Debian's /usr/bin/chromium-headless-shell: that wrapper is a shell script that
+# runs it as a child (no `exec`), so a signal to the browser's main process would reach only the shell.
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
+_SHELL_WRAPPER = "/usr/bin/chromium-headless-shell"
+
+
+def default_chromium(headless: bool = True) -> str:
+    """The binary a config that names none runs: AUI_CHROMIUM if set; else, headless, Debian's
+    `chromium-headless-shell` where it is installed; else Debian's full `chromium`.
+
+    Why the shell: the same Chromium (version, Blink, V8), without the browser UI. The full binary
+    in headless mode starts, per fresh context, renderers for browser UI that nobody sees
+    (`--top-chrome-webui`) and utility processes; the shell starts one renderer. 40 cycles of {new
+    context, load an app, click, screenshot, close} cost 3.4× less CPU on it (`bench/engine.py`).
+    Headed runs (and anything the shell cannot do) keep the full binary.
+    """
+    chosen = os.environ.get("AUI_CHROMIUM")
+    if chosen:
+        return HEADLESS_SHELL if chosen == _SHELL_WRAPPER and Path(HEADLESS_SHELL).exists() else chosen
+    if headless and Path(HEADLESS_SHELL).exists():
+        return HEADLESS_SHELL
+    return FULL_CHROMIUM
+
+
+def is_headless_shell(executable_path: str) -> bool:
+    """Whether a binary is the headless shell (by name: Debian's wrapper and the binary it runs share it)."""
+    return "headless-shell" in Path(executable_path).name or "headless_shell" in Path(executable_path).name
+
+
 class BrowserConfig(BaseModel):
     """How the worker's Chromium is launched and how big its viewport is."""
 
-    executable_path: str = Field(
-        default_factory=lambda: os.environ.get("AUI_CHROMIUM", "/usr/bin/chromium"),
-        description="Chromium binary; the Debian package by default (env AUI_CHROMIUM overrides).",
-    )
     headless: bool = True
+    executable_path: str = Field(
+        default=None,  # resolved by `_pick_binary` from `headless`: the model always holds a path
+        validate_default=True,
+        description="Chromium binary. None (the default): `default_chromium(headless)` — AUI_CHROMIUM if set, else "
+        "Debian's chromium-headless-shell for headless runs where installed, else Debian's chromium.",
+    )
     viewport: Viewport = Field(default=DEFAULT_VIEWPORT, description="The page's size; also the screenshots' size.")
     load_timeout_ms: int = Field(default=15_000, ge=100, description="Cap on loading the app.")
     renderer_heap_limit_mb: int | None = Field(
@@ -77,12 +118,32 @@ class BrowserConfig(BaseModel):
         "what a step does no longer hangs on how fast the steps before it ran. For rollouts that must repeat "
         "(the defect dataset); recorded in each trajectory.",
     )
+    reuse_pages: bool = Field(
+        default=True,
+        description="Open apps in warm pages that earlier apps of this process used, each reset first to what a "
+        "fresh context shows (`cua.open_app`; proven by tests/cua/test_warm_pages.py): no new context, page and "
+        "renderer process per app. False: a fresh context for every app.",
+    )
     transform: PageTransform | None = Field(
         default=None,
         description="A serve-time change of every app opened with this config (a variation or an injected defect, "
         "made by `perturb`): its CSS is served with the page, its script run once the app has loaded (recorded in "
         "each trajectory). None: the app as it is.",
     )
+
+    @field_validator("executable_path", mode="before")
+    @classmethod
+    def _pick_binary(cls, value: str | None, info: ValidationInfo) -> str:
+        if value is None or value == "":
+            return default_chromium(bool(info.data.get("headless", True)))
+        return HEADLESS_SHELL if str(value) == _SHELL_WRAPPER and Path(HEADLESS_SHELL).exists() else str(value)
+
+    @model_validator(mode="after")
+    def _shell_is_headless(self) -> "BrowserConfig":
+        if not self.headless and is_headless_shell(self.executable_path):
+            raise ValueError(f"executable_path '{self.executable_path}' is the headless shell, which cannot show a "
+                             f"window: for headless=False use the full chromium ({FULL_CHROMIUM}) or unset AUI_CHROMIUM")
+        return self
 
 
 class _LoopBrowser:
@@ -95,59 +156,81 @@ class _LoopBrowser:
         self.lock = asyncio.Lock()
 
 
-_browsers: dict[int, _LoopBrowser] = {}
+_browsers: dict[tuple[int, str, bool, str], _LoopBrowser] = {}
+
+
+def _key(config: BrowserConfig) -> tuple[int, str, bool, str]:
+    # One browser per event loop and binary: a run that compares binaries (bench/engine.py, the fidelity
+    # check) holds one of each, and a config never gets another binary's browser. The headless shell's
+    # window is as large as the viewport (`launch_args`), so there it is one browser per viewport too.
+    size = str(config.viewport) if is_headless_shell(config.executable_path) else ""
+    return id(asyncio.get_running_loop()), config.executable_path, config.headless, size
 
 
 async def get_browser(config: BrowserConfig | None = None) -> Browser:
-    """This event loop's browser, launched on first use and relaunched if it died."""
+    """This event loop's browser of `config`'s binary, launched on first use and relaunched if it died."""
     config = config or BrowserConfig()
-    loop_id = id(asyncio.get_running_loop())
-    holder = _browsers.setdefault(loop_id, _LoopBrowser())
+    holder = _browsers.setdefault(_key(config), _LoopBrowser())
     async with holder.lock:
         if holder.browser is not None and holder.browser.is_connected():
             return holder.browser
-        if holder.browser is not None:  # it died: release what is left of it before relaunching
-            await _release(holder, stop_driver=False)
+        if holder.browser is not None:
+            # It died: release what is left of it before relaunching, its driver too (a driver that died
+            # took the browser with it, and a new launch through it would fail: "Connection closed").
+            await _release(holder, stop_driver=True)
         if holder.playwright is None:
             holder.playwright = await async_playwright().start()
         executable = Path(config.executable_path)
         if not executable.exists():
             raise FileNotFoundError(
-                f"Chromium not found at '{executable}'. Install Debian's package "
-                "(apt-get install chromium) or set AUI_CHROMIUM to the binary."
+                f"Chromium not found at '{executable}'. Install Debian's packages (scripts/install_chromium.sh: "
+                "chromium-headless-shell and chromium) or set AUI_CHROMIUM to the binary."
             )
         marker = _processes.new_marker()
-        args = [*CHROMIUM_ARGS, marker]
-        if config.renderer_heap_limit_mb:
-            args.append(f"--js-flags=--max-old-space-size={config.renderer_heap_limit_mb}")
         holder.browser = await holder.playwright.chromium.launch(
-            executable_path=str(executable), headless=config.headless, args=args
+            executable_path=str(executable), headless=config.headless, args=launch_args(config, marker)
         )
         holder.marker = marker
         return holder.browser
 
 
+def launch_args(config: BrowserConfig, marker: str | None = None) -> list[str]:
+    """The switches the project adds to Playwright's own (recorded in the run's manifest)."""
+    args = list(CHROMIUM_ARGS)
+    if is_headless_shell(config.executable_path):
+        # The shell draws a fullscreen element at its window's size (800×600 by default), not the page's:
+        # a fullscreen app's screenshots would change size under the agent (the full chromium keeps the viewport).
+        args += [*HEADLESS_SHELL_ARGS, f"--window-size={config.viewport.width},{config.viewport.height}"]
+    if marker:
+        args.append(marker)
+    if config.renderer_heap_limit_mb:
+        args.append(f"--js-flags=--max-old-space-size={config.renderer_heap_limit_mb}")
+    return args
+
+
 async def close_browser() -> None:
-    """Close this event loop's browser and Playwright driver (idempotent).
+    """Close this event loop's browsers and Playwright drivers (idempotent).
 
     A browser that does not close within BROWSER_CLOSE_TIMEOUT_S (a renderer that will not die)
     is killed with its child processes, so nothing outlives the worker.
     """
-    holder = _browsers.pop(id(asyncio.get_running_loop()), None)
-    if holder is None:
-        return
-    await _release(holder, stop_driver=True)
+    loop_id = id(asyncio.get_running_loop())
+    for key in [key for key in _browsers if key[0] == loop_id]:
+        holder = _browsers.pop(key, None)
+        if holder is not None:
+            await _release(holder, stop_driver=True)
 
 
 async def discard_browser(browser: Browser) -> None:
     """Drop this loop's browser if it is still `browser` (it died or stopped answering)."""
-    holder = _browsers.get(id(asyncio.get_running_loop()))
-    if holder is None:
-        return
-    async with holder.lock:
-        if holder.browser is browser:
-            # A dead driver takes the Playwright object with it: start a new one as well.
-            await _release(holder, stop_driver=True)
+    loop_id = id(asyncio.get_running_loop())
+    for key, holder in list(_browsers.items()):
+        if key[0] != loop_id:
+            continue
+        async with holder.lock:
+            if holder.browser is browser:
+                # A dead driver takes the Playwright object with it: start a new one as well.
+                await _release(holder, stop_driver=True)
 
 
 async def _release(holder: _LoopBrowser, *, stop_driver: bool) -> None:

@@ -77,6 +77,7 @@ async def rollout(
         viewport_height=config.browser.viewport.height,
         coordinate_space=_safe_space(policy),
         policy_settings=policy.settings(),
+        chromium=config.browser.executable_path,
         in_page_select_picker=config.browser.in_page_select_picker,
         seed=seed,
         fixed_clock=fixed_clock,
@@ -147,6 +148,7 @@ class _Rollout:
         # The episode clock started when the app's context did (`AppEnv.time_left`): loading the
         # app and the first observation are on it.
         observation = await self.env.reset(self.html, self.task, self.checker, seed=self.seed, fixed_clock=self.fixed_clock)
+        self.trajectory.chromium_version = self.env.browser_version
         await asyncio.wait_for(self._loop(observation), max(self.env.time_left(), 0.001))
 
     async def _loop(self, observation: Observation) -> None:

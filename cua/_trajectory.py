@@ -118,6 +118,10 @@ class Trajectory(BaseModel):
     viewport_height: int = DEFAULT_VIEWPORT.height
     coordinate_space: str = "screen"
     policy_settings: dict = Field(default_factory=dict, description="The policy's own settings, e.g. the UI-TARS prompt and history length.")
+    chromium: str | None = Field(
+        default=None, description="The Chromium binary the rollout ran in (`BrowserConfig.executable_path`: the headless "
+        "shell by default for headless runs); None in trajectories recorded before this was kept.")
+    chromium_version: str | None = Field(default=None, description="That browser's version, as it reported it.")
     in_page_select_picker: bool | None = Field(
         default=None,
         description="Whether <select> drop-downs were drawn inside the page while open (BrowserConfig.in_page_select_picker); "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import subprocess
 from importlib import metadata
@@ -123,6 +124,8 @@ def _input_hashes(config: ExperimentConfig) -> dict:
 
 def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
     """manifest.json: versions, Chromium, git commit, models (no keys), prompt hashes, seeds, inputs, config."""
+    from cua import is_headless_shell, launch_args
+
     from ._rollouts import run_browser_config
 
     versions = {}
@@ -139,9 +142,11 @@ def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
         "packages": versions,
         "chromium": _chromium_version(browser.executable_path),
         "chromium_path": str(browser.executable_path),
-        # What the agents' browser does differently from a stock one (README, "The browser").
+        # What the agents' browser does differently from a stock one (README, "The browser"), and which
+        # binary with which switches (the headless shell by default: `cua.default_chromium`).
         "browser": {"viewport": str(browser.viewport), "in_page_select_picker": browser.in_page_select_picker,
-                    "headless": browser.headless},
+                    "headless": browser.headless, "binary": str(browser.executable_path),
+                    "headless_shell": is_headless_shell(browser.executable_path), "args": launch_args(browser)},
         "git_commit": _git_commit(),
         "models": models,
         "prompt_hashes": _prompt_hashes(),
@@ -152,6 +157,9 @@ def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
         "seeds": {"config": config.seed, "models": {name: m["params"].get("seed") for name, m in models.items()}},
         "inputs": _input_hashes(config),
         "offline": config.offline,
+        # Rollouts in flight as run (config.concurrency None: chosen from the cores or the agents' models).
+        "rollout_slots": config.rollout_slots(),
+        "cpu_count": os.cpu_count(),
         "config": json.loads(config.model_dump_json()),
     }
     return write_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True).encode())

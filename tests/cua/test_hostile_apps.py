@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from cua import Action, Observation, Point, Policy, PolicyDecision, RolloutConfig, TerminationReason, Trajectory, rollout
+from cua import (Action, Observation, Point, Policy, PolicyDecision, RolloutConfig, TerminationReason, Trajectory,
+                 close_warm_pages, rollout)
 from cua._processes import MARKER_SWITCH, descendants
 from cua.policies import get_policy
 from verifier import rollout_checker
@@ -107,7 +108,9 @@ async def test_floods_are_capped_not_lost(tmp_path):
 
 
 async def assert_no_renderer_left_behind(limit: int = 3, wait_s: float = 15.0) -> None:
-    """No rollout's renderer outlives its context (Chromium keeps a spare one; one may be exiting)."""
+    """No rollout's renderer outlives its context (Chromium keeps a spare one; one may be exiting) once the
+    idle warm pages are closed too (a reused page keeps its renderer on purpose: cua._browser)."""
+    await close_warm_pages()
     deadline = time.monotonic() + wait_s
     while len(renderers := _our_processes(lambda c: b"--type=renderer" in c)) > limit and time.monotonic() < deadline:
         await asyncio.sleep(0.25)

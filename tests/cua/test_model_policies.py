@@ -307,6 +307,7 @@ async def test_openai_cua_display_is_the_viewport_and_the_final_message_is_the_a
     for body in requests:
         assert body["tools"] == [{"type": "computer_use_preview", "display_width": 1024, "display_height": 768,
                                   "environment": "browser"}]
+    assert trajectory.steps, (trajectory.error, trajectory.termination)
     assert trajectory.steps[0].target.id == "corner" and trajectory.steps[0].screen_action.point.x == 1004
     assert trajectory.termination == TerminationReason.finished
     saved = Trajectory.load(tmp_path / "r")  # what the dashboard, the commenter and the report read

@@ -62,7 +62,7 @@ async def test_trace_all_keeps_every_rollouts_trace_and_the_manifest_records_the
         tmp_path, prefect_server, monkeypatch):
     # The run's browser setting, not a default: turn the in-page select picker off for this run's
     # rollouts; the manifest must say off, as every trajectory does.
-    from cua import BrowserConfig
+    from cua import BrowserConfig, default_chromium, is_headless_shell
     from flows import _rollouts
 
     monkeypatch.setattr(_rollouts, "run_browser_config",
@@ -77,8 +77,14 @@ async def test_trace_all_keeps_every_rollouts_trace_and_the_manifest_records_the
         assert task.trace == f"{task.trajectory}/trace.zip" and zipfile.is_zipfile(run_dir / task.trace), task.task_id
         trajectory = json.loads((run_dir / task.trajectory / "trajectory.json").read_text())
         assert trajectory["in_page_select_picker"] is False
+        assert trajectory["chromium"] == default_chromium() and trajectory["chromium_version"], "the binary that ran"
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert manifest["browser"] == {"viewport": "1280x720", "in_page_select_picker": False, "headless": True}
+    browser = manifest["browser"]
+    assert {key: browser[key] for key in ("viewport", "in_page_select_picker", "headless", "binary", "headless_shell")} == {
+        "viewport": "1280x720", "in_page_select_picker": False, "headless": True, "binary": default_chromium(),
+        "headless_shell": is_headless_shell(default_chromium())}
+    assert "--force-webrtc-ip-handling-policy=disable_non_proxied_udp" in browser["args"]
+    assert manifest["chromium_path"] == default_chromium()
     report = (run_dir / "report.html").read_text()
     for task in tasks:  # each trace linked with the command that opens it, successes too
         assert f"playwright show-trace {task.trace}</code>" in report, task.task_id
