@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -38,6 +39,10 @@ class LevelSetting(BaseModel):
     weight: float = Field(gt=0, le=1000)
     max_steps: int = Field(ge=1, le=200)
 
+
+# Rollouts in flight when a CUA calls a model: each waits seconds on the model per step, so the browser and cores
+# idle unless several are in flight; bounded so one run does not hold dozens of pages open.
+MODEL_BOUND_SLOTS = 8
 
 DEFAULT_LEVELS: dict[Level, LevelSetting] = {
     # OSUniverse's weights; step budgets for single-page web apps (OSUniverse: 5 / 25 / 50 / 75 / 100 on desktops).
@@ -119,7 +124,11 @@ class ExperimentConfig(BaseModel):
         "commenter's; `commenter+defects` says both."))
     detector: str = Field(default="offline", description="Who finds the defects of `feedback: [defects]`: 'offline' "
                           "(rules on measured facts) or a model name or role (e.g. 'detector').")
-    concurrency: int = Field(default=2, ge=1, le=32, description="Rollouts in flight at once (browser contexts).")
+    concurrency: int | None = Field(default=None, ge=1, le=32, description=(
+        "Rollouts in flight at once (browser contexts). None: what limits the run decides (`rollout_slots`) — the "
+        "cores when every CUA policy is offline (CPU-bound: more in flight only queue for the cores), "
+        f"{MODEL_BOUND_SLOTS} when one calls a model (bound by its latency; the model's max_concurrency still caps "
+        "its calls)."))
     models_config: Path | None = Field(default=None, description="Model registry YAML (default configs/models.yaml).")
     out_dir: Path = Field(default=Path("runs"))
     viewer_url: str = Field(default="http://127.0.0.1:8765", validation_alias=AliasChoices("viewer_url", "serve_url"),
@@ -136,6 +145,19 @@ class ExperimentConfig(BaseModel):
         "{max_model_calls: 5000}}); kept across re-runs in budget.json (flows._budget)."))
     task_runner: Literal["default", "dask"] = Field(default="default", description="Where stages run: this process, or a Dask cluster (prefect-dask).")
     dask_address: str | None = Field(default=None, description="Scheduler of the Dask cluster, e.g. tcp://10.0.0.5:8786 (with task_runner: dask).")
+
+    def rollout_slots(self) -> int:
+        """Rollouts in flight at once: `concurrency` if given, else what limits the run. Offline CUA policies are
+        CPU-bound (an offline rollout keeps a core busy: Chromium draws, the heuristic reads the page), so one per
+        core, at least 2 (on 2 cores, 6 in flight finished `make run` no sooner than 2: bench/make_run.py,
+        2026-11-27); a model-backed policy waits on its model, so MODEL_BOUND_SLOTS."""
+        if self.concurrency is not None:
+            return self.concurrency
+        from cua.policies import is_offline_policy
+
+        if all(is_offline_policy(name) for name in self.cua_policies):
+            return max(2, os.cpu_count() or 2)
+        return MODEL_BOUND_SLOTS
 
     @model_validator(mode="before")
     @classmethod

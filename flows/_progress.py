@@ -7,6 +7,10 @@ by its key. The totals start as the run's bounds (every task supported) and shri
 tells which tasks have a checker, so the ETA sharpens as the run goes.
 
 Stages of a run on a Dask cluster run in other processes; there only the app rounds are counted.
+
+`LimitSampler` says what limits the run right now (`what_limits`): the cores, a model endpoint, the
+browser slots (`concurrency`), or nothing saturated — so a researcher knows whether more rollouts in
+flight, a faster endpoint or a bigger machine would help.
 """
 
 from __future__ import annotations
@@ -138,6 +142,57 @@ def watching(run_dir: Path, progress: RunProgress) -> Iterator[RunProgress]:
 def progress_for(run_dir: Path) -> RunProgress:
     with _WATCHED_LOCK:
         return _WATCHED.get(Path(run_dir).resolve()) or _NoProgress()
+
+
+# A run is CPU-bound when its process tree and everything else keep this share of the cores busy.
+CPU_BOUND_SHARE = 0.85
+
+
+def what_limits(cores_busy: float, cores: int, slots_waiting: int, slots_in_use: int, model_waiting: int,
+                model_sending: int) -> str:
+    """One line: what the run waits on now. `cores_busy` is the machine's busy cores (0..cores) over the last
+    seconds; slots are the rollouts' browser slots; model calls are this process's requests (waiting for an
+    endpoint slot, or sent)."""
+    if cores_busy >= CPU_BOUND_SHARE * cores:
+        return f"CPU ({cores_busy:.1f} of {cores} cores busy)"
+    if model_waiting:
+        return (f"model endpoint ({model_sending} calls in flight, {model_waiting} waiting for a slot of its "
+                "max_concurrency)")
+    if model_sending:
+        queued = f"; {slots_waiting} rollouts wait for a browser slot (--concurrency)" if slots_waiting else ""
+        return f"model latency ({model_sending} calls awaiting replies{queued})"
+    if slots_waiting:
+        return (f"browser slots ({slots_in_use} rollouts in flight, {slots_waiting} waiting; {cores_busy:.1f} of "
+                f"{cores} cores busy: --concurrency)")
+    return f"nothing saturated ({cores_busy:.1f} of {cores} cores busy)"
+
+
+class LimitSampler:
+    """`what_limits` from this process's counters and the machine's CPU, the CPU averaged since the last reading
+    at least `every_s` ago (a display redraws several times a second; a busy share needs a window)."""
+
+    def __init__(self, every_s: float = 2.0) -> None:
+        import psutil
+
+        self._psutil = psutil
+        self.every_s = every_s
+        self.cores = psutil.cpu_count() or 1
+        self._last_at = time.monotonic()
+        psutil.cpu_percent(interval=None)  # the first reading starts the window
+        self._busy = 0.0
+        self._line = "–"
+
+    def now(self) -> str:
+        from llm import model_calls_now
+
+        from ._rollouts import browser_slots_now
+
+        at = time.monotonic()
+        if at - self._last_at >= self.every_s:
+            self._busy = self._psutil.cpu_percent(interval=None) / 100 * self.cores
+            self._last_at = at
+        self._line = what_limits(self._busy, self.cores, *browser_slots_now(), *model_calls_now())
+        return self._line
 
 
 def format_duration(seconds: float | None) -> str:

@@ -11,8 +11,10 @@ import asyncio
 import json
 import multiprocessing
 import shutil
+from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from prefect import task
@@ -73,7 +75,7 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
                 shutil.rmtree(staging)  # what a killed attempt left; never mixed into a new one
             run.write(Path(out_path).with_name(staging.name) / ROLLOUT_INPUTS,
                       json.dumps({"inputs_sha256": inputs_sha, **inputs}, indent=1))
-            async with browser_slot():
+            async with browser_slot_held():
                 trajectory = await _roll_out(run, app_id, task, checker, html, agent, staging,
                                              stop_on_checker=not needs_answer, transform=transform)
             if stopped_by_budget(trajectory.error):
@@ -89,7 +91,8 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
             await _draw_dashboard(trajectory, staging)
         _replace_folder(staging, folder)
     if not (folder / TUPLES_FILE).is_file():  # the tuples dataset (GTArena's unit), also for rollouts made before it
-        write_tuples(trajectory, folder)
+        # in a thread: telling a caret's blink from a change decodes screenshots (6 % of the loop's CPU in `make run`)
+        await asyncio.to_thread(write_tuples, trajectory, folder)
     dashboard = Path(out_path) / DASHBOARD if (folder / DASHBOARD).is_file() else None
     trace = Path(out_path) / trajectory.trace if trajectory.trace and (folder / trajectory.trace).is_file() else None
     score = await _score(run, trajectory, checker, checks, judge, out_path, round, agent.policy)
@@ -138,6 +141,31 @@ def browser_slot() -> asyncio.Semaphore:
     loop = id(asyncio.get_running_loop())
     limit = _slot_limits.get(loop, DEFAULT_BROWSER_SLOTS)
     return _slots.setdefault((loop, limit), asyncio.Semaphore(limit))
+
+
+_slot_counts = {"waiting": 0, "in_use": 0}
+
+
+def browser_slots_now() -> tuple[int, int]:
+    """Rollouts of this process right now: (waiting for a browser slot, holding one) — for the live display."""
+    return _slot_counts["waiting"], _slot_counts["in_use"]
+
+
+@asynccontextmanager
+async def browser_slot_held() -> AsyncIterator[None]:
+    """One of this loop's browser slots for the block, counted in `browser_slots_now`."""
+    slot = browser_slot()
+    _slot_counts["waiting"] += 1
+    try:
+        await slot.acquire()
+    finally:
+        _slot_counts["waiting"] -= 1
+    _slot_counts["in_use"] += 1
+    try:
+        yield
+    finally:
+        _slot_counts["in_use"] -= 1
+        slot.release()
 
 
 def run_browser_config(viewport: Viewport) -> BrowserConfig:

@@ -93,7 +93,7 @@ async def run_tracks(config: ExperimentConfig, run_one: TrackRunner,
     tracks = [(app_id, track) for app_id in app_ids for track in sweep_tracks(config)]
     if on_start is not None:
         await on_start(len(tracks))
-    track_gate = asyncio.Semaphore(max(2, config.concurrency))
+    track_gate = asyncio.Semaphore(max(2, config.rollout_slots()))
 
     async def one(app_id: str, track: Track) -> list[AppRoundResult]:
         async with track_gate:

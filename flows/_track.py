@@ -236,7 +236,7 @@ class TrackSteps:
         from verifier import read_verdicts
 
         judged = read_verdicts(self.run.file(verdicts.file))
-        use_browser_slots(self.config.concurrency)
+        use_browser_slots(self.config.rollout_slots())
         variation = variant.variation if variant else "default"
         for repeat in range(self.config.repeats):
             self.progress.fewer("roll out", self._rollouts_folder(version, repeat, variation), all_tasks - len(tasks))

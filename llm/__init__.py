@@ -26,7 +26,7 @@ from ._config import (
     Prices,
     Provider,
 )
-from ._concurrency import ProcessSemaphore, endpoint_limit, set_cross_process_limiter
+from ._concurrency import ProcessSemaphore, endpoint_limit, model_calls_now, set_cross_process_limiter
 from ._items import ComputerAction, ComputerCall, FunctionCall, PathPoint, ToolCall
 from ._latency import Latency
 from ._repair import Repaired, ask_with_repair
@@ -110,6 +110,7 @@ __all__ = [
     "image_data_url",
     "load_model_registry",
     "make_sdk_client",
+    "model_calls_now",
     "rebuild_exception",
     "reply_cap",
     "request_key",

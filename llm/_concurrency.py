@@ -123,17 +123,45 @@ def cross_process_limit_name(config: ModelConfig) -> str:
     return f"model:{config.name}"
 
 
+_calls_lock = threading.Lock()
+_calls = {"waiting": 0, "sending": 0}
+
+
+def model_calls_now() -> tuple[int, int]:
+    """This process's model requests right now: (waiting for their endpoint's slot, sent and awaiting a reply).
+    What a run's live display reads to tell a model-bound run from a CPU-bound one."""
+    with _calls_lock:
+        return _calls["waiting"], _calls["sending"]
+
+
+def _count(state: str, by: int) -> None:
+    with _calls_lock:
+        _calls[state] += by
+
+
 @asynccontextmanager
 async def endpoint_slot(config: ModelConfig) -> AsyncIterator[None]:
-    """One in-flight request to `config`'s endpoint, within its `max_concurrency` (a no-op without one)."""
+    """One in-flight request to `config`'s endpoint, within its `max_concurrency` (no wait without one)."""
     semaphore = endpoint_limit(config)
-    if semaphore is None:
-        yield
-        return
-    async with semaphore.slot():
-        shared = _cross_process
-        if shared is None:
-            yield
-        else:
-            async with shared(cross_process_limit_name(config), config.max_concurrency or 1):
-                yield
+    _count("waiting", 1)
+    waiting = True
+    try:
+        async with semaphore.slot() if semaphore is not None else _no_wait():
+            shared = _cross_process
+            async with (shared(cross_process_limit_name(config), config.max_concurrency or 1)
+                        if shared is not None and semaphore is not None else _no_wait()):
+                _count("waiting", -1)
+                _count("sending", 1)
+                waiting = False
+                try:
+                    yield
+                finally:
+                    _count("sending", -1)
+    finally:
+        if waiting:
+            _count("waiting", -1)
+
+
+@asynccontextmanager
+async def _no_wait() -> AsyncIterator[None]:
+    yield

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .._config import ExperimentConfig
-from .._progress import OPTIONAL_KINDS, RunProgress, format_duration, watching
+from .._progress import OPTIONAL_KINDS, LimitSampler, RunProgress, format_duration, watching
 from .._run_size import expected_stages
 
 LOG_FILE = "log.txt"
@@ -42,6 +42,7 @@ class RunDisplay:
         self._file: logging.Handler | None = None
         self._live: Live | None = None
         self._watching = None
+        self.limits = LimitSampler()
 
     # ---- logging --------------------------------------------------------------------------------
 
@@ -76,7 +77,8 @@ class RunDisplay:
         self.console.print(
             f"[{snap.app_rounds_done}/{snap.app_rounds_total}] {result.app_id} · {track} · round {result.round}: "
             f"FC {100 * result.fc:.1f}% SR {100 * result.sr:.1f}% ({len(result.tasks)} tasks) · "
-            f"{format_duration(snap.elapsed_s)} elapsed, ETA {format_duration(snap.eta_s)}",
+            f"{format_duration(snap.elapsed_s)} elapsed, ETA {format_duration(snap.eta_s)} · limited by "
+            f"{self.limits.now()}",
             soft_wrap=True, highlight=False, markup=False)
 
     def render(self) -> Group:
@@ -94,8 +96,9 @@ class RunDisplay:
             running = f" ({kind.running} running)" if kind.running else ""
             grid.add_row(kind.kind, ProgressBar(total=max(kind.total, 1), completed=kind.done, width=36),
                          f"{kind.done}/{kind.total}{running}")
+        limit = Text.assemble(("limited by ", "dim"), self.limits.now())
         note = Text(f"Prefect's log: {self.log_path}", style="dim")
-        return Group(head, grid, note)
+        return Group(head, grid, limit, note)
 
     # ---- the block ------------------------------------------------------------------------------
 

@@ -55,7 +55,8 @@ def test_without_a_terminal_each_app_round_is_one_plain_line_and_prefects_log_go
     rounds = [line for line in lines if line.startswith("[")]
     assert len(rounds) == 1, done.stdout
     assert re.fullmatch(rf"\[1/1\] {APP} · offline · heuristic · integrated · dashboard · round 0: FC 100\.0% "
-                        r"SR (0\.0|50\.0|100\.0)% \(2 tasks\) · \S+ elapsed, ETA \S+", rounds[0]), rounds[0]
+                        r"SR (0\.0|50\.0|100\.0)% \(2 tasks\) · \S+ elapsed, ETA \S+ · limited by "
+                        r"(CPU|nothing saturated|browser slots) \(.+\)", rounds[0]), rounds[0]
     output = done.stdout + done.stderr
     assert "Task run" not in output and "Flow run" not in output  # Prefect's per-task lines stay off the console
     log = (tmp_path / "runs" / "plain" / "log.txt").read_text()
@@ -93,7 +94,7 @@ def test_on_a_terminal_the_run_draws_a_live_progress_display(prefect_server, tmp
     for kind in ("generate", "verify", "roll out", "comment", "revise"):
         assert kind in text, text[-3000:]
     assert re.search(r"roll out\s+\S+\s+2/2", text), text[-3000:]  # both rollouts counted done
-    assert "ETA" in text and "app rounds" in text
+    assert "ETA" in text and "app rounds" in text and "limited by " in text
     assert "Task run" not in text
     table = text[text.index("FC / FC proven / SR"):]
     assert max(len(line) for line in table.splitlines()) <= 120
@@ -186,3 +187,15 @@ def test_a_report_with_model_usage_shows_calls_tokens_and_cost_per_role_as_a_tab
     for row in ("commenter", "commenter (dashboard)"):
         assert f"<tr><td>{row}</td><td>1</td><td>7000</td><td>800</td><td>0.0086</td></tr>" in section
     assert "No model calls" not in html and "prompt_tokens" not in html
+
+
+def test_the_display_says_what_limits_the_run():
+    from flows._progress import LimitSampler, what_limits
+
+    assert what_limits(1.9, 2, 3, 2, 0, 0).startswith("CPU (1.9 of 2 cores busy)")
+    assert what_limits(0.4, 2, 0, 8, 2, 6).startswith("model endpoint (6 calls in flight, 2 waiting")
+    assert what_limits(0.4, 2, 4, 8, 0, 8) == "model latency (8 calls awaiting replies; 4 rollouts wait for a browser slot (--concurrency))"
+    assert what_limits(0.5, 2, 3, 2, 0, 0).startswith("browser slots (2 rollouts in flight, 3 waiting")
+    assert what_limits(0.2, 4, 0, 0, 0, 0) == "nothing saturated (0.2 of 4 cores busy)"
+    # A sampler reads this process's counters: nothing in flight here
+    assert LimitSampler(every_s=0).now().startswith(("nothing saturated", "CPU"))

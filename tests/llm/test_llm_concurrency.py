@@ -7,7 +7,8 @@ import threading
 
 import pytest
 
-from llm import Latency, ModelClient, ModelConfigError, ModelRegistry, ProcessSemaphore, endpoint_limit, user_message
+from llm import (Latency, ModelClient, ModelConfigError, ModelRegistry, ProcessSemaphore, endpoint_limit, model_calls_now,
+                 user_message)
 from llm.testing import LatencyOpenAIServer, reply_text, scripted_registry
 
 
@@ -28,6 +29,23 @@ async def test_the_server_never_sees_more_than_max_concurrency_requests_in_fligh
     assert [r.text for r in replies] == ["ok"] * 12
     assert len(server.requests) == 12
     assert server.max_in_flight == 3
+
+
+async def test_the_process_counts_calls_waiting_for_a_slot_and_calls_sent():
+    """What the live display reads (`what limits the run`): 5 calls on a 2-slot endpoint are 2 sent, 3 waiting."""
+    with LatencyOpenAIServer(ok, Latency.fixed(0.4)) as server:
+        client = ModelClient(scripted_registry(server, max_concurrency=2), cache=False)
+        before = model_calls_now()
+        calls = asyncio.gather(*(client.chat([user_message(f"{n}")], role="cua") for n in range(5)))
+        seen = []
+        for _ in range(40):
+            await asyncio.sleep(0.02)
+            seen.append(model_calls_now())
+        await calls
+        await client.aclose()
+    assert (before[0], before[1]) == (0, 0) and model_calls_now() == (0, 0)
+    assert (3, 2) in seen, seen
+    assert max(sending for _, sending in seen) == 2
 
 
 async def test_without_a_limit_the_same_calls_all_overlap():
