@@ -168,7 +168,8 @@ async def main(args: argparse.Namespace) -> dict:
             sr_round0=round(sum(t.success for r in round0 for t in r.tasks) / max(1, sum(len(r.tasks) for r in round0)), 3),
             errors=sum(len(r.errors) for r in results), peak_rss_mb=round(sampler.peak_mb, 1),
             peak_pss_mb=round(sampler.peak_pss_mb, 1),
-            cores_busy_by_process=cores_between(cpu_before, cpu_after, total))
+            cores_busy_by_process=cores_between(cpu_before, cpu_after, total),
+            chromium=json.loads((config.run_dir / "manifest.json").read_text(encoding="utf-8"))["browser"]["binary"])
         log(f"round: {json.dumps({k: result[k] for k in ('rollouts', 'round_wall_s', 'total_wall_s', 'peak_rss_mb')})}")
 
         result["model_calls"] = calls.value

@@ -54,23 +54,25 @@ def renderers(sampler: TreeSampler) -> int:
     return sum(1 for p in sampler.processes() if sampler.kind(p) == "chromium renderers")
 
 
-async def measure(binary: str, pages: list[str], cycles: int) -> dict:
+async def measure(binary: str, pages: list[str], cycles: int, reuse_pages: bool = False) -> dict:
     from cua import BrowserConfig, close_browser, open_app
 
-    config = BrowserConfig(executable_path=binary)
+    config = BrowserConfig(executable_path=binary, reuse_pages=reuse_pages)
     for html in pages[:2]:  # warm-up: launch, imports, the first contexts
         await one_cycle(html, config)
     sampler = TreeSampler(set())
     async with open_app(pages[0], config):
         open_renderers = renderers(sampler)
     idle_renderers = renderers(sampler)
-    cpu_before, started = sampler.cpu_s(), time.perf_counter()
+    by_kind_before, started = sampler.cpu_by_kind(), time.perf_counter()
     for number in range(cycles):
         await one_cycle(pages[number % len(pages)], config)
     wall = time.perf_counter() - started
-    cpu = sampler.cpu_s() - cpu_before
+    by_kind = {kind: round(seconds - by_kind_before.get(kind, 0.0), 2) for kind, seconds in sampler.cpu_by_kind().items()}
+    cpu = sum(by_kind.values())
     await close_browser()
     return {"cpu_s": round(cpu, 2), "wall_s": round(wall, 2), "cpu_s_per_cycle": round(cpu / cycles, 3),
+            "cpu_s_by_process": {k: v for k, v in sorted(by_kind.items(), key=lambda kv: -kv[1]) if v},
             "renderers_per_context": open_renderers - idle_renderers, "renderers_open_context": open_renderers}
 
 
@@ -84,6 +86,12 @@ async def main(args: argparse.Namespace) -> dict:
         log(f"{binary}: {args.cycles} cycles …")
         result["binaries"][binary] = figures = await measure(binary, pages, args.cycles)
         log(f"{binary}: {json.dumps(figures)}")
+    if args.warm:  # the default binary again, its pages reused across apps (BrowserConfig.reuse_pages)
+        binary = args.binaries.split(",")[-1]
+        result["warm_pages"] = figures = await measure(binary, pages, args.cycles, reuse_pages=True)
+        fresh = result["binaries"][binary]["cpu_s"]
+        figures["cpu_ratio_fresh_over_warm"] = round(fresh / figures["cpu_s"], 2) if figures["cpu_s"] else None
+        log(f"{binary}, warm pages: {json.dumps(figures)}")
     first = next(iter(result["binaries"].values()))
     for figures in result["binaries"].values():
         figures["cpu_ratio"] = round(first["cpu_s"] / figures["cpu_s"], 2) if figures["cpu_s"] else None
@@ -95,4 +103,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cycles", type=int, default=40)
     parser.add_argument("--binaries", default="/usr/bin/chromium,/usr/bin/chromium-headless-shell")
+    parser.add_argument("--warm", action="store_true", help="also the last binary with warm pages reused across apps")
     print(json.dumps(asyncio.run(main(parser.parse_args()))))

@@ -1,6 +1,6 @@
 """The `make run` job, timed: the offline design loop over all bundled apps, integrated revision, 2 rounds.
 
-    .venv/bin/python bench/make_run.py [--out DIR] [--chromium PATH] [--concurrency N] [--profile]
+    .venv/bin/python bench/make_run.py [--out DIR] [--chromium PATH] [--concurrency N] [--code CHECKOUT] [--profile]
 
 Runs `aui run --offline --mode integrated --rounds 2` (what `make run` runs after its set-up) as a
 command of its own, in a fresh run folder with a fresh Prefect home (so nothing is cached: a new
@@ -109,11 +109,23 @@ def results_figures(run_dir: Path) -> dict:
             "tasks_by_round": {str(k): v for k, v in sorted(tasks.items())}}
 
 
+def _commit(folder: Path) -> str:
+    try:
+        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        dirty = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        return head.stdout.strip() + ("+changes" if dirty else "")
+    except OSError:
+        return "?"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", help="folder for the run and its Prefect home (default: a new temporary folder)")
     parser.add_argument("--chromium", help="AUI_CHROMIUM for the run (default: BrowserConfig's choice)")
     parser.add_argument("--concurrency", type=int, help="rollouts in flight (default: the run's own)")
+    parser.add_argument("--code", help="run another checkout's code (e.g. a git worktree of the commit before a change; "
+                        "it goes first on PYTHONPATH, with this checkout's venv) for before/after in one session")
     parser.add_argument("--profile", action="store_true", help="py-spy the loop's Python (idle threads left out)")
     args = parser.parse_args()
 
@@ -125,14 +137,17 @@ def main() -> None:
     env["AUI_LLM_CACHE"] = "off"
     if args.chromium:
         env["AUI_CHROMIUM"] = args.chromium
+    code = Path(args.code).resolve() if args.code else ROOT
+    if args.code:
+        env["PYTHONPATH"] = str(code)
     command = [str(ROOT / ".venv" / "bin" / "aui"), "run", "--offline", "--mode", "integrated", "--rounds", "2",
                "--name", "make-run", "--out", str(out / "runs")]
     if args.concurrency:
         command += ["--concurrency", str(args.concurrency)]
-    result: dict = {"command": " ".join(command[1:]), "cpus": os.cpu_count(), "load_average_at_start": round(os.getloadavg()[0], 2)}
+    result: dict = {"command": " ".join(command[1:]), "code": _commit(code), "cpus": os.cpu_count(), "load_average_at_start": round(os.getloadavg()[0], 2)}
     log(f"running: aui {' '.join(command[1:])}  (load {result['load_average_at_start']})")
     started = time.time()
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(command, cwd=code, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     spy = None
     if args.profile:
         spy_bin = str(Path(sys.executable).with_name("py-spy"))

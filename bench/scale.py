@@ -15,7 +15,8 @@ busy (CPU seconds of the tree / wall seconds), and per step the time beyond the 
 latency: p50 / p95 of `total_ms - latency` (everything: the client, the browser, the stage) and of
 `model_ms - latency` (the client's request, the HTTP exchange, waiting for the event loop).
 Targets (issue 19): N = 16 ≥ 12× the N = 1 throughput within 2 GB; N = 32 ≥ 20× within 3 GB.
-The last line is one JSON object with gain_16, rss_mb_16, gain_32, rss_mb_32.
+The last line is one JSON object with gain_16, rss_mb_16, pss_mb_16, gain_32, rss_mb_32, pss_mb_32 and the
+Chromium binary the rollouts ran on.
 """
 
 from __future__ import annotations
@@ -309,6 +310,9 @@ async def main(args: argparse.Namespace) -> dict:
                                                                    and result[f"rss_mb_{n}"] <= rss)
             result["targets_met"][f"n{n}_pss"] = bool(result[f"gain_{n}"] and result[f"gain_{n}"] >= gain
                                                       and result[f"pss_mb_{n}"] <= rss)
+    from cua import BrowserConfig
+
+    result["chromium"] = BrowserConfig().executable_path  # the binary every rollout here ran on
     result["out"] = str(out)
     return result
 
