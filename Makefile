@@ -12,7 +12,7 @@ export PREFECT_SERVER_ANALYTICS_ENABLED = false
 export DO_NOT_TRACK = 1
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 120
 
-.PHONY: setup chromium postgres run test bench clean
+.PHONY: setup chromium postgres run test test-full-chromium bench clean
 
 setup: $(STAMP) chromium
 
@@ -41,6 +41,14 @@ TEST_WORKERS ?= 0
 
 test: setup postgres
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30
+
+# Rollouts run on Debian's headless shell; these are the browser-facing tests (settle on motion, the select
+# picker, coordinate spaces, hostile apps, warm pages, short timers, agents scripted through the real client)
+# again on the full chromium, which headed runs use: the two binaries must behave alike (issue 28).
+FULL_CHROMIUM_TESTS := tests/cua tests/perturb/test_solution_policy.py tests/flows/test_online_loop.py tests/flows/test_latency_roles.py
+
+test-full-chromium: setup
+	AUI_CHROMIUM=/usr/bin/chromium $(BIN)/pytest -q $(FULL_CHROMIUM_TESTS)
 
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -124,6 +124,7 @@ def main() -> None:
     parser.add_argument("--out", help="folder for the run and its Prefect home (default: a new temporary folder)")
     parser.add_argument("--chromium", help="AUI_CHROMIUM for the run (default: BrowserConfig's choice)")
     parser.add_argument("--concurrency", type=int, help="rollouts in flight (default: the run's own)")
+    parser.add_argument("--fresh-contexts", action="store_true", help="a fresh context for every app (AUI_REUSE_PAGES=0)")
     parser.add_argument("--code", help="run another checkout's code (e.g. a git worktree of the commit before a change; "
                         "it goes first on PYTHONPATH, with this checkout's venv) for before/after in one session")
     parser.add_argument("--profile", action="store_true", help="py-spy the loop's Python (idle threads left out)")
@@ -137,6 +138,8 @@ def main() -> None:
     env["AUI_LLM_CACHE"] = "off"
     if args.chromium:
         env["AUI_CHROMIUM"] = args.chromium
+    if args.fresh_contexts:
+        env["AUI_REUSE_PAGES"] = "0"
     code = Path(args.code).resolve() if args.code else ROOT
     if args.code:
         env["PYTHONPATH"] = str(code)
@@ -184,7 +187,7 @@ def main() -> None:
                   cores_busy_by_process=cores, cores_busy=round(cpu_s / wall, 2),
                   peak_pss_mb=round(sampler.peak_pss_mb, 1), peak_pss_by_kind=sampler.peak_pss_by_kind,
                   peak_rss_mb=round(sampler.peak_mb, 1),
-                  chromium=browser.get("binary") or manifest.get("chromium_path"),
+                  chromium=browser.get("binary") or manifest.get("chromium_path"), reuse_pages=browser.get("reuse_pages"),
                   chromium_version=manifest.get("chromium"),
                   load_average_at_end=round(os.getloadavg()[0], 2), out=str(out))
     if args.profile:

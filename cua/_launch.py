@@ -119,10 +119,11 @@ class BrowserConfig(BaseModel):
         "(the defect dataset); recorded in each trajectory.",
     )
     reuse_pages: bool = Field(
-        default=True,
+        default_factory=lambda: os.environ.get("AUI_REUSE_PAGES", "1") != "0",
         description="Open apps in warm pages that earlier apps of this process used, each reset first to what a "
         "fresh context shows (`cua.open_app`; proven by tests/cua/test_warm_pages.py): no new context, page and "
-        "renderer process per app. False: a fresh context for every app.",
+        "renderer process per app. False (or env AUI_REUSE_PAGES=0, for a before/after): a fresh context for "
+        "every app.",
     )
     transform: PageTransform | None = Field(
         default=None,

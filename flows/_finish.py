@@ -146,7 +146,8 @@ def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
         # binary with which switches (the headless shell by default: `cua.default_chromium`).
         "browser": {"viewport": str(browser.viewport), "in_page_select_picker": browser.in_page_select_picker,
                     "headless": browser.headless, "binary": str(browser.executable_path),
-                    "headless_shell": is_headless_shell(browser.executable_path), "args": launch_args(browser)},
+                    "headless_shell": is_headless_shell(browser.executable_path), "args": launch_args(browser),
+                    "reuse_pages": browser.reuse_pages},
         "git_commit": _git_commit(),
         "models": models,
         "prompt_hashes": _prompt_hashes(),
