@@ -62,10 +62,20 @@ async def test_a_sample_of_reference_solutions_looks_the_same_on_both_binaries()
         if case.app not in by_app or len(case.solution) < len(by_app[case.app].solution):
             by_app[case.app] = case
     compared = [c for case in by_app.values() for c in await bench.compare(case, FULL_CHROMIUM, HEADLESS_SHELL)]
-    unexplained = [c for c in compared if c.kind == "binary" and c.a_vs_b.max_delta > tolerance
-                   and bench.explained(c, known) is None]
+    def unexplained(found: list) -> list:
+        return [c for c in found if c.kind == "binary" and c.a_vs_b.max_delta > tolerance
+                and bench.explained(c, known) is None]
+
     assert sum(c.kind == "identical" for c in compared) >= len(compared) // 2, "the binaries hardly ever agree"
-    assert not unexplained, f"differences between the binaries that bench/fidelity_known.json does not explain: {unexplained}"
+    # A difference between binaries is the same every time; one that each binary happened to repeat within its
+    # pair but that does not come back (a page's timing under a loaded machine: seen once in a full run of
+    # tests/cua) is asked again once, on the same task and step.
+    still = []
+    for first in unexplained(compared):
+        again = {c.step: c for c in unexplained(await bench.compare(by_app[first.app], FULL_CHROMIUM, HEADLESS_SHELL))}
+        if first.step in again:
+            still.append((first, again[first.step]))
+    assert not still, f"differences between the binaries that bench/fidelity_known.json does not explain: {still}"
 
 
 @both_binaries
