@@ -243,7 +243,8 @@ def run(
     name: str = typer.Option(None, "--name", help="Run name (folder under --out)."),
     out_dir: Path = typer.Option(None, "--out", help="Runs folder (default runs/)."),
     models_config: Path = typer.Option(None, "--models", help="Model registry YAML."),
-    concurrency: int = typer.Option(None, "--concurrency", help="Rollouts in flight."),
+    concurrency: int = typer.Option(None, "--concurrency", help="Rollouts in flight (default: one per core when the "
+                                    "agents are offline, 8 when one calls a model)."),
     max_steps: int = typer.Option(None, "--max-steps", help="One step budget for every rollout (default: each task's "
                                   "level's; 20 without a level)."),
     repeats: int = typer.Option(None, "--repeats", help="Rollouts per task and version, each with its own seed."),
