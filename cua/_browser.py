@@ -179,7 +179,7 @@ async def open_app(
         if not (released_cleanly and config.reuse_pages and await _reset(warm)):
             await close_context(context)
         else:
-            _give_back(config, warm)
+            await _give_back(config, warm)
 
 
 # ---- warm pages ----------------------------------------------------------------------------------
@@ -232,19 +232,24 @@ def _take_warm(config: BrowserConfig) -> _Warm | None:
     return None
 
 
-def _give_back(config: BrowserConfig, warm: _Warm) -> None:
+async def _give_back(config: BrowserConfig, warm: _Warm) -> None:
     idle = _idle.setdefault(_pool_key(config), [])
     if len(idle) >= WARM_PAGES_KEPT:
-        asyncio.ensure_future(close_context(warm.context))
+        await close_context(warm.context)
         return
     idle.append(warm)
+
+
+def _take_all_idle() -> list[_Warm]:
+    """This event loop's idle warm pages, out of the pool."""
+    loop = id(asyncio.get_running_loop())
+    return [warm for key in [k for k in _idle if k[0] == loop] for warm in _idle.pop(key)]
 
 
 async def close_warm_pages() -> int:
     """Close the idle warm pages of this event loop's browsers (their renderers exit); how many were closed.
     A long-lived process that stops rolling out for a while, or a test that counts renderers, calls this."""
-    loop = id(asyncio.get_running_loop())
-    closing = [warm for key in [k for k in _idle if k[0] == loop] for warm in _idle.pop(key)]
+    closing = _take_all_idle()
     for warm in closing:
         await close_context(warm.context)
     return len(closing)
@@ -252,9 +257,7 @@ async def close_warm_pages() -> int:
 
 async def close_browser() -> None:
     """Close this event loop's browsers (and with them their warm pages)."""
-    loop = id(asyncio.get_running_loop())
-    for key in [k for k in _idle if k[0] == loop]:
-        del _idle[key]  # their contexts close with the browser
+    _take_all_idle()  # their contexts close with the browser
     await _close_browsers()
 
 

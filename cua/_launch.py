@@ -62,6 +62,11 @@ HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 _SHELL_WRAPPER = "/usr/bin/chromium-headless-shell"
 
 
+def _unwrapped(path: str) -> str:
+    """Debian's shell wrapper as the binary it runs (where installed); any other path as it is."""
+    return HEADLESS_SHELL if path == _SHELL_WRAPPER and Path(HEADLESS_SHELL).exists() else path
+
+
 def default_chromium(headless: bool = True) -> str:
     """The binary a config that names none runs: AUI_CHROMIUM if set; else, headless, Debian's
     `chromium-headless-shell` where it is installed; else Debian's full `chromium`.
@@ -74,7 +79,7 @@ def default_chromium(headless: bool = True) -> str:
     """
     chosen = os.environ.get("AUI_CHROMIUM")
     if chosen:
-        return HEADLESS_SHELL if chosen == _SHELL_WRAPPER and Path(HEADLESS_SHELL).exists() else chosen
+        return _unwrapped(chosen)
     if headless and Path(HEADLESS_SHELL).exists():
         return HEADLESS_SHELL
     return FULL_CHROMIUM
@@ -137,7 +142,7 @@ class BrowserConfig(BaseModel):
     def _pick_binary(cls, value: str | None, info: ValidationInfo) -> str:
         if value is None or value == "":
             return default_chromium(bool(info.data.get("headless", True)))
-        return HEADLESS_SHELL if str(value) == _SHELL_WRAPPER and Path(HEADLESS_SHELL).exists() else str(value)
+        return _unwrapped(str(value))
 
     @model_validator(mode="after")
     def _shell_is_headless(self) -> "BrowserConfig":

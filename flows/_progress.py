@@ -180,7 +180,6 @@ class LimitSampler:
         self._last_at = time.monotonic()
         psutil.cpu_percent(interval=None)  # the first reading starts the window
         self._busy = 0.0
-        self._line = "–"
 
     def now(self) -> str:
         from llm import model_calls_now
@@ -191,8 +190,7 @@ class LimitSampler:
         if at - self._last_at >= self.every_s:
             self._busy = self._psutil.cpu_percent(interval=None) / 100 * self.cores
             self._last_at = at
-        self._line = what_limits(self._busy, self.cores, *browser_slots_now(), *model_calls_now())
-        return self._line
+        return what_limits(self._busy, self.cores, *browser_slots_now(), *model_calls_now())
 
 
 def format_duration(seconds: float | None) -> str:
