@@ -101,6 +101,9 @@ class ExperimentConfig(BaseModel):
         "judge; it cannot judge a flow)."))
     cua_options: dict[str, dict[str, str | int | float | bool]] = Field(
         default_factory=dict, description="Options per CUA policy, e.g. {uitars: {prompt: compact, history_images: 3}}.")
+    reuse_stale: bool = Field(default=False, description=(
+        "Reuse the run folder's cached stage results even where the code (or Chromium) that made them has changed "
+        "since: for someone who knows the change does not matter. Printed and recorded in the manifest."))
     trace: TraceMode = Field(default="off", description="Playwright traces of rollouts: none, failed rollouts only, or all "
                              "(open one with `playwright show-trace PATH`).")
     viewport: Viewport = Field(default=DEFAULT_VIEWPORT, description="Browser viewport, e.g. 1280x720: the screenshots, "

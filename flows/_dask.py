@@ -89,8 +89,11 @@ def submitted(stages):
     return replace(stages, **{f.name: functools.partial(_submit_and_wait, getattr(stages, f.name)) for f in fields(stages)})
 
 
-async def _submit_and_wait(stage, **inputs: Any) -> Any:
+async def _submit_and_wait(stage, return_state: bool = False, **inputs: Any) -> Any:
     future = stage.submit(**inputs)
     # `result()` blocks until the worker is done: wait in a thread, so the flow's loop (and the
     # other tracks and rollouts it drives) keeps going meanwhile.
+    if return_state:
+        await asyncio.to_thread(future.wait)
+        return future.state
     return await asyncio.to_thread(future.result)

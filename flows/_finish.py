@@ -12,6 +12,7 @@ from pathlib import Path
 
 from cua import write_atomic
 
+from ._cache import RunCacheState, tally_for
 from ._config import ExperimentConfig
 from ._prefect_env import PROJECT_ROOT
 from ._report import write_report
@@ -122,8 +123,9 @@ def _input_hashes(config: ExperimentConfig) -> dict:
     return inputs
 
 
-def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
-    """manifest.json: versions, Chromium, git commit, models (no keys), prompt hashes, seeds, inputs, config."""
+def write_manifest(config: ExperimentConfig, run_dir: Path, cache: RunCacheState | None = None) -> Path:
+    """manifest.json: versions, Chromium, git commit, models (no keys), prompt hashes, seeds, inputs, config,
+    and (`cache`) the code each stage kind ran as its cache keys saw it (`flows._cache`)."""
     from cua import is_headless_shell, launch_args
 
     from ._rollouts import run_browser_config
@@ -162,6 +164,7 @@ def write_manifest(config: ExperimentConfig, run_dir: Path) -> Path:
         "rollout_slots": config.rollout_slots(),
         "cpu_count": os.cpu_count(),
         "config": json.loads(config.model_dump_json()),
+        **(cache.manifest_fields() if cache is not None else {}),
     }
     return write_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True).encode())
 
@@ -199,8 +202,21 @@ def finish_run(config: ExperimentConfig, run_dir: Path, results: list[AppRoundRe
     """results.json/.csv/.md, the FC/SR plot and report.html; returns the report's path."""
     roles = offline_roles(config)
     usage = usage_summary(config)
-    rows = write_results(run_dir, results, usage=usage, offline_roles=roles, weights=config.weights)
+    cache = tally_for(run_dir).as_dict()
+    rows = write_results(run_dir, results, usage=usage, offline_roles=roles, weights=config.weights, cache=cache)
+    _record_cache_counts(run_dir, cache)
     return write_report(run_dir, rows, results, roles, usage)
+
+
+def _record_cache_counts(run_dir: Path, cache: dict) -> None:
+    """The manifest (written when the run started) gets the invocation's ran / reused counts."""
+    path = Path(run_dir) / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    manifest["cache"] = cache
+    write_atomic(path, json.dumps(manifest, indent=1, sort_keys=True).encode())
 
 
 def read_manifest(run_dir: Path | str) -> dict:

@@ -23,6 +23,7 @@ from prefect import flow, get_run_logger
 from ._config import ExperimentConfig
 from ._refs import RunContext, Track
 from ._results import AppRoundResult
+from ._cache import tallied, tally_for
 from ._track import PREFECT_STAGES, Stages, TrackSteps
 
 RoundHook = Callable[[ExperimentConfig, AppRoundResult], Awaitable[None]]
@@ -34,7 +35,7 @@ async def design_loop(config: ExperimentConfig, run: RunContext, app_id: str, tr
     from ._artifacts import publish_round
     from ._dask import submitted
 
-    stages = submitted(PREFECT_STAGES) if config.task_runner == "dask" else PREFECT_STAGES
+    stages = tallied(submitted(PREFECT_STAGES) if config.task_runner == "dask" else PREFECT_STAGES, tally_for(run.run_dir))
     steps = TrackSteps(config, run, app_id, track, stages, get_run_logger())
     return await judge_and_revise(steps, config.rounds, on_round=lambda result: publish_round(config, result))
 

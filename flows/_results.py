@@ -442,8 +442,12 @@ SCORING_NOTE = ("Weighted score = Σ w·passed / Σ w·n over tasks (and repeats
 
 
 def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | None = None,
-                  offline_roles: list[str] | None = None, weights: dict[str, float] | None = None) -> list[TableRow]:
-    """Write results.json / results.csv / results.md atomically; returns the table rows."""
+                  offline_roles: list[str] | None = None, weights: dict[str, float] | None = None,
+                  cache: dict | None = None) -> list[TableRow]:
+    """Write results.json / results.csv / results.md atomically; returns the table rows.
+
+    `cache` (`flows._cache`): per stage kind, the stage runs this invocation ran and reused.
+    """
     rows = table_rows(results, weights)
     by_cua, by_commenter = by_cua_table(rows), by_commenter_mode_table(rows, usage)
     scoring = scoring_table(rows)
@@ -461,6 +465,8 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
         "apps": [r.model_dump() for r in results],
         "usage": usage or {},
     }
+    if cache is not None:
+        payload["cache"] = cache
     from ._variation_table import variation_rows
 
     varied = variation_rows(results)
@@ -498,6 +504,8 @@ class RunResults(BaseModel):
     best_round: dict[str, int] = Field(default_factory=dict)
     apps: list[AppRoundResult] = Field(default_factory=list)
     usage: dict = Field(default_factory=dict, description="The usage ledger: calls, tokens and cost per role.")
+    cache: dict[str, dict[str, int]] = Field(default_factory=dict, description="Per stage kind, the stage runs the "
+                                             "last invocation ran and reused from the cache (`flows._cache`).")
     variations: list[dict] = Field(default_factory=list, description="Reliability across variations per track and "
                                    "round (`flows._variation_table.VariationRow`); empty without other variations.")
 

@@ -13,10 +13,11 @@ from llm import BUDGET_REACHED
 
 from ._dask import on_worker_loop
 from ._refs import FeedbackRef, FileRef, RunContext, Track, VersionRef
-from ._stages import CACHE, MODEL_RETRIES, model_client, spec_with_tasks
+from ._cache import stage_cache
+from ._stages import MODEL_RETRIES, model_client, spec_with_tasks
 
 
-@task(cache_policy=CACHE, persist_result=True, task_run_name="comment {app_id} r{round} ({commenter})", **MODEL_RETRIES)
+@task(cache_policy=stage_cache("comment"), persist_result=True, task_run_name="comment {app_id} r{round} ({commenter})", **MODEL_RETRIES)
 @on_worker_loop
 async def comment_failures(*, run: RunContext, app_id: str, round: int, html: FileRef, trajectories: list[str],
                            commenter: str, track: Track, sources: list[str] | None = None,
@@ -69,7 +70,7 @@ def commenter_role(mode: str) -> str:
     return f"commenter:{mode}"
 
 
-@task(cache_policy=CACHE, persist_result=True, task_run_name="revise {app_id} → r{round} ({track.mode})", **MODEL_RETRIES)
+@task(cache_policy=stage_cache("revise"), persist_result=True, task_run_name="revise {app_id} → r{round} ({track.mode})", **MODEL_RETRIES)
 @on_worker_loop
 async def revise_version(*, run: RunContext, app_id: str, round: int, html: FileRef, verdicts: FileRef,
                          tasks: FileRef, feedback: FileRef | None, track: Track, style_block: bool | None,

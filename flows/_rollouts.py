@@ -25,13 +25,13 @@ from cua import TUPLES_FILE, BrowserConfig, PageTransform, RolloutConfig, Trajec
 from ._budget import stopped_by_budget
 from ._dask import on_worker_loop
 from ._refs import AgentSettings, FileRef, RolloutRef, RunContext, sha256_bytes
-from ._stages import CACHE
+from ._cache import stage_cache, version_in_use
 
 ROLLOUT_INPUTS = "rollout-inputs.json"
 DASHBOARD = "dashboard.png"
 
 
-@task(cache_policy=CACHE, persist_result=True, task_run_name="rollout {app_id}/{task.id} r{round} ({agent.policy})")
+@task(cache_policy=stage_cache("rollout"), persist_result=True, task_run_name="rollout {app_id}/{task.id} r{round} ({agent.policy})")
 @on_worker_loop
 async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, checker: str | None, html: FileRef,
                        agent: AgentSettings, out_path: str, checks: list[Check] | None = None,
@@ -64,6 +64,8 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
         inputs.update(fixed_clock=True)
     if transform is not None:  # keys of default-look rollouts stay as they were
         inputs.update(variation=variation, transform=transform.sha256)
+    # The code that rolls out (and its Chromium): a folder a killed run finished is reused only if they are the same.
+    inputs.update(stage_version=version_in_use("rollout", run.run_dir))
     inputs_sha = sha256_bytes(json.dumps(inputs, sort_keys=True))
     folder = run.root / out_path
     trajectory = finished_rollout(folder, inputs_sha)

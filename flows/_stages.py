@@ -2,8 +2,9 @@
 
 Every stage takes records that hash (`RunContext`, `FileRef`, ids, names) by keyword — never a
 browser or an HTTP client, which would break Prefect's caching — and returns a small record. With
-`INPUTS + TASK_SOURCE` caching and persisted results, re-running a finished or interrupted sweep
-skips every finished stage and repeats no model call. The run key inside `RunContext` is a random
+caching on their inputs and the code they run (`flows._cache`) and persisted results, re-running a
+finished or interrupted sweep skips every finished stage and repeats no model call, and a change to
+the code a stage runs makes that stage (and only it) run again. The run key inside `RunContext` is a random
 id stored in the run folder: deleting the folder also retires its cache entries, so a fresh run
 never trusts files that are gone.
 """
@@ -14,30 +15,15 @@ import json
 import os
 from pathlib import Path
 
-from dataclasses import dataclass
 
 from prefect import task
-from prefect.cache_policies import INPUTS, TASK_SOURCE, CachePolicy
 
 from apps_prompts import AppSpec, Task, load_app
 from cua import Viewport
 
+from ._cache import stage_cache
 from ._dask import on_worker_loop
 from ._refs import FileRef, RunContext, TasksRef, VerifyRef, VersionRef
-
-CACHE = INPUTS + TASK_SOURCE
-
-
-@dataclass
-class _VerifierVersion(CachePolicy):
-    """The verifier's own version in the verify stage's cache key: its code lives in `verifier/`, not
-    in the stage's source, so a new verifier (e.g. one that proves checkers) must not reuse old verdicts."""
-
-    def compute_key(self, task_ctx, inputs, flow_parameters, **kwargs) -> str:
-        from verifier import PROMPT_VERSION
-
-        return PROMPT_VERSION
-
 
 def _worth_retrying(task, task_run, state) -> bool:
     """Prefect's stage retries sit on top of the client's own: spend them only on faults that may
@@ -105,7 +91,7 @@ def slug(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
 
 
-@task(cache_policy=CACHE, persist_result=True, task_run_name="generate {app_id} v0 ({coder})", **MODEL_RETRIES)
+@task(cache_policy=stage_cache("generate"), persist_result=True, task_run_name="generate {app_id} v0 ({coder})", **MODEL_RETRIES)
 @on_worker_loop
 async def generate_initial(*, run: RunContext, app_id: str, coder: str, viewport: Viewport) -> VersionRef:
     """The app's first version, for an agent working in `viewport`, written to `apps/<app>/<coder>/round-0/index.html`."""
@@ -119,7 +105,7 @@ async def generate_initial(*, run: RunContext, app_id: str, coder: str, viewport
                       usage=result.usage.model_dump())
 
 
-@task(cache_policy=CACHE, persist_result=True, task_run_name="propose tasks {app_id} ({proposer})", **MODEL_RETRIES)
+@task(cache_policy=stage_cache("propose"), persist_result=True, task_run_name="propose tasks {app_id} ({proposer})", **MODEL_RETRIES)
 @on_worker_loop
 async def propose_tasks(*, run: RunContext, app_id: str, proposer: str, tasks_file: FileRef | None,
                         tasks_per_app: int) -> TasksRef:
@@ -135,7 +121,7 @@ async def propose_tasks(*, run: RunContext, app_id: str, proposer: str, tasks_fi
     return TasksRef(app_id=app_id, file=file, count=len(tasks), offline=proposer == "offline")
 
 
-@task(cache_policy=CACHE + _VerifierVersion(), persist_result=True, task_run_name="verify {app_id} r{round}", **MODEL_RETRIES)
+@task(cache_policy=stage_cache("verify"), persist_result=True, task_run_name="verify {app_id} r{round}", **MODEL_RETRIES)
 @on_worker_loop
 async def verify_version(*, run: RunContext, app_id: str, round: int, html: FileRef, tasks: FileRef,
                          verifier: str) -> VerifyRef:

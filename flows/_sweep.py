@@ -79,10 +79,11 @@ async def run_tracks(config: ExperimentConfig, run_one: TrackRunner,
                      on_start: Callable[[int], Awaitable[None]] | None = None,
                      on_track_done: Callable[[], Awaitable[None]] | None = None) -> list[AppRoundResult]:
     """apps × coders × CUAs × modes, each through `run_one(run, app_id, track)`, a few at once."""
+    from ._cache import start_run_cache
     from ._finish import write_manifest
 
     run = run_context(config)
-    write_manifest(config, run.root)
+    write_manifest(config, run.root, start_run_cache(run.root, config.reuse_stale))
     specs = load_apps(config.apps).raise_for_errors()
     app_ids = config.app_ids or [s.id for s in specs]
     unknown = sorted(set(app_ids) - {s.id for s in specs})

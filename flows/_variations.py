@@ -17,7 +17,8 @@ from cua import Viewport
 
 from ._dask import on_worker_loop
 from ._refs import FileRef, RunContext, VariantRef
-from ._stages import CACHE, MODEL_RETRIES, model_client, slug
+from ._cache import stage_cache
+from ._stages import MODEL_RETRIES, model_client, slug
 
 PROOF_FILE = "proof.json"
 TRANSLATIONS_FILE = "translations.json"
@@ -28,7 +29,7 @@ def variant_folder(html: FileRef, variation: str) -> Path:
     return Path(html.path).parent / "variations" / slug(variation)
 
 
-@task(cache_policy=CACHE, persist_result=True, task_run_name="translate {app_id} r{round} ({translator})", **MODEL_RETRIES)
+@task(cache_policy=stage_cache("translate"), persist_result=True, task_run_name="translate {app_id} r{round} ({translator})", **MODEL_RETRIES)
 @on_worker_loop
 async def translate_version(*, run: RunContext, app_id: str, round: int, html: FileRef, translator: str,
                             viewport: Viewport) -> FileRef:
@@ -42,7 +43,7 @@ async def translate_version(*, run: RunContext, app_id: str, round: int, html: F
     return run.write(folder / f"{slug(translator)}-{TRANSLATIONS_FILE}", translations.model_dump_json(indent=1))
 
 
-@task(cache_policy=CACHE, persist_result=True, task_run_name="prove {app_id} r{round} as {variation}")
+@task(cache_policy=stage_cache("prove_variation"), persist_result=True, task_run_name="prove {app_id} r{round} as {variation}")
 @on_worker_loop
 async def prove_variation(*, run: RunContext, app_id: str, round: int, html: FileRef, verdicts: FileRef,
                           variation: str, seed: int, viewport: Viewport,

@@ -133,6 +133,9 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     mode = "OFFLINE providers (no model endpoint)" if config.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
     console.print(escape(size.describe()), soft_wrap=True)
+    if config.reuse_stale:
+        console.print("[yellow]--reuse-stale[/]: cached stage results are reused even where the code that made them "
+                      "has changed since")
     if not os.environ.get("PREFECT_API_URL"):
         if config.task_runner == "dask":
             # Workers report to the flow's API; an ephemeral server lives inside this process only.
@@ -181,6 +184,8 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     stopped_by_budget = budget_line(config.run_dir)
     if config.offline:
         console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
+    for line in cache_lines(config.run_dir):
+        console.print(escape(line), soft_wrap=True, highlight=False)
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")
     console.print(f"Step through it: aui view {config.run_dir.parent} ({config.viewer_url.rstrip('/')}/runs/{config.name})  ·  "
                   "Prefect UI: aui ui (http://127.0.0.1:4200)")
@@ -191,6 +196,29 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     if errors:
         more = f" (and {len(errors) - 1} more; see {config.run_dir / 'results.json'})" if len(errors) > 1 else ""
         raise _fail(f"run '{config.name}' finished, with {len(errors)} failed stage(s): {errors[0]}{more}", 1)
+
+
+def cache_lines(run_dir: Path) -> list[str]:
+    """What this invocation ran and took from the cache, per stage kind, and why earlier results were not reused."""
+    from .._finish import read_manifest
+
+    try:
+        manifest = read_manifest(run_dir)
+    except (FileNotFoundError, ValueError):
+        return []
+    counts = manifest.get("cache") or {}
+    lines = []
+    if counts:
+        parts = [f"{kind} {entry['ran']} ran" + (f", {entry['reused']} reused" if entry["reused"] else "")
+                 if entry["ran"] else f"{kind} {entry['reused']} reused" for kind, entry in counts.items()]
+        lines.append("Stage runs: " + " · ".join(parts))
+    for kind, why in (manifest.get("not_reused") or {}).items():
+        lines.append(f"  {kind}: not reused — {why}")
+    if manifest.get("reuse_stale"):
+        stale = manifest.get("stale_reused") or {}
+        lines.append("--reuse-stale: " + ("; ".join(f"{kind} results reused although {why}" for kind, why in stale.items())
+                                         if stale else "nothing was stale"))
+    return lines
 
 
 def recorded_errors(results) -> list[str]:
@@ -268,6 +296,8 @@ def run(
     max_model_calls: int = typer.Option(None, "--max-model-calls", help="Budget: model calls the run may make "
                                         "(cache hits are free)."),
     yes: bool = typer.Option(False, "--yes", help="Start even if the run is larger than max_rollouts."),
+    reuse_stale: bool = typer.Option(False, "--reuse-stale", help="Reuse cached stage results even where the code that "
+                                     "made them has changed since (printed and recorded in the manifest)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Prefect's log lines on the console too (always in log.txt)."),
 ) -> None:
     """Run one experiment (the design loop over the selected apps) and print its results table."""
@@ -278,7 +308,8 @@ def run(
                  "viewport": viewport, "revise_on": revise_on, "translator": translator,
                  "variations": [part.strip() for part in variations.split(",") if part.strip()] if variations else None,
                  "commenter_modes": commenter_modes or None, "carry": carry, "trace": trace, "task_runner": task_runner,
-                 "dask_address": dask_address, "feedback": feedback, "detector": detector}
+                 "dask_address": dask_address, "feedback": feedback, "detector": detector,
+                 "reuse_stale": reuse_stale or None}
     if offline:
         overrides.update(OFFLINE_ROLES)
     try:
@@ -323,11 +354,14 @@ def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML 
                   max_model_calls: int = typer.Option(None, "--max-model-calls", help="Budget: model calls the run may "
                                                       "make (over the config's budget.max_model_calls)."),
                   yes: bool = typer.Option(False, "--yes", help="Start even if the run is larger than max_rollouts."),
+                  reuse_stale: bool = typer.Option(False, "--reuse-stale", help="Reuse cached stage results even where "
+                                                   "the code that made them has changed since (printed and recorded)."),
                   verbose: bool = typer.Option(False, "--verbose", "-v",
                                                help="Prefect's log lines on the console too (always in log.txt).")) -> None:
     """Run a sweep from a config file (re-running it resumes: finished stages come from the cache)."""
     try:
-        config = load_config(config_file, flags=FLAG_OF_FIELD, task_runner=task_runner, dask_address=dask_address, trace=trace)
+        config = load_config(config_file, flags=FLAG_OF_FIELD, task_runner=task_runner, dask_address=dask_address, trace=trace,
+                             reuse_stale=reuse_stale or None)
         config = with_budget(config, max_cost_usd, max_model_calls)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
@@ -343,7 +377,8 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
         data = read_results(run_dir)
     except (FileNotFoundError, ValueError) as exc:
         raise _fail(str(exc)) from None
-    rows = write_results(run_dir, data.apps, usage=data.usage, offline_roles=data.offline_roles, weights=data.weights)
+    rows = write_results(run_dir, data.apps, usage=data.usage, offline_roles=data.offline_roles, weights=data.weights,
+                         cache=data.cache or None)
     out = write_report(run_dir, rows, data.apps, data.offline_roles, data.usage)
     from .._variation_table import variation_rows
     from ._variations import variation_table

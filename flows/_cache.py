@@ -1,0 +1,394 @@
+"""The stages' cache keys: their inputs, the code they run, and what they call outside.
+
+A stage's result is reused only when all of these are what they were when it was made:
+
+- its inputs (Prefect's `INPUTS`: records that hash, `FileRef`s with the sha256 of their files);
+- the code it runs (`flows._code_version`: its function and every project file it can reach,
+  JavaScript and templates included) — a change to the README, the viewer or another stage's code
+  invalidates nothing;
+- outside the project: the Chromium binary and its version (stages that open a browser), every
+  model its inputs name (model id, endpoint, request settings — never keys), the data it reads by
+  path (the app's spec, reference page and first version).
+
+`--reuse-stale` pins the code and Chromium parts to what the run folder's manifest recorded, for
+someone who knows a change does not matter; it is printed and recorded as such.
+
+The run keeps a tally of stage runs that ran and that came from the cache (`CacheTally`), and the
+manifest of the run before says why a result was not reused (`why_rerun`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import subprocess
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from prefect.cache_policies import INPUTS, CachePolicy
+
+from ._code_version import digest, file_hashes, stage_files
+
+STAGE_FUNCTIONS: dict[str, tuple[str, str]] = {
+    "generate": ("flows._stages", "generate_initial"),
+    "propose": ("flows._stages", "propose_tasks"),
+    "verify": ("flows._stages", "verify_version"),
+    "rollout": ("flows._rollouts", "rollout_task"),
+    "comment": ("flows._revision", "comment_failures"),
+    "revise": ("flows._revision", "revise_version"),
+    "translate": ("flows._variations", "translate_version"),
+    "prove_variation": ("flows._variations", "prove_variation"),
+}
+"""Stage kind → (module, function): the kinds `results.json`'s `cache` counts."""
+
+STAGE_KIND_OF_FIELD = {"generate": "generate", "propose": "propose", "verify": "verify", "rollout": "rollout",
+                       "comment": "comment", "revise": "revise", "translate": "translate",
+                       "prove_variation": "prove_variation"}
+"""`flows.Stages` field → stage kind."""
+
+READS_APP_SPEC = frozenset({"generate", "propose", "verify", "comment", "revise"})
+"""Stages that read the app's spec (prompt, tasks, reference page) by path, not as an input."""
+
+PIN_FILE = ".cache-pin.json"
+BROWSER_MODULE = "cua/_launch.py"
+
+
+@functools.cache
+def stage_code(kind: str) -> dict[str, str]:
+    """{project file: sha256} of every file stage `kind` can run (read once per process: the code it runs)."""
+    return file_hashes(stage_files(*STAGE_FUNCTIONS[kind]))
+
+
+def opens_a_browser(kind: str) -> bool:
+    return BROWSER_MODULE in stage_code(kind)
+
+
+@functools.cache
+def chromium_identity() -> str:
+    """The binary the run's rollouts launch and the version it reports (`cua.default_chromium`)."""
+    from cua import default_chromium
+
+    path = default_chromium()
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        version = f"unavailable: {type(exc).__name__}"
+    return f"{path} {version}".strip()
+
+
+def stage_versions() -> dict[str, dict[str, str]]:
+    """Per stage kind, what this process's code is: {"code": digest, "chromium": identity (browser stages)}."""
+    versions = {}
+    for kind in STAGE_FUNCTIONS:
+        version = {"code": digest(stage_code(kind))}
+        if opens_a_browser(kind):
+            version["chromium"] = chromium_identity()
+        versions[kind] = version
+    return versions
+
+
+def code_files() -> dict[str, str]:
+    """{file: sha256} over every stage's files (what the manifest records, to say what changed)."""
+    files: dict[str, str] = {}
+    for kind in STAGE_FUNCTIONS:
+        files.update(stage_code(kind))
+    return dict(sorted(files.items()))
+
+
+# ---- --reuse-stale ---------------------------------------------------------------------------------
+
+_pins: dict[str, tuple[float, dict]] = {}
+_pins_lock = threading.Lock()
+
+
+def _pinned(run_dir: str) -> dict[str, dict[str, str]]:
+    """The run folder's pinned stage versions (written by a `--reuse-stale` run), {} when none."""
+    path = Path(run_dir) / PIN_FILE
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return {}
+    with _pins_lock:
+        cached = _pins.get(run_dir)
+        if cached is None or cached[0] != stamp:
+            try:
+                cached = (stamp, json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                cached = (stamp, {})
+            _pins[run_dir] = cached
+        return cached[1]
+
+
+def pin_versions(run_dir: Path, versions: Mapping[str, Mapping[str, str]] | None) -> None:
+    """Make the run's cache keys use `versions` (kind → version) instead of the current code's; None: unpin."""
+    path = Path(run_dir) / PIN_FILE
+    if versions:
+        path.write_text(json.dumps(dict(versions), indent=1, sort_keys=True), encoding="utf-8")
+    else:
+        path.unlink(missing_ok=True)
+
+
+def version_in_use(kind: str, run_dir: str) -> dict[str, str]:
+    """Stage `kind`'s version for the run's keys: pinned by `--reuse-stale`, else the current code's."""
+    pinned = _pinned(run_dir).get(kind)
+    if pinned is not None:
+        return dict(pinned)
+    version = {"code": digest(stage_code(kind))}
+    if opens_a_browser(kind):
+        version["chromium"] = chromium_identity()
+    return version
+
+
+# ---- what a stage's inputs name outside the project ----------------------------------------------
+
+@functools.lru_cache(maxsize=8)
+def _registry(path: str | None, stamp: int | None):
+    from llm import load_model_registry
+
+    return load_model_registry(path)
+
+
+def models_named(models_path: str | None, inputs: Mapping[str, Any]) -> dict[str, str]:
+    """{name: sha256 of the model's id, provider, endpoint and request settings} for every model or
+    role of the registry that a stage's inputs name (a coder, the verifier, the CUA's model…);
+    offline names and names the registry does not know are left out."""
+    from cua.policies import policy_model
+
+    names: set[str] = set()
+    for value in inputs.values():
+        if isinstance(value, str):
+            names.add(value)
+        elif hasattr(value, "policy") and hasattr(value, "model"):  # AgentSettings
+            try:
+                names.add(policy_model(value.policy, value.model) or "")
+            except LookupError:
+                pass
+    names.discard("")
+    names.discard("offline")
+    if not names:
+        return {}
+    path = Path(models_path) if models_path else None
+    try:
+        registry = _registry(str(path) if path else None, path.stat().st_mtime_ns if path and path.exists() else None)
+    except Exception:  # an unreadable registry fails the stage itself, with its own error
+        return {}
+    known = set(registry.names()) | set(registry.roles)
+    described = {}
+    for name in sorted(names & known):
+        try:
+            if registry.is_offline(name):
+                continue
+            model = registry.get(name)
+            try:
+                endpoint = model.endpoint()
+            except Exception as exc:  # an unset ${VAR}: the stage will say so
+                endpoint = f"unresolved: {exc}"
+            description = {"name": model.name, "provider": model.provider, "model": model.model,
+                           "endpoint": endpoint, "params": model.params.to_request()}
+        except Exception:
+            continue
+        described[name] = hashlib.sha256(json.dumps(description, sort_keys=True, default=str).encode()).hexdigest()
+    return described
+
+
+@functools.lru_cache(maxsize=512)
+def _file_sha(path: str, stamp: int) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _sha_of(path: Path) -> str | None:
+    try:
+        return _file_sha(str(path), path.stat().st_mtime_ns)
+    except OSError:
+        return None
+
+
+def app_data(run: Any, app_id: str) -> dict[str, str | None]:
+    """sha256 of what a stage reads about `app_id` by path: its spec file, reference page, first version."""
+    from apps_prompts import load_app, reference_html_path
+
+    try:
+        spec = load_app(app_id, run.apps)
+    except Exception:  # an unknown app fails the stage itself
+        return {}
+    data = {"spec": _sha_of(Path(spec.source)) if spec.source else None}
+    reference = reference_html_path(spec)
+    if reference is not None:
+        data["reference_html"] = _sha_of(Path(reference))
+    if run.v0_dir:
+        data["v0_html"] = _sha_of(Path(run.v0_dir) / app_id / "index.html")
+    return data
+
+
+@dataclass
+class StageVersion(CachePolicy):
+    """The part of a stage's key that is not its inputs: its code, Chromium, its models, its app's data."""
+
+    kind: str = ""
+
+    def compute_key(self, task_ctx, inputs, flow_parameters, **kwargs) -> str:
+        run = inputs.get("run")
+        run_dir = getattr(run, "run_dir", "")
+        parts: dict[str, Any] = {"version": version_in_use(self.kind, run_dir)}
+        if run is not None:
+            parts["models"] = models_named(run.models, inputs)
+            if self.kind in READS_APP_SPEC and isinstance(inputs.get("app_id"), str):
+                parts["app"] = app_data(run, inputs["app_id"])
+        return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def stage_cache(kind: str) -> CachePolicy:
+    """The cache policy of stage `kind`: its inputs and `StageVersion`."""
+    return INPUTS + StageVersion(kind=kind)
+
+
+# ---- ran / reused -------------------------------------------------------------------------------
+
+class CacheTally:
+    """Per stage kind, how many stage runs ran and how many came from the cache, in this process."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, dict[str, int]] = {}
+        self._lock = threading.Lock()
+
+    def count(self, kind: str, reused: bool) -> None:
+        with self._lock:
+            entry = self.counts.setdefault(kind, {"ran": 0, "reused": 0})
+            entry["reused" if reused else "ran"] += 1
+
+    def as_dict(self) -> dict[str, dict[str, int]]:
+        with self._lock:
+            return {kind: dict(entry) for kind, entry in sorted(self.counts.items())}
+
+
+_tallies: dict[str, CacheTally] = {}
+
+
+def tally_for(run_dir: str | Path) -> CacheTally:
+    """The tally of one run folder in this process (made on first use)."""
+    return _tallies.setdefault(str(Path(run_dir).resolve()), CacheTally())
+
+
+def reset_tally(run_dir: str | Path) -> CacheTally:
+    """A new tally for the run folder (each invocation of a sweep counts its own stage runs)."""
+    tally = _tallies[str(Path(run_dir).resolve())] = CacheTally()
+    return tally
+
+
+def tallied(stages, tally: CacheTally):
+    """The same `Stages`, each call counted in `tally` as ran or reused (Prefect's `Cached` state)."""
+    return replace(stages, **{f.name: functools.partial(_call_counted, STAGE_KIND_OF_FIELD[f.name], getattr(stages, f.name),
+                                                        tally) for f in fields(stages)})
+
+
+async def _call_counted(kind: str, stage, tally: CacheTally, **inputs: Any) -> Any:
+    state = await stage(**inputs, return_state=True)
+    tally.count(kind, reused=state.name == "Cached")
+    return await state.aresult()
+
+
+# ---- why a result was not reused ----------------------------------------------------------------
+
+def why_rerun(before: Mapping[str, Any] | None, now: Mapping[str, Any], since: str | None) -> dict[str, str]:
+    """Per stage kind whose version changed since the manifest `before`, one line saying what changed.
+
+    `before` and `now` are manifests (their `stage_versions`, `code_files`, `stage_files`); a kind
+    missing from `before` (a run made before the code was part of the keys) says so.
+    """
+    if not before:
+        return {}
+    old_versions = before.get("stage_versions") or {}
+    old_files = before.get("code_files") or {}
+    new_files = now.get("code_files") or {}
+    when = f" since {since}" if since else ""
+    reasons = {}
+    for kind, version in (now.get("stage_versions") or {}).items():
+        old = old_versions.get(kind)
+        if old == version:
+            continue
+        if old is None:
+            reasons[kind] = f"the earlier run{when} did not record the code of its {kind} stage: its results are not reused"
+            continue
+        changed = []
+        for name in (now.get("stage_files") or {}).get(kind, []):
+            if old_files.get(name) != new_files.get(name):
+                changed.append(name if name in old_files else f"{name} (new)")
+        for name in (before.get("stage_files") or {}).get(kind, []):
+            if name not in new_files:
+                changed.append(f"{name} (gone)")
+        parts = []
+        if changed:
+            parts.append(f"code of {_packages(changed)} changed{when} ({', '.join(changed[:3])}"
+                         f"{f' and {len(changed) - 3} more' if len(changed) > 3 else ''})")
+        if old.get("chromium") != version.get("chromium"):
+            parts.append(f"Chromium changed{when} ({old.get('chromium')} → {version.get('chromium')})")
+        if not parts:
+            parts.append(f"its results were made{when} with code pinned by --reuse-stale")
+        reasons[kind] = "; ".join(parts)
+    return reasons
+
+
+def _packages(files: list[str]) -> str:
+    packages = []
+    for name in files:
+        parts = name.split("/")
+        package = "/".join(parts[:-1]) or parts[0]
+        if package not in packages:
+            packages.append(package)
+    return ", ".join(packages[:3]) + (" …" if len(packages) > 3 else "")
+
+
+# ---- one invocation of a run ------------------------------------------------------------------------
+
+@dataclass
+class RunCacheState:
+    """What an invocation of a run knows about its cache when it starts: the manifest fields that
+    record the code, the stage versions its keys use, and why earlier results will not be reused."""
+
+    versions: dict[str, dict[str, str]]
+    """Per stage kind, the version its keys use (pinned under --reuse-stale)."""
+    files: dict[str, str]
+    stage_files: dict[str, list[str]]
+    not_reused: dict[str, str]
+    """Per stage kind whose code changed since the run's last invocation: what changed."""
+    reuse_stale: bool
+    stale: dict[str, str]
+    """Under --reuse-stale: per stage kind whose code changed, what changed (its results are reused anyway)."""
+
+    def manifest_fields(self) -> dict[str, Any]:
+        return {"stage_versions": self.versions, "code_files": self.files, "stage_files": self.stage_files,
+                "reuse_stale": self.reuse_stale, "stale_reused": self.stale, "not_reused": self.not_reused}
+
+
+def start_run_cache(run_dir: Path, reuse_stale: bool) -> RunCacheState:
+    """Compare this process's code with the manifest the run's last invocation left, pin the old
+    versions under `reuse_stale` (else unpin), and start a new tally."""
+    import datetime
+
+    manifest = Path(run_dir) / "manifest.json"
+    before, since = None, None
+    if manifest.is_file():
+        try:
+            before = json.loads(manifest.read_text(encoding="utf-8"))
+            since = datetime.datetime.fromtimestamp(manifest.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+        except (OSError, ValueError):
+            before = None
+    current = stage_versions()
+    now = {"stage_versions": current, "code_files": code_files(),
+           "stage_files": {kind: sorted(stage_code(kind)) for kind in STAGE_FUNCTIONS}}
+    changed = why_rerun(before, now, since)
+    pins = {}
+    if reuse_stale and before:
+        old = before.get("stage_versions") or {}
+        pins = {kind: old[kind] for kind in changed if kind in old}
+    pin_versions(Path(run_dir), pins or None)
+    reset_tally(run_dir)
+    return RunCacheState(versions={kind: version_in_use(kind, str(run_dir)) for kind in STAGE_FUNCTIONS},
+                         files=now["code_files"], stage_files=now["stage_files"],
+                         not_reused={kind: why for kind, why in changed.items() if kind not in pins},
+                         reuse_stale=reuse_stale,
+                         stale={kind: changed[kind] for kind in pins})

@@ -1,0 +1,348 @@
+"""Which code a stage runs, as a fingerprint: what its cache key must cover besides its inputs.
+
+Prefect's `TASK_SOURCE` hashes the stage function's own source and nothing it calls, so a change to
+the heuristic's matching, a prompt template or a checker wrapper `.js` used to come back from the
+cache as if nothing had changed. The fingerprint of a stage is the sha256 of every project file it
+can run, found by reading the code (`ast`), not by importing it:
+
+- in `flows` (the orchestration), function by function: the stage function, the decorators and
+  module-level names it uses, and what those use in turn across `flows` modules — so the verify
+  stage does not depend on the rollout stage's helpers that sit in the same package;
+- elsewhere, module by module: a module imported anywhere in it (at the top or inside a function)
+  brings in the whole module, its parent packages' `__init__`, the `"package.module:attribute"`
+  targets of lazily registered providers it names (a policy, a coder), and the data files beside it
+  that it names (`_harness.js`, `_read_page.js`): the JavaScript and templates are code too.
+
+What the project calls outside (the Chromium binary and its version, the models a stage's inputs
+name) is added by the cache policy (`flows._cache`), not here.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+ORCHESTRATION = "flows"
+"""The package read function by function: its `__init__` only re-exports, and its modules hold
+every stage side by side."""
+
+KEY_MACHINERY = frozenset({"flows._cache", "flows._code_version"})
+"""Modules that compute the keys, not results: a stage's decorator names them, but they are not its code."""
+
+_LAZY_TARGET = re.compile(r"^([A-Za-z_]\w*(?:\.\w+)*):([A-Za-z_]\w*)$")
+_DATA_SUFFIXES = (".js", ".json", ".css", ".html", ".txt", ".j2", ".jinja", ".yaml", ".yml", ".md")
+
+
+@functools.cache
+def project_packages() -> frozenset[str]:
+    """The top-level packages of the project (folders with an `__init__.py` beside `flows`)."""
+    return frozenset(path.parent.name for path in PROJECT_ROOT.glob("*/__init__.py"))
+
+
+@functools.cache
+def module_file(name: str) -> Path | None:
+    """The project file of module `name` (`a/b.py` or `a/b/__init__.py`); None outside the project."""
+    if name.split(".")[0] not in project_packages():
+        return None
+    base = PROJECT_ROOT.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _is_package(name: str) -> bool:
+    path = module_file(name)
+    return path is not None and path.name == "__init__.py"
+
+
+@dataclass
+class _Module:
+    """What one module's source says about its dependencies."""
+
+    name: str
+    path: Path
+    tree: ast.Module
+    bindings: dict[str, ast.AST] = field(default_factory=dict)
+    """Module-level names bound by a def, a class or an assignment → that statement."""
+    imported: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    """Module-level names bound by an import → (module, attribute or None)."""
+
+
+@functools.cache
+def _parse(name: str) -> _Module | None:
+    path = module_file(name)
+    if path is None:
+        return None
+    module = _Module(name, path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+    for statement in module.tree.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            module.bindings[statement.name] = statement
+        elif isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name):
+                        module.bindings[node.id] = statement
+        elif isinstance(statement, ast.Import | ast.ImportFrom):
+            for bound, source in _imports_of(statement, module.name, _is_package(name)):
+                module.imported[bound] = source
+    return module
+
+
+def _imports_of(node: ast.Import | ast.ImportFrom, importer: str, importer_is_package: bool):
+    """(bound name, (module, attribute or None)) for each name an import statement binds."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            yield (alias.asname or alias.name.split(".")[0]), (alias.name, None)
+        return
+    if node.level:
+        package = importer if importer_is_package else importer.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            package = package.rpartition(".")[0]
+        base = f"{package}.{node.module}" if node.module else package
+    else:
+        base = node.module or ""
+    for alias in node.names:
+        if alias.name == "*":
+            yield "*", (base, None)
+        elif module_file(f"{base}.{alias.name}") is not None:
+            yield (alias.asname or alias.name), (f"{base}.{alias.name}", None)  # a submodule
+        else:
+            yield (alias.asname or alias.name), (base, alias.name)
+
+
+@functools.cache
+def _dependencies(name: str) -> tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]]:
+    """(imports, string constants) anywhere in module `name`: one walk of its syntax tree, remembered
+    on disk by the sha256 of its text (reading ≈ 150 modules' trees costs seconds; hashing them, little)."""
+    path = module_file(name)
+    text = path.read_bytes()
+    key = f"{name} {hashlib.sha256(text).hexdigest()}"
+    known = _disk_cache().get(key)
+    if known is not None:
+        return tuple((target, attribute) for target, attribute in known[0]), tuple(known[1])
+    module = _parse(name)
+    found = _dependencies_of(module, module.tree)
+    _disk_cache()[key] = [list(map(list, found[0])), list(found[1])]
+    _DIRTY.add(key)
+    return found
+
+
+_DIRTY: set[str] = set()
+
+
+@functools.cache
+def _disk_cache() -> dict:
+    try:
+        return json.loads(_cache_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _cache_path() -> Path:
+    return Path(os.environ.get("AUI_CACHE_DIR") or PROJECT_ROOT / ".cache") / "code-dependencies.json"
+
+
+def _save_disk_cache() -> None:
+    """Keep what was learnt (entries of files that no longer exist age out with a new cache folder)."""
+    if not _DIRTY:
+        return
+    path = _cache_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_text(json.dumps(_disk_cache()), encoding="utf-8")
+        os.replace(temporary, path)
+        _DIRTY.clear()
+    except OSError:
+        pass  # a read-only checkout: the next process reads the trees again
+
+
+def _dependencies_of(module: _Module, node: ast.AST) -> tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]]:
+    imports: list[tuple[str, str | None]] = []
+    strings: list[str] = []
+    package = _is_package(module.name)
+    for inner in _walk(node):
+        if isinstance(inner, ast.Import | ast.ImportFrom):
+            imports.extend(source for _, source in _imports_of(inner, module.name, package))
+        elif isinstance(inner, ast.Constant) and isinstance(inner.value, str) and len(inner.value) < 200 and (
+                inner.value.endswith(_DATA_SUFFIXES) or _LAZY_TARGET.match(inner.value)):
+            strings.append(inner.value)
+    return tuple(dict.fromkeys(imports)), tuple(dict.fromkeys(strings))
+
+
+_facts: dict[tuple[str, int], tuple] = {}
+
+
+def _statement_facts(module: _Module, node: ast.AST) -> tuple:
+    """(imports, strings, names used) of one statement of an orchestration module (remembered: every stage reads them)."""
+    key = (module.name, id(node))
+    if key not in _facts:
+        own = getattr(node, "name", None)
+        names = tuple(dict.fromkeys(inner.id for inner in _walk(node) if isinstance(inner, ast.Name) and inner.id != own))
+        _facts[key] = (*_dependencies_of(module, node), names)
+    return _facts[key]
+
+
+def _walk(node: ast.AST):
+    """`ast.walk`, leaving out `if TYPE_CHECKING:` blocks (imports for type checkers never run)."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        yield current
+        if isinstance(current, ast.If) and _is_type_checking(current.test):
+            pending.extend(current.orelse)
+            continue
+        pending.extend(ast.iter_child_nodes(current))
+
+
+def _is_type_checking(test: ast.AST) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _precise(name: str) -> bool:
+    """Modules read name by name: the orchestration's, and every package's `__init__` (which mostly
+    re-exports: `from cua import Viewport` runs `cua._viewport`, not the heuristic `cua` also exports)."""
+    return name.split(".")[0] == ORCHESTRATION or _is_package(name)
+
+
+def _with_parents(name: str) -> list[str]:
+    """`a.b.c` → `a`, `a.b`, `a.b.c`: importing a module runs its parent packages' `__init__`."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+class _Closure:
+    """The files one stage can run, gathered from its function."""
+
+    def __init__(self) -> None:
+        self.files: set[Path] = set()
+        self._modules: set[str] = set()
+        self._names: set[tuple[str, str]] = set()
+
+    # ---- outside the orchestration: whole modules ---------------------------------------------
+
+    def add_module(self, name: str, attribute: str | None = None) -> None:
+        """Module `name` (and what importing it runs in its parent packages): a package `__init__` or an
+        orchestration module name by name (`attribute`; None with `import package`: every name it binds),
+        any other module whole."""
+        chain = _with_parents(name)
+        for each in chain[:-1]:  # parents: only what importing them runs
+            if _precise(each):
+                self._add_orchestration(each, None)
+            else:
+                self._whole(each)
+        if not _precise(name):
+            self._whole(name)
+        elif attribute is not None:
+            self._add_orchestration(name, attribute)
+        else:
+            self._add_orchestration(name, None)
+            module = _parse(name)
+            if module is not None and name.split(".")[0] != ORCHESTRATION:
+                for bound in [*module.bindings, *module.imported]:
+                    if bound != "*":
+                        self.add_name(name, bound)
+
+    def _whole(self, name: str) -> None:
+        if name in self._modules:
+            return
+        path = module_file(name)
+        if path is None:
+            return
+        self._modules.add(name)
+        self.files.add(path)
+        self._take(path, *_dependencies(name))
+
+    def _scan(self, module: _Module, node: ast.AST) -> None:
+        """Every import, lazy provider target and named sibling data file inside `node`."""
+        self._take(module.path, *_dependencies_of(module, node))
+
+    def _take(self, path: Path, imports, strings) -> None:
+        for target, attribute in imports:
+            self.add_module(target, attribute)
+        for text in strings:
+            lazy = _LAZY_TARGET.match(text)
+            if lazy and module_file(lazy.group(1)) is not None:
+                self.add_module(lazy.group(1), text.partition(":")[2])
+            elif text.endswith(_DATA_SUFFIXES) and "/" not in text:
+                sibling = path.with_name(text)
+                if sibling.is_file():
+                    self.files.add(sibling)
+
+    # ---- inside the orchestration: name by name ------------------------------------------------
+
+    def _add_orchestration(self, name: str, attribute: str | None) -> None:
+        """`attribute` of orchestration module `name` (None: only the module's own top-level code
+        that is not a def or class, i.e. what importing it runs)."""
+        module = None if name in KEY_MACHINERY else _parse(name)
+        if module is None:
+            return
+        self.files.add(module.path)
+        if (name, "") not in self._names:  # what importing the module runs: its top-level statements
+            self._names.add((name, ""))
+            for statement in module.tree.body:
+                if isinstance(statement, ast.Import | ast.ImportFrom):
+                    continue  # names imported at the top count where they are used
+                if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign | ast.AnnAssign):
+                    self._follow(module, statement)
+        if attribute is not None:
+            self.add_name(name, attribute)
+
+    def add_name(self, module_name: str, attribute: str) -> None:
+        if (module_name, attribute) in self._names:
+            return
+        self._names.add((module_name, attribute))
+        module = None if module_name in KEY_MACHINERY else _parse(module_name)
+        if module is None:
+            return
+        if attribute in module.bindings:
+            self._follow(module, module.bindings[attribute])
+        elif attribute in module.imported:
+            self._follow_import(module, attribute)
+        elif module_file(f"{module_name}.{attribute}") is not None:
+            self.add_module(f"{module_name}.{attribute}")
+        else:  # a name that is not a def, class or assignment at the top (e.g. from `import *`)
+            self._follow(module, module.tree)
+
+    def _follow(self, module: _Module, node: ast.AST) -> None:
+        """The dependencies of one top-level statement of an orchestration module."""
+        self.files.add(module.path)
+        imports, strings, names = _statement_facts(module, node)
+        self._take(module.path, imports, strings)
+        for name in names:
+            if name in module.bindings:
+                self.add_name(module.name, name)
+            elif name in module.imported:
+                self._follow_import(module, name)
+
+    def _follow_import(self, module: _Module, bound: str) -> None:
+        target, attribute = module.imported[bound]
+        self.add_module(target, attribute)
+
+
+def stage_files(module: str, function: str) -> list[Path]:
+    """Every project file stage `function` of orchestration module `module` can run, sorted."""
+    closure = _Closure()
+    closure._add_orchestration(module, function)
+    _save_disk_cache()
+    return sorted(closure.files)
+
+
+def file_hashes(files: list[Path]) -> dict[str, str]:
+    """{path relative to the project: sha256 of its bytes}."""
+    return {str(path.relative_to(PROJECT_ROOT)): hashlib.sha256(path.read_bytes()).hexdigest() for path in files}
+
+
+def digest(hashes: dict[str, str]) -> str:
+    """One sha256 over {name: hash} (sorted)."""
+    return hashlib.sha256("\n".join(f"{name} {value}" for name, value in sorted(hashes.items())).encode()).hexdigest()
