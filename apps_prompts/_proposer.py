@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("apps_prompts.proposer")
 
 PROPOSER_VERSION = "proposer-v2"  # v2: a level (paper … gold) and its rationale per task
-"""Part of the cache key of proposals: bump it when the prompt or the post-processing changes."""
+"""Recorded with the proposals: bump it when the prompt or the post-processing changes. (The propose
+stage's cache key covers this file's code itself, `flows._cache`.)"""
 DEFAULT_TASK_COUNT = 30
 ROLE = "proposer"
 

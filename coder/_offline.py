@@ -27,7 +27,8 @@ from ._prompts import merge_feedback
 logger = logging.getLogger("coder")
 
 OFFLINE_VERSION = "offline-transforms-v2"
-"""Part of the cache key of offline revisions: bump it when a transform changes behaviour."""
+"""Recorded with each offline version (`prompt_version`), so a reader can tell which transforms made it.
+The stages' cache keys need no bump: they cover this module's code itself (`flows._cache`)."""
 
 
 class OfflineCoder(Coder):

@@ -1,7 +1,8 @@
 """The LLM coder's prompts, in our own words, carrying the paper's requirements.
 
-`PROMPT_VERSION` is part of every stage's cache key: change it whenever the text below changes,
-so cached generations made with older wording are not reused. The viewport the app must fit is
+`PROMPT_VERSION` is recorded with every version the coder writes: change it when the text below
+changes, so readers can tell the wordings apart. (Cached generations made with older wording are
+never reused: the stages' cache keys cover this file itself, `flows._cache`.) The viewport the app must fit is
 the run's (`RevisionRequest.viewport`, `generate(viewport=...)`); at `cua.DEFAULT_VIEWPORT` the
 text is the same as before the viewport could be configured.
 """

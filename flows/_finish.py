@@ -166,7 +166,44 @@ def write_manifest(config: ExperimentConfig, run_dir: Path, cache: RunCacheState
         "config": json.loads(config.model_dump_json()),
         **(cache.manifest_fields() if cache is not None else {}),
     }
+    if cache is not None:
+        manifest["settings_changed"] = settings_changed(_earlier_manifest(run_dir), manifest)
     return write_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True).encode())
+
+
+def _earlier_manifest(run_dir: Path) -> dict | None:
+    try:
+        return json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def settings_changed(before: dict | None, now: dict) -> list[str]:
+    """What the stages' keys read outside the code that differs from the run's last invocation: the
+    models (id, endpoint, request settings) and the data read by path (app specs, pages, tasks file)."""
+    if not before:
+        return []
+    lines = []
+    old_models, new_models = before.get("models") or {}, now.get("models") or {}
+    for name in sorted(set(old_models) | set(new_models)):
+        old, new = old_models.get(name), new_models.get(name)
+        if old == new:
+            continue
+        if old is None or new is None:
+            lines.append(f"model '{name}' {'added' if old is None else 'no longer used'}")
+        else:
+            fields = [key for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
+            lines.append(f"model '{name}' changed ({', '.join(fields)}): the stages that call it run again")
+    old_inputs, new_inputs = before.get("inputs") or {}, now.get("inputs") or {}
+    old_apps, new_apps = old_inputs.get("apps") or {}, new_inputs.get("apps") or {}
+    for app_id in sorted(set(old_apps) & set(new_apps)):
+        changed = [key for key in sorted(set(old_apps[app_id]) | set(new_apps[app_id]))
+                   if old_apps[app_id].get(key) != new_apps[app_id].get(key)]
+        if changed:
+            lines.append(f"app '{app_id}': {', '.join(changed)} changed: the stages that read it run again")
+    if old_inputs.get("tasks_file") != new_inputs.get("tasks_file") and "tasks_file" in old_inputs:
+        lines.append("the tasks file changed: the stages given its tasks run again")
+    return lines
 
 
 def offline_roles(config: ExperimentConfig) -> list[str]:

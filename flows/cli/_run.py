@@ -214,6 +214,8 @@ def cache_lines(run_dir: Path) -> list[str]:
         lines.append("Stage runs: " + " · ".join(parts))
     for kind, why in (manifest.get("not_reused") or {}).items():
         lines.append(f"  {kind}: not reused — {why}")
+    for why in manifest.get("settings_changed") or []:
+        lines.append(f"  changed since the last invocation: {why}")
     if manifest.get("reuse_stale"):
         stale = manifest.get("stale_reused") or {}
         lines.append("--reuse-stale: " + ("; ".join(f"{kind} results reused although {why}" for kind, why in stale.items())

@@ -1,0 +1,95 @@
+"""What each stage's cache key covers (`flows._code_version`, `flows._cache`), read from the code."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from flows._cache import STAGE_FUNCTIONS, StageVersion, models_named, stage_code, why_rerun
+from flows._code_version import stage_files
+from flows._refs import AgentSettings, RunContext
+
+
+def files(kind: str) -> set[str]:
+    return set(stage_code(kind))
+
+
+def test_each_stage_covers_the_code_it_runs_and_not_the_code_of_the_others():
+    rollout, verify, generate, comment = files("rollout"), files("verify"), files("generate"), files("comment")
+    heuristic = {name for name in rollout if name.startswith("cua/policies/heuristic/")}
+    # The heuristic is registered lazily ("cua.policies.heuristic:HeuristicPolicy"): found all the same,
+    # with the JavaScript its page read runs.
+    assert {"cua/policies/heuristic/_match.py", "cua/policies/heuristic/_read_page.js"} <= heuristic
+    assert {"cua/policies/_uitars.py", "cua/_harness.js", "cua/_parser.py", "dashboard_render/__init__.py"} <= rollout
+    assert not heuristic & verify and not heuristic & generate
+    assert {"verifier/_checker_wrapper.js", "verifier/_proof.py", "flows/_stages.py"} <= verify
+    assert "coder/_prompts.py" in generate and "coder/_prompts.py" not in verify
+    assert "apps_prompts/_proposer.py" in files("propose") and "apps_prompts/_proposer.py" not in generate
+    assert "commenter/_page_facts.js" in comment and "commenter/_page_facts.js" not in rollout
+    # Nothing a run does not execute: docs, the viewer, the CLI, the key machinery itself.
+    for kind in STAGE_FUNCTIONS:
+        names = files(kind)
+        assert not {n for n in names if n.startswith(("viewer/", "flows/cli/", "tests/", "bench/")) or n.endswith(".md")}, kind
+        assert "flows/_cache.py" not in names and "flows/_code_version.py" not in names, kind
+        assert "flows/_track.py" not in names  # the orchestration around a stage is not its code
+
+
+def test_imports_for_type_checkers_and_package_reexports_do_not_widen_a_stage(tmp_path):
+    # flows/__init__.py imports every module under `if TYPE_CHECKING:` and re-exports ~60 names:
+    # a stage importing `flows._refs` runs neither.
+    assert len(files("propose")) < 60
+    assert "flows/_sweep.py" not in files("rollout")
+
+
+def test_a_changed_file_is_named_with_its_package_and_the_time_of_the_earlier_run():
+    before = {"stage_versions": {"rollout": {"code": "a", "chromium": "x"}, "verify": {"code": "b"}},
+              "code_files": {"cua/policies/heuristic/_match.py": "1", "verifier/_proof.py": "2"},
+              "stage_files": {"rollout": ["cua/policies/heuristic/_match.py"], "verify": ["verifier/_proof.py"]}}
+    now = {"stage_versions": {"rollout": {"code": "c", "chromium": "x"}, "verify": {"code": "b"}},
+           "code_files": {"cua/policies/heuristic/_match.py": "3", "verifier/_proof.py": "2"},
+           "stage_files": before["stage_files"]}
+    reasons = why_rerun(before, now, "2026-11-27 09:30")
+    assert reasons == {"rollout": "code of cua/policies/heuristic changed since 2026-11-27 09:30 "
+                                  "(cua/policies/heuristic/_match.py)"}
+    now["stage_versions"]["rollout"] = {"code": "a", "chromium": "y"}
+    now["code_files"]["cua/policies/heuristic/_match.py"] = "1"
+    assert why_rerun(before, now, None) == {"rollout": "Chromium changed (x → y)"}
+    assert why_rerun(None, now, None) == {}
+
+
+def _registry(path, model_id: str):
+    path.write_text(yaml.safe_dump({
+        "roles": {"cua": "remote", "verifier": "remote"},
+        "models": [{"name": "remote", "provider": "openai-compatible", "model": model_id,
+                    "base_url": "http://127.0.0.1:9/v1", "api_key": "sk-not-used"},
+                   {"name": "quiet", "provider": "offline"}]}))
+    return path
+
+
+def test_a_stage_key_follows_the_models_its_inputs_name_and_never_their_keys(tmp_path):
+    models = _registry(tmp_path / "models.yaml", "model-a")
+    run = RunContext(run_key="k", run_dir=str(tmp_path / "run"), apps="apps_prompts/bundled", models=str(models))
+    policy = StageVersion(kind="verify")
+
+    def key(**inputs):
+        return policy.compute_key(None, {"run": run, **inputs}, {})
+
+    remote, offline = key(verifier="remote"), key(verifier="offline")
+    assert models_named(str(models), {"verifier": "quiet"}) == {}  # a name the registry maps to the offline provider
+    assert key(verifier="quiet") == offline
+    assert json.dumps(models_named(str(models), {"verifier": "remote"})).count("sk-") == 0
+    agent = AgentSettings(policy="uitars", model=None, max_steps=3)
+    assert set(models_named(str(models), {"agent": agent})) == {"cua"}  # UI-TARS calls the `cua` role
+    _registry(models, "model-b")
+    assert key(verifier="remote") != remote  # another model id behind the same name
+    assert key(verifier="offline") == offline
+
+
+@pytest.mark.parametrize("kind", sorted(STAGE_FUNCTIONS))
+def test_every_stage_kind_names_a_stage_function_that_exists(kind):
+    module, function = STAGE_FUNCTIONS[kind]
+    assert any(str(p).endswith(f"{module.replace('.', '/')}.py") for p in stage_files(module, function))
+    imported = __import__(module, fromlist=[function])
+    assert hasattr(imported, function)
