@@ -326,4 +326,13 @@ if __name__ == "__main__":
     parser.add_argument("--profile", type=lambda text: [int(n) for n in text.split(",") if n], default=[],
                         help="py-spy this process while these N run (e.g. 16): collapsed stacks in the out folder.")
     parser.add_argument("--out", help="Keep the run folders here (default: a temp folder).")
-    print(json.dumps(asyncio.run(main(parser.parse_args()))))
+    parser.add_argument("--renderer-process-limit", type=int, default=None,
+                        help="Launch Chromium with --renderer-process-limit=N (measuring whether sharing renderers pays).")
+    arguments = parser.parse_args()
+    if arguments.renderer_process_limit:
+        # A measurement, not a setting: the switch reaches this process's launches only (`cua.launch_args`).
+        os.environ["AUI_CHROMIUM_ARGS"] = " ".join(filter(None, [os.environ.get("AUI_CHROMIUM_ARGS", ""),
+                                                    f"--renderer-process-limit={arguments.renderer_process_limit}"]))
+    result = asyncio.run(main(arguments))
+    result["renderer_process_limit"] = arguments.renderer_process_limit
+    print(json.dumps(result))

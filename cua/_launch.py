@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 from pathlib import Path
 
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
@@ -54,6 +55,9 @@ CLOSE_TIMEOUT_S = 10.0
 BROWSER_CLOSE_TIMEOUT_S = 15.0
 HEALTH_TIMEOUT_S = 10.0
 
+
+EXTRA_ARGS_ENV = "AUI_CHROMIUM_ARGS"
+"""Extra Chromium switches (shell syntax), added to every launch and recorded with the others."""
 
 FULL_CHROMIUM = "/usr/bin/chromium"
 # The binary itself, not Debian's /usr/bin/chromium-headless-shell: that wrapper is a shell script that
@@ -211,6 +215,8 @@ def launch_args(config: BrowserConfig, marker: str | None = None) -> list[str]:
         args.append(marker)
     if config.renderer_heap_limit_mb:
         args.append(f"--js-flags=--max-old-space-size={config.renderer_heap_limit_mb}")
+    # Switches of the user's own (or a benchmark's, e.g. `--renderer-process-limit=4`), after ours.
+    args += shlex.split(os.environ.get(EXTRA_ARGS_ENV, ""))
     return args
 
 

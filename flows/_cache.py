@@ -69,15 +69,17 @@ def opens_a_browser(kind: str) -> bool:
 
 @functools.cache
 def chromium_identity() -> str:
-    """The binary the run's rollouts launch and the version it reports (`cua.default_chromium`)."""
-    from cua import default_chromium
+    """The binary the run's rollouts launch, the version it reports (`cua.default_chromium`) and the
+    switches it gets (`cua.launch_args`: ours, and any the user adds)."""
+    from cua import BrowserConfig, default_chromium, launch_args
 
     path = default_chromium()
     try:
         version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
     except (OSError, subprocess.SubprocessError) as exc:
         version = f"unavailable: {type(exc).__name__}"
-    return f"{path} {version}".strip()
+    switches = hashlib.sha256(" ".join(launch_args(BrowserConfig(executable_path=path))).encode()).hexdigest()[:12]
+    return f"{path} {version} (switches {switches})".strip()
 
 
 def stage_versions() -> dict[str, dict[str, str]]:
