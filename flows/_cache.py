@@ -226,6 +226,16 @@ def app_data(run: Any, app_id: str) -> dict[str, str | None]:
     return data
 
 
+TRAJECTORY_FILES = ("trajectory.json", "dashboard.png")
+
+
+def trajectory_data(run: Any, folders: list[str]) -> dict[str, list[str | None]]:
+    """sha256 of what a commenter reads of each rollout folder (named by path): its trajectory and dashboard.
+    A rollout that ran again (its code changed) and ended otherwise is commented on again."""
+    root = Path(run.run_dir)
+    return {folder: [_sha_of(root / folder / name) for name in TRAJECTORY_FILES] for folder in folders}
+
+
 @dataclass
 class StageVersion(CachePolicy):
     """The part of a stage's key that is not its inputs: its code, Chromium, its models, its app's data."""
@@ -240,6 +250,8 @@ class StageVersion(CachePolicy):
             parts["models"] = models_named(run.models, inputs)
             if self.kind in READS_APP_SPEC and isinstance(inputs.get("app_id"), str):
                 parts["app"] = app_data(run, inputs["app_id"])
+            if isinstance(inputs.get("trajectories"), list):  # the comment stage gets rollout folders by path
+                parts["trajectories"] = trajectory_data(run, inputs["trajectories"])
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
