@@ -97,7 +97,7 @@ def _parse(name: str) -> _Module | None:
     return module
 
 
-def _imports_of(node: ast.Import | ast.ImportFrom, importer: str, importer_is_package: bool):
+def _imports_of(node: ast.Import | ast.ImportFrom, importer: str, importer_is_package: bool, resolve: bool = True):
     """(bound name, (module, attribute or None)) for each name an import statement binds."""
     if isinstance(node, ast.Import):
         for alias in node.names:
@@ -113,10 +113,15 @@ def _imports_of(node: ast.Import | ast.ImportFrom, importer: str, importer_is_pa
     for alias in node.names:
         if alias.name == "*":
             yield "*", (base, None)
-        elif module_file(f"{base}.{alias.name}") is not None:
-            yield (alias.asname or alias.name), (f"{base}.{alias.name}", None)  # a submodule
         else:
-            yield (alias.asname or alias.name), (base, alias.name)
+            yield (alias.asname or alias.name), (_resolved(base, alias.name) if resolve else (base, alias.name))
+
+
+def _resolved(base: str, attribute: str | None) -> tuple[str, str | None]:
+    """`from base import attribute`: the submodule `base.attribute` where there is one, else the name in `base`."""
+    if attribute is not None and module_file(f"{base}.{attribute}") is not None:
+        return f"{base}.{attribute}", None
+    return base, attribute
 
 
 @functools.cache
@@ -127,13 +132,13 @@ def _dependencies(name: str) -> tuple[tuple[tuple[str, str | None], ...], tuple[
     text = path.read_bytes()
     key = f"{name} {hashlib.sha256(text).hexdigest()}"
     known = _disk_cache().get(key)
-    if known is not None:
-        return tuple((target, attribute) for target, attribute in known[0]), tuple(known[1])
-    module = _parse(name)
-    found = _dependencies_of(module, module.tree)
-    _disk_cache()[key] = [list(map(list, found[0])), list(found[1])]
-    _DIRTY.add(key)
-    return found
+    if known is None:
+        module = _parse(name)
+        imports, strings = _dependencies_of(module, module.tree, resolve=False)
+        known = _disk_cache()[key] = [list(map(list, imports)), list(strings)]
+        _DIRTY.add(key)
+    # Which imported names are submodules depends on the files beside them, not on this text: resolved now.
+    return tuple(dict.fromkeys(_resolved(base, attribute) for base, attribute in known[0])), tuple(known[1])
 
 
 _DIRTY: set[str] = set()
@@ -166,13 +171,14 @@ def _save_disk_cache() -> None:
         pass  # a read-only checkout: the next process reads the trees again
 
 
-def _dependencies_of(module: _Module, node: ast.AST) -> tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]]:
+def _dependencies_of(module: _Module, node: ast.AST, resolve: bool = True):
+    """(imports as (module, attribute or None), string constants that may name a provider or a data file) in `node`."""
     imports: list[tuple[str, str | None]] = []
     strings: list[str] = []
     package = _is_package(module.name)
     for inner in _walk(node):
         if isinstance(inner, ast.Import | ast.ImportFrom):
-            imports.extend(source for _, source in _imports_of(inner, module.name, package))
+            imports.extend(source for _, source in _imports_of(inner, module.name, package, resolve))
         elif isinstance(inner, ast.Constant) and isinstance(inner.value, str) and len(inner.value) < 200 and (
                 inner.value.endswith(_DATA_SUFFIXES) or _LAZY_TARGET.match(inner.value)):
             strings.append(inner.value)
