@@ -6,7 +6,9 @@ Which interval (the formulas are in `flows._intervals`):
 - SR, SR (supported), SR (proven), SR per level and the weighted score, over the tasks their figure
   is over (all tasks; those with a valid checker; those with a proven checker; the level's tasks):
   with one rollout per task, Wilson on k of n (the weighted score: Wilson with Kish's effective n);
-  with repeats, the seeded percentile bootstrap over tasks, each task bringing all its repeats.
+  with repeats, the seeded percentile bootstrap over tasks, each task bringing all its repeats —
+  except where every rollout failed (or passed): a bootstrap can then only say [0, 0] (or [1, 1]),
+  so Wilson over the tasks, each counted once, is used.
 
 Paired comparisons (`Comparison`) put two configurations side by side on the tasks both judged —
 round r vs round 0 and vs round r − 1 of a track, and two tracks that differ in one setting (CUA,
@@ -48,7 +50,8 @@ ERROR_BARS = {
     "fc": "Wilson score interval over all tasks (each task counted once)",
     "one_run": "Wilson score interval on k of n (the weighted score: Wilson with Kish's effective n = (Σw)² / Σw²)",
     "repeats": f"percentile bootstrap over tasks, each with all its repeats (Σk / Σn per resample), "
-               f"{BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}",
+               f"{BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}; where every rollout failed (or passed), "
+               "Wilson on the tasks",
     "paired_one_run": "Newcombe's square-and-add interval for paired proportions (Newcombe 1998, method 10)",
     "paired_repeats": f"paired percentile bootstrap over tasks, {BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED}",
     "test": "exact two-sided McNemar test on the tasks gained and lost (with repeats: the exact sign test on the "
@@ -58,7 +61,8 @@ ERROR_BARS = {
 
 INTERVAL_NOTE = ("[low, high] = 95 % interval: Wilson for one run (FC always; the weighted score with Kish's effective "
                  f"n); with repeats, a bootstrap over tasks with the repeats inside ({BOOTSTRAP_RESAMPLES} resamples, "
-                 f"seed {BOOTSTRAP_SEED}). Each is over the tasks its figure is over.")
+                 f"seed {BOOTSTRAP_SEED}; Wilson on the tasks where every rollout failed or every one passed). Each is "
+                 "over the tasks its figure is over.")
 
 COMPARISON_NOTE = ("SR difference in points on the tasks both sides judged, with its 95 % interval (Newcombe's "
                    "square-and-add for one run; a paired bootstrap over tasks with repeats); p: exact McNemar test on "
@@ -111,12 +115,16 @@ def task_tallies(result: AppRoundResult, weights: Mapping[str, float]) -> list[T
 
 def rate_interval(counts: Iterable[tuple[tuple, int, int]]) -> Interval | None:
     """The 95 % interval of Σk / Σn over items (key, k, n): Wilson when every item ran once, else the
-    bootstrap over items (in key order, so the draw does not depend on how results were listed)."""
+    bootstrap over items (in key order, so the draw does not depend on how results were listed).
+
+    Where every rollout failed (or every one passed) a resample can only give 0 (or 1), and the bootstrap
+    would claim [0, 0]: then every repeat agreed, the run holds one task's worth of evidence per task,
+    and Wilson on 0 (or all) of the tasks is the honest interval."""
     items = sorted((key, k, n) for key, k, n in counts if n > 0)
     if not items:
         return None
-    if all(n == 1 for _, _, n in items):
-        return wilson_interval(sum(k for _, k, _ in items), len(items))
+    if all(n == 1 for _, _, n in items) or all(k == 0 for _, k, _ in items) or all(k == n for _, k, n in items):
+        return wilson_interval(sum(k == n for _, k, n in items), len(items))
     return bootstrap_ratio_interval([k for _, k, _ in items], [n for _, _, n in items])
 
 
@@ -141,9 +149,11 @@ def weighted_interval(tallies: list[TaskTally]) -> Interval | None:
     counted = sorted(((t.app_id, t.task_id), t) for t in tallies if t.weight > 0 and t.rollouts > 0)
     if not counted:
         return None
-    if all(t.rollouts == 1 for _, t in counted):
+    # one run, or repeats that all agree (none passed, or all did: see `rate_interval`)
+    if all(t.rollouts == 1 for _, t in counted) or all(t.passed == 0 for _, t in counted) \
+            or all(t.passed == t.rollouts for _, t in counted):
         weights = [t.weight for _, t in counted]
-        score = sum(t.weight * t.passed for _, t in counted) / sum(weights)
+        score = sum(t.weight * (t.passed == t.rollouts) for _, t in counted) / sum(weights)
         return effective_wilson_interval(score, weights)
     return bootstrap_ratio_interval([t.weight * t.passed for _, t in counted], [t.weight * t.rollouts for _, t in counted])
 
@@ -242,9 +252,16 @@ def compare(compared_tasks: Mapping[tuple[str, str], tuple[int, int]],
     rate_b = sum(k for k, _ in b) / sum(n for _, n in b)
     gained = sum(ka / na > kb / nb for (ka, na), (kb, nb) in zip(a, b))
     lost = sum(ka / na < kb / nb for (ka, na), (kb, nb) in zip(a, b))
-    if repeats:
+    if repeats and (gained or lost):
         interval = bootstrap_paired_difference_interval(a, b)
         method, test = ERROR_BARS["paired_repeats"], "exact sign test on tasks whose pass rate rose or fell"
+    elif repeats:
+        # No task's pass rate moved: every resample's difference is 0, so the bootstrap would claim [0, 0]. The
+        # one-run interval of a table without changed tasks says what these many tasks allow (a task counts as
+        # passing when it passed in at least half of its repeats, the same on both sides).
+        both = sum(2 * ka >= na for ka, na in a)
+        interval = paired_difference_interval(both, 0, 0, len(common) - both)
+        method, test = ERROR_BARS["paired_one_run"] + " (no task changed, so no bootstrap)", "exact sign test"
     else:
         both = sum(ka and kb for (ka, _), (kb, _) in zip(a, b))
         interval = paired_difference_interval(both, gained, lost, len(common) - both - gained - lost)

@@ -117,6 +117,20 @@ def test_with_repeats_the_interval_is_a_seeded_bootstrap_over_tasks(tmp_path):
     assert (tmp_path / "results.json").read_bytes() == first  # seeded: byte for byte the same
 
 
+def test_with_repeats_that_all_agree_at_0_or_100_percent_the_interval_is_wilson_on_the_tasks_not_a_point():
+    (never,) = table_rows([_result("a", "app", [False] * 5, repeats=[[False] * 5, [False] * 5])])
+    assert never.sr_ci95["overall"] == [0.0, round(1.959964 ** 2 / (5 + 1.959964 ** 2), 6)]  # 0 of 5 tasks, not of 15
+    assert never.weighted_ci95["overall"] == never.sr_ci95["overall"]
+    (always,) = table_rows([_result("a", "app", [True] * 5, repeats=[[True] * 5])])
+    assert always.sr_ci95["overall"] == [round(5 / (5 + 1.959964 ** 2), 6), 1.0]
+    # and a comparison in which no task's pass rate moved is not a point at 0 either
+    steady = [i < 3 for i in range(10)]
+    (compared,) = comparisons([_result("a", "app", steady, repeats=[steady]),
+                               _result("a", "app", steady, round_=1, html_sha="v1", repeats=[steady])])
+    low, high = compared.difference_ci95
+    assert (compared.gained, compared.lost, compared.p_value) == (0, 0, 1.0) and low < 0 < high
+
+
 def test_round_vs_round_is_a_paired_comparison_with_mcnemar(tmp_path):
     results = _the_issues_example()
     found = comparisons(results)
