@@ -133,6 +133,7 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     mode = "OFFLINE providers (no model endpoint)" if config.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
     console.print(escape(size.describe()), soft_wrap=True)
+    console.print(escape(size.describe_power()), soft_wrap=True, highlight=False)
     if config.reuse_stale:
         console.print("[yellow]--reuse-stale[/]: cached stage results are reused even where the code that made them "
                       "has changed since")
