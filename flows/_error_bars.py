@@ -146,7 +146,8 @@ def cell_intervals(tallies: list[TaskTally]) -> dict[str, Interval | None]:
 
 def weighted_interval(tallies: list[TaskTally]) -> Interval | None:
     """The weighted score's interval: Wilson with Kish's effective n for one run, the bootstrap with repeats."""
-    counted = sorted(((t.app_id, t.task_id), t) for t in tallies if t.weight > 0 and t.rollouts > 0)
+    counted = sorted((((t.app_id, t.task_id), t) for t in tallies if t.weight > 0 and t.rollouts > 0),
+                     key=lambda pair: pair[0])
     if not counted:
         return None
     # one run, or repeats that all agree (none passed, or all did: see `rate_interval`)
