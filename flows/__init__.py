@@ -35,6 +35,10 @@ _PUBLIC = {
     "AppRoundResult": "_results", "TaskOutcome": "_results", "TableRow": "_results", "table_rows": "_results",
     "markdown_table": "_results", "write_results": "_results", "pass_counts": "_results", "scoring_table": "_results", "RunResults": "_results", "read_results": "_results", "finish_run": "_finish", "write_manifest": "_finish", "read_manifest": "_finish",
     "ROLE_PROMPTS": "_finish", "write_report": "_report", "viewer_url": "_artifacts",
+    # error bars (issue 29): 95 % intervals, paired comparisons, the statistics behind them
+    "Comparison": "_error_bars", "comparisons": "_error_bars", "ERROR_BARS": "_error_bars",
+    "wilson_interval": "_intervals", "bootstrap_ratio_interval": "_intervals", "mcnemar_exact_p": "_intervals",
+    "paired_difference_interval": "_intervals", "minimum_detectable_difference": "_intervals",
     # variations (OpenApps' axis)
     "VariantRef": "_refs", "VariationResult": "_results", "RepeatOutcomes": "_results", "VariationRow": "_variation_table",
     "variation_rows": "_variation_table", "variation_markdown": "_variation_table", "VARIATION_NOTE": "_variation_table",
@@ -61,7 +65,15 @@ if TYPE_CHECKING:  # what editors and type checkers see
     from ._artifacts import viewer_url
     from ._config import ConfigError, ExperimentConfig, RevisionMode, load_config, make_config
     from ._defects import DefectRunError, dataset_inputs, eval_run, inject_run
+    from ._error_bars import ERROR_BARS, Comparison, comparisons
     from ._finish import ROLE_PROMPTS, finish_run, read_manifest, write_manifest
+    from ._intervals import (
+        bootstrap_ratio_interval,
+        mcnemar_exact_p,
+        minimum_detectable_difference,
+        paired_difference_interval,
+        wilson_interval,
+    )
     from ._loop import design_loop, judge_and_revise, run_track
     from ._preflight import check_config, check_run_size
     from ._refs import (

@@ -7,6 +7,7 @@ from urllib.parse import quote
 from prefect.artifacts import acreate_markdown_artifact, acreate_progress_artifact, acreate_table_artifact, aupdate_progress_artifact
 
 from ._config import ExperimentConfig
+from ._error_bars import interval_text
 from ._refs import Track
 from ._results import DOMAINS, AppRoundResult, TableRow
 from ._variation_table import GAP_FACTOR, VariationRow
@@ -80,17 +81,25 @@ async def publish_table(config: ExperimentConfig, rows: list[TableRow]) -> None:
         await acreate_table_artifact(
             table=round_table(rows, round_),
             key=artifact_key("fc-sr", config.name, "round", round_),
-            description=f"FC, SR and the weighted score per domain, round {round_} ({config.name})",
+            description=f"FC, SR and the weighted score per domain, each with its 95 % interval, round {round_} "
+                        f"({config.name})",
         )
 
 
 def round_table(rows: list[TableRow], round_: int) -> list[dict[str, str]]:
     """The Prefect table of one round: per track, FC, FC proven, SR and the weighted score per domain (the domains
-    with tasks, then overall), SR (supported) and SR (proven) overall, and SR per task level."""
+    with tasks, then overall), SR (supported) and SR (proven) overall, and SR per task level — FC, SR and the
+    weighted score each followed by its 95 % interval ("<figure> <domain> 95% CI", `flows._error_bars`)."""
     domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
+
+    def with_ci(label: str, row: TableRow, figure: str) -> dict[str, str]:
+        return {key: value for d in domains for key, value in (
+            (f"{label} {d}", _pct(getattr(row, figure).get(d))),
+            (f"{label} {d} 95% CI", interval_text(getattr(row, f"{figure}_ci95").get(d)) or "–"))}
+
     return [{"coder": r.coder, "cua": r.cua, "mode": r.mode, "commenter": r.commenter_mode or "–",
-             **{f"FC {d}": _pct(r.fc[d]) for d in domains}, **{f"FC proven {d}": _pct(r.fc_proven.get(d)) for d in domains},
-             **{f"SR {d}": _pct(r.sr[d]) for d in domains}, **{f"weighted {d}": _pct(r.weighted.get(d)) for d in domains},
+             **with_ci("FC", r, "fc"), **{f"FC proven {d}": _pct(r.fc_proven.get(d)) for d in domains},
+             **with_ci("SR", r, "sr"), **with_ci("weighted", r, "weighted"),
              "SR supported": _pct(r.sr_supported.get("overall")), "SR proven": _pct(r.sr_proven.get("overall")),
              **{f"SR {level}": _pct(value) for level, value in r.sr_per_level.items()}}
             for r in rows if r.round == round_]

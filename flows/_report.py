@@ -12,6 +12,7 @@ from pathlib import Path
 
 from cua import write_atomic
 
+from ._error_bars import COMPARISON_NOTE, INTERVAL_NOTE, Comparison, comparisons, shown_records
 from ._results import (
     DOMAINS,
     SCORING_NOTE,
@@ -21,6 +22,7 @@ from ._results import (
     by_commenter_mode_table,
     cell_figures,
     by_cua_table,
+    interval_records,
     markdown_table,
     pass_counts,
     scoring_table,
@@ -53,8 +55,13 @@ def write_plot(run_dir: Path, rows: list[TableRow]) -> Path | None:
         label = " / ".join(key)
         for axis, metric in zip(axes, ("fc", "sr")):
             values = [100 * (getattr(p, metric)["overall"] or 0) for p in points]
-            axis.plot(rounds, values, marker="o", label=label)
-    for axis, title in zip(axes, ("Function completeness (FC, %)", "CUA success rate (SR, %)")):
+            line, = axis.plot(rounds, values, marker="o", label=label)
+            # the 95 % interval of each point as a band (a results file from before intervals has none)
+            bands = [getattr(p, f"{metric}_ci95").get("overall") for p in points]
+            if all(bands):
+                axis.fill_between(rounds, [100 * b[0] for b in bands], [100 * b[1] for b in bands],
+                                  color=line.get_color(), alpha=0.15, linewidth=0)
+    for axis, title in zip(axes, ("Function completeness (FC, %, 95 % band)", "CUA success rate (SR, %, 95 % band)")):
         axis.set_title(title)
         axis.set_xlabel("round")
         axis.set_ylim(0, 100)
@@ -99,9 +106,19 @@ def _table_html(rows: list[TableRow]) -> str:
 def _records_html(records: list[dict], note: str) -> str:
     if not records:
         return ""
+    records = shown_records(records)  # each `X_ci95` printed after its figure in column X
     head = "".join(f"<th>{_e(column)}</th>" for column in records[0])
     body = "".join("<tr>" + "".join(f"<td>{_e(value)}</td>" for value in record.values()) + "</tr>" for record in records)
     return f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table><p class=note>{note}</p>'
+
+
+def _comparisons_html(found: list[Comparison]) -> str:
+    """The paired comparisons, one sentence each, under what each pair shares."""
+    if not found:
+        return ""
+    items = "".join(f"<li>{_e(comparison.context)} — <b>{_e(comparison.compared)} vs {_e(comparison.baseline)}</b>: "
+                    f"{_e(comparison.summary())}</li>" for comparison in found)
+    return f'<h2>Paired comparisons of SR</h2><ul class="comparisons">{items}</ul><p class=note>{_e(COMPARISON_NOTE)}</p>'
 
 
 def _usage_html(usage: dict) -> str:
@@ -202,7 +219,9 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
     document = (
         f"<!doctype html><html><head><meta charset=utf-8><title>AUI loop — {_e(run_dir.name)}</title>"
         f"<style>{_STYLE}{VARIATION_STYLE}</style></head><body><h1>AUI loop report: {_e(run_dir.name)}</h1>{offline}"
-        f"<h2>Results (paper Table 3 shape)</h2>{_table_html(rows)}<h2>By CUA</h2>{by_cua}"
+        f"<h2>Results (paper Table 3 shape)</h2>{_table_html(rows)}"
+        f"<h3>With 95 % intervals</h3>{_records_html(interval_records(rows), _e(INTERVAL_NOTE))}"
+        f"{_comparisons_html(comparisons(results))}<h2>By CUA</h2>{by_cua}"
         + (f"<h2>By commenter mode</h2>{by_commenter}" if by_commenter else "")
         + f"<h2>Scoring: weighted score, SR per level, repeats</h2>{_records_html(scoring_table(rows), _e(SCORING_NOTE))}"
         + variation_section_html(variation_rows(results), results)

@@ -18,14 +18,31 @@ import csv
 import io
 import json
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from apps_prompts import LEVELS, Domain
 from cua import write_atomic
 from verifier import CheckOutcome
+
+from ._error_bars import (
+    COMPARISON_NOTE,
+    ERROR_BARS,
+    INTERVAL_NOTE,
+    Comparison,
+    TaskTally,
+    cell_intervals,
+    comparisons,
+    percent,
+    rate_interval,
+    rounded,
+    shown_records,
+    task_tallies,
+    with_interval,
+)
 
 DOMAINS = [d.value for d in Domain]
 
@@ -173,6 +190,21 @@ class TableRow(BaseModel):
                                                   "('none': tasks without a level); only levels with tasks.")
     sr_repeats: list[float] = Field(default_factory=list, description="Overall SR of each repeat (repeat 0 first).")
     weighted_repeats: list[float] = Field(default_factory=list, description="Overall weighted score of each repeat.")
+    # Each figure's 95 % interval beside it, per domain: [low, high] as fractions (6 digits), None where the figure is
+    # None; empty in a results file from before intervals. See `flows._error_bars` for which interval and over what.
+    fc_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description="FC's 95 % interval (Wilson, all tasks).")
+    sr_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
+        "SR's 95 % interval over all tasks (Wilson; with repeats, the bootstrap over tasks)."))
+    sr_supported_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
+        "SR (supported)'s 95 % interval over the tasks with a valid checker."))
+    fc_proven_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description="FC proven's 95 % interval.")
+    sr_proven_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
+        "SR (proven)'s 95 % interval over the tasks with a proven checker."))
+    weighted_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
+        "The weighted score's 95 % interval (Wilson with Kish's effective n; with repeats, the bootstrap over tasks)."))
+    sr_per_level_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
+        "SR per level's 95 % interval over the level's tasks."))
+    _tallies: dict[str, list[TaskTally]] = PrivateAttr(default_factory=dict)  # per domain; pooled tables need them
 
     @property
     def track_key(self) -> tuple[str, str, str, str]:
@@ -244,6 +276,11 @@ def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None =
                 spread[1] += 1
                 spread[2] += weight * task.passed
                 spread[3] += weight
+    tallies: dict[tuple, dict[str, list[TaskTally]]] = defaultdict(lambda: defaultdict(list))
+    for result in results:
+        for tally in task_tallies(result, weights):
+            for domain in (result.domain, "overall"):
+                tallies[(*result.track_key, result.round)][domain].append(tally)
     rows = []
     for key, by_domain in sorted(cells.items()):
         coder, cua, mode, commenter_mode, round_ = key
@@ -263,11 +300,20 @@ def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None =
         levels = {level: (by_level[key][level][0] / by_level[key][level][1] if by_level[key][level][1] else None)
                   for level in [*LEVELS, "none"] if level in by_level[key]}
         repeats = [by_repeat[key][r] for r in sorted(by_repeat[key])]
-        rows.append(TableRow(coder=coder, cua=cua, mode=mode, commenter_mode=commenter_mode or None, round=round_,
-                             fc=fc, sr=sr, sr_supported=supported, fc_proven=fc_proven, sr_proven=sr_proven,
-                             tasks=tasks, proven_tasks=proven_tasks, weighted=score, sr_per_level=levels,
-                             sr_repeats=[p / n if n else 0.0 for p, n, _, _ in repeats],
-                             weighted_repeats=[wp / w if w else 0.0 for _, _, wp, w in repeats]))
+        intervals = {domain: cell_intervals(tallies[key].get(domain, [])) for domain in [*DOMAINS, "overall"]}
+        figures = {f"{figure}_ci95": {domain: rounded(intervals[domain][figure]) for domain in intervals}
+                   for figure in ("fc", "sr", "sr_supported", "fc_proven", "sr_proven", "weighted")}
+        overall = tallies[key]["overall"]
+        level_intervals = {level: rounded(rate_interval(((t.app_id, t.task_id), t.passed, t.rollouts)
+                                                        for t in overall if t.level == level)) for level in levels}
+        row = TableRow(coder=coder, cua=cua, mode=mode, commenter_mode=commenter_mode or None, round=round_,
+                       fc=fc, sr=sr, sr_supported=supported, fc_proven=fc_proven, sr_proven=sr_proven,
+                       tasks=tasks, proven_tasks=proven_tasks, weighted=score, sr_per_level=levels,
+                       sr_repeats=[p / n if n else 0.0 for p, n, _, _ in repeats],
+                       weighted_repeats=[wp / w if w else 0.0 for _, _, wp, w in repeats],
+                       sr_per_level_ci95=level_intervals, **figures)
+        row._tallies = {domain: list(found) for domain, found in tallies[key].items()}
+        rows.append(row)
     return rows
 
 
@@ -324,6 +370,8 @@ class CuaCell(BaseModel):
     sr: float | None
     fc: float | None
     tasks: int
+    sr_ci95: list[float] | None = Field(default=None, description="SR's 95 % interval, fractions.")
+    fc_ci95: list[float] | None = Field(default=None, description="FC's 95 % interval, fractions.")
 
     def __str__(self) -> str:
         return f"{_pct(self.sr)} ({_pct(self.fc)})"
@@ -335,9 +383,13 @@ def by_cua_table(rows: list[TableRow]) -> list[dict]:
     grouped: dict[tuple, dict[str, CuaCell]] = {}
     for row in rows:
         key = (row.coder, row.mode, _commenter(row.commenter_mode), row.round)
-        grouped.setdefault(key, {})[row.cua] = CuaCell(sr=row.sr["overall"], fc=row.fc["overall"], tasks=row.tasks["overall"])
+        grouped.setdefault(key, {})[row.cua] = CuaCell(sr=row.sr["overall"], fc=row.fc["overall"], tasks=row.tasks["overall"],
+                                                       sr_ci95=row.sr_ci95.get("overall"), fc_ci95=row.fc_ci95.get("overall"))
     return [{"coder": coder, "mode": mode, "commenter": commenter, "round": round_,
-             **{cua: str(cells[cua]) if cua in cells else "–" for cua in cuas}}
+             **{cua: str(cells[cua]) if cua in cells else "–" for cua in cuas},
+             # each cell's two intervals beside it, in % like the cell ("<cua> SR_ci95", "<cua> FC_ci95")
+             **{f"{cua} {figure}_ci95": percent(getattr(cells[cua], f"{figure.lower()}_ci95"))
+                for cua in cuas if cua in cells for figure in ("SR", "FC")}}
             for (coder, mode, commenter, round_), cells in sorted(grouped.items())]
 
 
@@ -366,23 +418,66 @@ def by_commenter_mode_table(rows: list[TableRow], usage: dict | None) -> list[di
         # Counts back from each track's overall ratios (tasks × ratio is a whole number), then pooled.
         successes = sum(round((row.sr["overall"] or 0) * row.tasks["overall"]) for row in track_rows)
         valid = sum(round((row.fc["overall"] or 0) * row.tasks["overall"]) for row in track_rows)
-        cell = CuaCell(sr=_ratio(successes, tasks) if tasks else None, fc=_ratio(valid, tasks) if tasks else None, tasks=tasks)
+        # Pooled as counted: each track's task is one item of the interval (a track's id keeps the tasks apart).
+        pooled = [replace(t, app_id=f"{i}/{t.app_id}") for i, row in enumerate(track_rows)
+                  for t in row._tallies.get("overall", [])]
+        intervals = cell_intervals(pooled) if pooled else {}
+        cell = CuaCell(sr=_ratio(successes, tasks) if tasks else None, fc=_ratio(valid, tasks) if tasks else None, tasks=tasks,
+                       sr_ci95=rounded(intervals.get("sr")), fc_ci95=rounded(intervals.get("fc")))
         rounds = sorted({row.round for row in track_rows})
         used = tokens.get(mode) or {}
         total = (used.get("prompt_tokens") or 0) + (used.get("completion_tokens") or 0)
         table.append({"commenter": mode, "tracks": len(track_rows),
                       "round": (rounds[0] if len(rounds) == 1 else f"{rounds[0]}–{rounds[-1]}") if rounds else "–",
-                      "tasks": tasks, "SR (FC)": str(cell), "tokens (K)": round(total / 1000, 1), "tokens": total})
+                      "tasks": tasks, "SR (FC)": str(cell), "SR_ci95": percent(cell.sr_ci95), "FC_ci95": percent(cell.fc_ci95),
+                      "tokens (K)": round(total / 1000, 1), "tokens": total})
     return table
 
 
 def _markdown(records: list[dict]) -> str:
     if not records:
         return ""
+    records = shown_records(records)
     header = list(records[0])
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(record[column]) for column in header) + " |" for record in records]
     return "\n".join(lines)
+
+
+_INTERVAL_FIGURES = ("fc", "sr", "sr_supported", "fc_proven", "sr_proven", "weighted")
+
+
+def _bounds(interval: list[float] | None) -> tuple[str, str]:
+    return ("", "") if interval is None else (f"{interval[0]:.4f}", f"{interval[1]:.4f}")
+
+
+def interval_records(rows: list[TableRow]) -> list[dict[str, str]]:
+    """Every figure of Table 3 with its 95 % interval, in %: one record per row and domain with tasks (overall last)."""
+    commenters = len({row.commenter_mode for row in rows}) > 1
+    records = []
+    for row in rows:
+        for domain in [d for d in DOMAINS if row.tasks.get(d)] + ["overall"]:
+            record = {"coder": row.coder, "CUA": row.cua, "mode": row.mode,
+                      **({"commenter": _commenter(row.commenter_mode)} if commenters else {}),
+                      "round": str(row.round), "domain": domain, "tasks": str(row.tasks.get(domain, 0))}
+            record.update({label: with_interval(_pct(getattr(row, figure).get(domain)), getattr(row, f"{figure}_ci95").get(domain))
+                           for label, figure in _INTERVAL_COLUMNS.items()})
+            records.append(record)
+    return records
+
+
+_INTERVAL_COLUMNS = {"FC": "fc", "FC proven": "fc_proven", "SR": "sr", "W": "weighted", "SR (supported)": "sr_supported",
+                     "SR (proven)": "sr_proven"}
+
+
+def interval_markdown(rows: list[TableRow]) -> str:
+    """`interval_records` as a Markdown table."""
+    return _markdown(interval_records(rows))
+
+
+def comparisons_markdown(found: list[Comparison]) -> str:
+    """The paired comparisons as a list of sentences, grouped by what each pair shares."""
+    return "\n".join(f"- {comparison.context} — {comparison.sentence()}" for comparison in found)
 
 
 def csv_table(rows: list[TableRow]) -> str:
@@ -390,7 +485,8 @@ def csv_table(rows: list[TableRow]) -> str:
     writer = csv.writer(buffer)
     # New columns go last, so readers of the first eight keep working.
     writer.writerow(["coder", "cua", "mode", "round", "domain", "tasks", "fc", "sr", "commenter_mode", "sr_supported",
-                     "fc_proven", "sr_proven", "proven_tasks", "weighted"])
+                     "fc_proven", "sr_proven", "proven_tasks", "weighted",
+                     *(f"{figure}_ci95_{end}" for figure in _INTERVAL_FIGURES for end in ("low", "high"))])
     for row in rows:
         for domain in [*DOMAINS, "overall"]:
             figures = (row.fc[domain], row.sr[domain], row.sr_supported.get(domain), row.fc_proven.get(domain),
@@ -399,7 +495,8 @@ def csv_table(rows: list[TableRow]) -> str:
             weighted = row.weighted.get(domain)
             writer.writerow([row.coder, row.cua, row.mode, row.round, domain, row.tasks[domain], fc, sr,
                              row.commenter_mode or "", supported, fc_proven, sr_proven, row.proven_tasks.get(domain, ""),
-                             "" if weighted is None else f"{weighted:.4f}"])
+                             "" if weighted is None else f"{weighted:.4f}",
+                             *(bound for figure in _INTERVAL_FIGURES for bound in _bounds(getattr(row, f"{figure}_ci95").get(domain)))])
     return buffer.getvalue()
 
 
@@ -421,8 +518,10 @@ def scoring_table(rows: list[TableRow]) -> list[dict]:
     for row in rows:
         spread = row.spread
         record = {"coder": row.coder, "cua": row.cua, "mode": row.mode, "commenter": _commenter(row.commenter_mode),
-                  "round": row.round, "SR": _pct(row.sr.get("overall")), "weighted": _pct(row.weighted.get("overall"))}
+                  "round": row.round, "SR": _pct(row.sr.get("overall")), "weighted": _pct(row.weighted.get("overall")),
+                  "SR_ci95": percent(row.sr_ci95.get("overall")), "weighted_ci95": percent(row.weighted_ci95.get("overall"))}
         record.update({f"SR {level}": _pct(row.sr_per_level.get(level)) for level in levels})
+        record.update({f"SR {level}_ci95": percent(row.sr_per_level_ci95.get(level)) for level in levels})
         if spread["repeats"] > 1:
             record.update({
                 "repeats": spread["repeats"],
@@ -451,6 +550,7 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
     rows = table_rows(results, weights)
     by_cua, by_commenter = by_cua_table(rows), by_commenter_mode_table(rows, usage)
     scoring = scoring_table(rows)
+    found = comparisons(results)
     payload = {
         "offline_roles": offline_roles or [],
         "weights": {**DEFAULT_WEIGHTS, **(weights or {})},
@@ -462,6 +562,8 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
                          "commenter_mode": r.commenter_mode, "round": r.round, "task_id": task, "passed": k, "repeats": n}
                         for r in results if r.repeats for task, (k, n) in pass_counts(r).items()],
         "best_round": {"/".join(part for part in k if part): v for k, v in best_rounds(rows).items()},
+        "comparisons": [comparison.model_dump() for comparison in found],
+        "error_bars": ERROR_BARS,
         "apps": [r.model_dump() for r in results],
         "usage": usage or {},
     }
@@ -474,7 +576,11 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
         payload["variations"] = [row.model_dump() for row in varied]
     write_atomic(run_dir / "results.json", json.dumps(payload, indent=1, sort_keys=True).encode())
     write_atomic(run_dir / "results.csv", csv_table(rows).encode())
-    sections = [markdown_table(rows), "", "SR (FC) per CUA, % (paper Table 4 shape):", "", _markdown(by_cua)]
+    sections = [markdown_table(rows), "", "The same figures with their 95 % intervals, %:", "", interval_markdown(rows), "",
+                INTERVAL_NOTE]
+    if found:
+        sections += ["", "Paired comparisons of SR on the same tasks:", "", comparisons_markdown(found), "", COMPARISON_NOTE]
+    sections += ["", "SR (FC) per CUA, % (paper Table 4 shape):", "", _markdown(by_cua)]
     if by_commenter:
         sections += ["", "Per commenter mode: SR (FC) pooled over its tracks' last rounds, and commenter tokens (paper Table 5 shape):", "",
                      _markdown(by_commenter)]
@@ -508,6 +614,10 @@ class RunResults(BaseModel):
                                              "last invocation ran and reused from the cache (`flows._cache`).")
     variations: list[dict] = Field(default_factory=list, description="Reliability across variations per track and "
                                    "round (`flows._variation_table.VariationRow`); empty without other variations.")
+    comparisons: list[Comparison] = Field(default_factory=list, description="Paired comparisons of SR on the same tasks "
+                                          "(`flows._error_bars`): rounds of a track, tracks that differ in one setting.")
+    error_bars: dict = Field(default_factory=dict, description="Which interval and test each `_ci95` field and "
+                             "comparison uses (`flows._error_bars.ERROR_BARS`); empty in a run from before them.")
 
 
 def read_results(run_dir: Path | str) -> RunResults:

@@ -9,6 +9,9 @@ valid checker are rolled out), a model agent is counted from one step per rollou
 at once) to `max_steps`, and the commenter from no failure to every rollout failing. Tokens per
 call are rough per-role figures (`TOKENS_PER_CALL`, from the prompts' sizes and the apps'), so
 the cost range is an order of magnitude to plan with, priced from the model registry.
+
+Its size also bounds what a run can show: `describe_power` says how small a difference in SR
+between two rounds or tracks it can still tell from noise (`flows._intervals`).
 """
 
 from __future__ import annotations
@@ -64,6 +67,25 @@ class RunSize(BaseModel):
         if any(r.cost_low_usd is None for r in self.by_role.values()):
             return None
         return (sum(r.cost_low_usd for r in self.by_role.values()), sum(r.cost_high_usd for r in self.by_role.values()))
+
+    @property
+    def detectable_difference(self) -> float | None:
+        """The smallest SR difference between two rounds (or two tracks) of this run a 95 % test detects with 80 %
+        power (`flows._intervals.minimum_detectable_difference` over the tasks a round judges); None without tasks."""
+        from ._intervals import minimum_detectable_difference
+
+        return minimum_detectable_difference(self.tasks) if self.tasks else None
+
+    def describe_power(self) -> str:
+        """What the run's size can tell apart, e.g. "with 103 tasks per round, a change in SR smaller than ≈ 19.5
+        points …" — the bound of two independent rates at 50 %, the worst case; pairing the same tasks does better."""
+        difference = self.detectable_difference
+        if difference is None:
+            return "no tasks: nothing to compare"
+        repeats = f" (the {self.repeats} repeats average out rollout noise, not the choice of tasks)" if self.repeats > 1 else ""
+        return (f"with {self.tasks} task(s) per round{repeats}, a change in SR smaller than ≈ {100 * difference:.1f} points "
+                "between two rounds or tracks may not be told from noise (95 %, 80 % power; the two-proportion bound "
+                "at SR 50 %; pairing the same tasks detects less when few of them change)")
 
     def describe(self) -> str:
         line = (f"run size: {self.apps} app(s), {self.tasks} task(s), {self.tracks_per_app} track(s) per app, "

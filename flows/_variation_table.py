@@ -18,6 +18,7 @@ from collections import defaultdict
 
 from pydantic import BaseModel, Field
 
+from ._error_bars import rate_interval, rounded, with_interval
 from ._results import AppRoundResult, TaskOutcome
 
 GAP_FACTOR = 2.0
@@ -35,6 +36,11 @@ class VariationRow(BaseModel):
     repeats: int = 1
     sr: dict[str, float | None] = Field(description="SR over the common tasks, every repeat pooled.")
     sr_kept: dict[str, float | None] = Field(description="SR over each variation's own kept tasks, every repeat pooled.")
+    sr_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
+        "SR's 95 % interval over the common tasks, [low, high] fractions (Wilson; with repeats, the bootstrap over "
+        "tasks: `flows._error_bars`)."))
+    sr_kept_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
+        "SR (kept)'s 95 % interval over the variation's own kept tasks."))
     kept: dict[str, int] = Field(default_factory=dict, description="Tasks each variation kept (over apps).")
     excluded: dict[str, int] = Field(default_factory=dict, description="Tasks each variation's proof excluded (over apps).")
     sr_repeats: dict[str, list[float]] = Field(default_factory=dict, description="SR over the common tasks per repeat.")
@@ -87,6 +93,9 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
     passed = defaultdict(lambda: defaultdict(int))        # variation → repeat → passes over common tasks
     counted = defaultdict(lambda: defaultdict(int))       # variation → repeat → common tasks
     passed_kept, counted_kept = defaultdict(int), defaultdict(int)
+    # variation → (app, task) → [passes, rollouts]: the items of each figure's interval
+    per_task_common: dict[str, dict[tuple, list[int]]] = defaultdict(dict)
+    per_task_kept: dict[str, dict[tuple, list[int]]] = defaultdict(dict)
     kept, excluded, rollouts, failures = defaultdict(int), defaultdict(int), defaultdict(int), defaultdict(int)
     modes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     by_app: dict[str, dict[str, float | None]] = {}
@@ -117,6 +126,9 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
                     rollouts[name] += 1
                     passed_kept[name] += task.passed
                     counted_kept[name] += 1
+                    _add(per_task_kept[name], (result.app_id, task.task_id), task.passed)
+                    if task.task_id in common:
+                        _add(per_task_common[name], (result.app_id, task.task_id), task.passed)
                     failures[name] += not task.passed
                     for failure in task.failure_modes:
                         modes[name][failure] += 1
@@ -142,7 +154,8 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
         sr_repeats=sr_repeats, rollouts={name: rollouts[name] for name in names},
         failures={name: failures[name] for name in names},
         failure_modes={name: dict(modes[name]) for name in names}, by_app=by_app, by_app_n=by_app_n,
-        errors=errors)
+        errors=errors, sr_ci95={name: _interval(per_task_common[name]) for name in names},
+        sr_kept_ci95={name: _interval(per_task_kept[name]) for name in names})
     if values:
         median = statistics.median(values)
         row.mean, row.std = statistics.fmean(values), statistics.pstdev(values)
@@ -152,6 +165,16 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
         row.std_within = statistics.fmean(within)
         row.reliability_gap = row.std > GAP_FACTOR * row.std_within if row.std is not None else None
     return row
+
+
+def _add(tasks: dict[tuple, list[int]], key: tuple, passed: bool) -> None:
+    entry = tasks.setdefault(key, [0, 0])
+    entry[0] += passed
+    entry[1] += 1
+
+
+def _interval(tasks: dict[tuple, list[int]]) -> list[float] | None:
+    return rounded(rate_interval((key, k, n) for key, (k, n) in tasks.items()))
 
 
 def _pooled(passed: dict[int, int], counted: dict[int, int]) -> float | None:
@@ -164,7 +187,8 @@ VARIATION_NOTE = (
     "variant kept; a variant excludes a task its proof shows it breaks), every repeat pooled; 'kept' is each variation's "
     "SR over its own kept tasks. Across variations: mean, population std, MAD (median absolute deviation) and min–max; "
     "within: the std across repeats, averaged over variations. Gap = std across > 2 × std within (OpenApps' rule of "
-    "thumb; '?' with one repeat). Failure modes count rollouts (all repeats) showing each mode.")
+    "thumb; '?' with one repeat). Failure modes count rollouts (all repeats) showing each mode. [low, high]: the SR's "
+    "95 % interval over the same tasks (Wilson; with repeats, a bootstrap over tasks with the repeats inside).")
 
 
 def _pct(value: float | None) -> str:
@@ -185,7 +209,8 @@ def variation_markdown(rows: list[VariationRow]) -> str:
         header = ["variation", "SR (common)", "SR (kept)", "kept", "excluded", "rollouts", "failed", *modes]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for name in row.variations:
-            cells = [name, _pct(row.sr.get(name)), _pct(row.sr_kept.get(name)), str(row.kept.get(name, 0)),
+            cells = [name, with_interval(_pct(row.sr.get(name)), row.sr_ci95.get(name)),
+                     with_interval(_pct(row.sr_kept.get(name)), row.sr_kept_ci95.get(name)), str(row.kept.get(name, 0)),
                      str(row.excluded.get(name, 0)), str(row.rollouts.get(name, 0)), str(row.failures.get(name, 0)),
                      *(str(row.failure_modes.get(name, {}).get(mode, 0)) for mode in modes)]
             lines.append("| " + " | ".join(cells) + " |")

@@ -37,6 +37,11 @@ def pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
+def interval(bounds: list[float] | None) -> str:
+    """A 95 % interval of results.json (fractions) in %: "[47.6, 66.4]"; "" without one (a run from before them)."""
+    return "" if not bounds else f"[{100 * bounds[0]:.1f}, {100 * bounds[1]:.1f}]"
+
+
 def file_url(run: Run, relative: str | None) -> str | None:
     """The URL of a file of the run, or None if it is not there (the page says so).
 
@@ -83,7 +88,15 @@ def _track_rows(run: Run) -> list[dict]:
 
 def _figures(row: TableRow, domain: str = "overall") -> dict:
     return {"fc": pct(row.fc.get(domain)), "fc_proven": pct(row.fc_proven.get(domain)), "sr": pct(row.sr.get(domain)),
-            "sr_proven": pct(row.sr_proven.get(domain)), "tasks": row.tasks.get(domain, 0)}
+            "sr_proven": pct(row.sr_proven.get(domain)), "tasks": row.tasks.get(domain, 0),
+            "fc_ci": interval(row.fc_ci95.get(domain)), "sr_ci": interval(row.sr_ci95.get(domain)),
+            "weighted": pct(row.weighted.get(domain)), "weighted_ci": interval(row.weighted_ci95.get(domain))}
+
+
+def _comparisons(run: Run) -> list[dict]:
+    """The run's paired comparisons of SR (results.json), as sentences under what each pair shares."""
+    return [{"context": c.context, "pair": f"{c.compared} vs {c.baseline}", "summary": c.summary(), "p": c.p_value}
+            for c in (run.results.comparisons if run.results else [])]
 
 
 def runs_page(index: RunIndex) -> dict:
@@ -137,7 +150,7 @@ def run_page(run: Run, settings: ViewerSettings) -> dict:
     return {"run": run, "apps": apps, "table": table, "rounds": run.rounds, "usage": _usage_rows(run),
             "model_calls": _model_calls(run), "progress": label_progress(run, settings.who), "first_trajectory": first,
             "report": file_url(run, "report.html"), "agreement": _agreement(run), "variations": variations,
-            "variation_problems": variation_problems, "gap_rule": GAP_RULE}
+            "variation_problems": variation_problems, "gap_rule": GAP_RULE, "comparisons": _comparisons(run)}
 
 
 def _agreement(run: Run) -> list[dict]:

@@ -133,6 +133,7 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     mode = "OFFLINE providers (no model endpoint)" if config.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
     console.print(escape(size.describe()), soft_wrap=True)
+    console.print(escape(size.describe_power()), soft_wrap=True, highlight=False)
     if config.reuse_stale:
         console.print("[yellow]--reuse-stale[/]: cached stage results are reused even where the code that made them "
                       "has changed since")
@@ -175,6 +176,11 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     rows = table_rows(results, config.weights)
     console.print(results_table(rows, width=console.width))
     console.print(levels_table(rows))
+    from .._error_bars import comparisons
+    from ._error_bars import interval_table, print_comparisons
+
+    console.print(interval_table(rows))
+    print_comparisons(console, comparisons(results))
     from .._budget import budget_line
     from .._variation_table import variation_rows
     from ._variations import variation_table
@@ -371,7 +377,8 @@ def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML 
 
 
 def report(run_dir: Path = typer.Argument(..., help="A run folder with results.json.")) -> None:
-    """Rebuild results.md/.csv, the plot and report.html from a run's results.json."""
+    """Rebuild results.md/.csv, the plot and report.html from a run's results.json; print the overall figures with
+    their 95 % intervals and the paired comparisons of SR."""
     from .._report import write_report
     from .._results import read_results, write_results
 
@@ -382,9 +389,13 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
     rows = write_results(run_dir, data.apps, usage=data.usage, offline_roles=data.offline_roles, weights=data.weights,
                          cache=data.cache or None)
     out = write_report(run_dir, rows, data.apps, data.offline_roles, data.usage)
+    from .._error_bars import comparisons
     from .._variation_table import variation_rows
+    from ._error_bars import interval_table, print_comparisons
     from ._variations import variation_table
 
+    console.print(interval_table(rows))
+    print_comparisons(console, comparisons(data.apps))
     if varied := variation_rows(data.apps):
         console.print(variation_table(varied, width=console.width))
     console.print(f"report: {out}")

@@ -53,7 +53,9 @@ def test_fc_proven_and_sr_proven_are_pooled_over_tasks():
     assert row.proven_tasks["overall"] == 3
     assert tool.fc_proven == 0.5
     header, first = csv_table([row]).splitlines()[:2]
-    assert header.endswith("sr_supported,fc_proven,sr_proven,proven_tasks,weighted")  # new columns go last
+    # new columns go last: the proven figures and the weighted score, then the 95 % intervals
+    assert "sr_supported,fc_proven,sr_proven,proven_tasks,weighted,fc_ci95_low," in header
+    assert header.endswith(",weighted_ci95_low,weighted_ci95_high")
     assert "overall FC/FCp/SR/W" in markdown_table([row]) and "83.3 / 50.0 / 50.0 / 50.0" in markdown_table([row])
 
 

@@ -162,3 +162,25 @@ async def test_the_variation_tables_are_published_to_prefect_with_a_link_to_the_
     data = json.loads(table.data) if isinstance(table.data, str) else table.data
     assert data == variation_round_table(rows, 0)
     assert f"{config.viewer_url.rstrip('/')}/runs/varied-run#variations" in table.description
+
+
+def test_each_variations_sr_has_its_interval_over_the_same_tasks_in_results_json_and_results_md(tmp_path):
+    """Round 0's common tasks are alpha t1, t2 and beta u1, u2, each rolled out twice with the same outcome: the
+    interval is the bootstrap over those 4 tasks (in app, task order), each with its 2 repeats — not over 8 rollouts."""
+    from flows import bootstrap_ratio_interval, write_results
+    from flows._variation_table import variation_markdown
+
+    (first, _) = variation_rows(variation_results())
+    for name, passes in {"default": [2, 2, 2, 0], "dark": [2, 0, 2, 0], "adversarial": [0, 2, 2, 2]}.items():
+        low, high = bootstrap_ratio_interval(passes, [2, 2, 2, 2])
+        assert first.sr_ci95[name] == [round(low, 6), round(high, 6)], name
+    # popup: only alpha's t1, t2 (beta's popup could not be made), failing in every repeat. The bootstrap would say
+    # [0, 0]; every repeat agreeing, the run holds 2 tasks' worth of evidence: Wilson's 0 of 2, high z² / (2 + z²)
+    assert first.sr_ci95["popup"] == [0.0, round(1.959964 ** 2 / (2 + 1.959964 ** 2), 6)]
+    # kept: adversarial kept t1, t2 (alpha) and u1, u2 (beta) → the same four tasks as its common ones
+    assert first.sr_kept_ci95["adversarial"] == first.sr_ci95["adversarial"]
+    write_results(tmp_path, variation_results())
+    stored = json.loads((tmp_path / "results.json").read_text())["variations"][0]
+    assert stored["sr_ci95"] == first.sr_ci95
+    low, high = first.sr_ci95["default"]
+    assert f"| default | 75.0 [{100 * low:.1f}, {100 * high:.1f}] |" in variation_markdown([first])

@@ -58,6 +58,19 @@ def test_a_run_larger_than_max_rollouts_needs_yes_and_its_printed_size_is_what_i
     rolled_out = sum(1 for app in payload["apps"] for task in app["tasks"] if task["trajectory"])
     assert f"at most {rolled_out} rollouts" in size_line, (size_line, rolled_out)
     assert "no model calls (offline providers)" in size_line
+    power_line = next(line for line in ran.stdout.splitlines() if line.startswith("with "))
+    assert f"with {rolled_out} task(s) per round, a change in SR smaller than ≈ " in power_line, power_line
+
+
+def test_the_size_says_the_smallest_difference_in_sr_the_run_can_tell_from_noise():
+    # (z_0.975 + z_0.8) · √(0.5 / n): 103 tasks → 2.801585 · 0.0696733 = 19.5 points; 4 × the tasks halves it
+    config = make_config({"rounds": 2})
+    size = run_size(config, {"a": 50, "b": 53})
+    assert size.detectable_difference == pytest.approx(0.195195, abs=1e-6)
+    assert size.describe_power().startswith("with 103 task(s) per round, a change in SR smaller than ≈ 19.5 points")
+    assert "95 %, 80 % power" in size.describe_power()
+    repeated = run_size(make_config({"rounds": 2, "repeats": 3}), {"a": 206, "b": 206})
+    assert "≈ 9.8 points" in repeated.describe_power() and "3 repeats" in repeated.describe_power()
 
 
 def test_model_calls_and_cost_are_bounded_from_both_sides(tmp_path):

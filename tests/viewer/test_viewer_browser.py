@@ -54,6 +54,24 @@ async def test_a_run_page_shows_its_config_and_label_progress(served, viewer_roo
     assert f"/ {total}" in await page.locator("#label-progress").inner_text()
 
 
+async def test_a_run_page_shows_each_figures_95_percent_interval_and_the_paired_comparisons(served, viewer_roots,
+                                                                                               browser_page):
+    page = browser_page
+    results = read_results(viewer_roots["good"])
+    await page.goto(f"{served.base}/runs/{RUN}")
+    for index, row in enumerate(results.table):  # each round's overall cell: its FC, SR and weighted intervals
+        cell = page.locator("table.figures tbody tr").nth(index).locator('span.cell[data-domain="overall"] .ci')
+        low, high = row.sr_ci95["overall"]
+        assert f"SR [{100 * low:.1f}, {100 * high:.1f}]" in await cell.inner_text()
+    comparisons = await page.locator("#comparisons").inner_text()
+    (comparison,) = results.comparisons  # one track, rounds 0 and 1
+    assert f"round 1 vs round 0: {comparison.summary()}" in comparisons
+    await page.goto(served.base + "/")
+    card = await page.locator(f'section.run-card[data-run="{RUN}"]').inner_text()
+    low, high = results.table[0].sr_ci95["overall"]
+    assert f"{100 * results.table[0].sr['overall']:.1f} [{100 * low:.1f}, {100 * high:.1f}]" in card
+
+
 async def test_an_app_shows_its_versions_feedback_diff_and_task_grid(served, viewer_roots, browser_page):
     page = browser_page
     results = read_results(viewer_roots["good"])
