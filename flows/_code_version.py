@@ -153,7 +153,8 @@ def _disk_cache() -> dict:
 
 
 def _cache_path() -> Path:
-    return Path(os.environ.get("AUI_CACHE_DIR") or PROJECT_ROOT / ".cache") / "code-dependencies.json"
+    # Beside the checkout it describes (not in the model call cache, AUI_CACHE_DIR, whose files are calls).
+    return PROJECT_ROOT / ".cache" / "code-dependencies.json"
 
 
 def _save_disk_cache() -> None:
