@@ -118,7 +118,10 @@ async def propose_tasks(*, run: RunContext, app_id: str, proposer: str, tasks_fi
                           tasks_file=run.file(tasks_file) if tasks_file else None)
     data = json.dumps([t.model_dump(mode="json") for t in tasks], indent=1)
     file = run.write(Path("apps", app_id, f"tasks-{slug(proposer)}.json"), data)
-    return TasksRef(app_id=app_id, file=file, count=len(tasks), offline=proposer == "offline")
+    from ._offline_roles import is_offline_provider
+
+    offline = tasks_file is not None or is_offline_provider("proposer", proposer, client.registry if client else None)
+    return TasksRef(app_id=app_id, file=file, count=len(tasks), offline=offline)
 
 
 @task(cache_policy=stage_cache("verify"), persist_result=True, task_run_name="verify {app_id} r{round}", **MODEL_RETRIES)
