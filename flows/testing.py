@@ -116,7 +116,8 @@ class ScriptedRoles:
                                                     "judge", "detector")},
             "models": [
                 {"name": "scripted", "provider": "openai-compatible", "model": "scripted-model",
-                 "base_url": server.base_url, "api_key": "sk-scripted", "timeout_s": 60, "max_retries": 1,
+                 # a time limit a loaded machine meets: a call timed out and sent again would be counted twice
+                 "base_url": server.base_url, "api_key": "sk-scripted", "timeout_s": 120, "max_retries": 1,
                  "prices": {"input_usd_per_1m": 1.0, "output_usd_per_1m": 2.0}},
                 {"name": "offline", "provider": "offline"},
             ],
