@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ._config import ConfigError, ExperimentConfig
-from ._offline_roles import offline_coders
+from ._offline_roles import is_offline_provider, offline_coders, role_players, run_registry
 
 if TYPE_CHECKING:
     from llm import ModelConfig
@@ -99,8 +99,6 @@ def _check_task_counts(config: ExperimentConfig, app_ids: list[str]) -> None:
 
 def _check_judge_checks(config: ExperimentConfig, app_ids: list[str]) -> None:
     """A `flow` check reads the dashboard: only a model judge can; offline it is refused now, not after the rollouts."""
-    from ._offline_roles import is_offline_provider, run_registry
-
     registry = run_registry(config)
     if not is_offline_provider("judge", config.judge, registry) or (
             config.tasks_file is None and not is_offline_provider("proposer", config.proposer, registry)):
@@ -167,8 +165,6 @@ _FIELD_OF_ROLE = {"coder": "coders", "proposer": "proposer", "verifier": "verifi
 
 def _check_models(config: ExperimentConfig) -> dict[str, ModelConfig]:
     """The model entries the run will call (by name), after checking each exists and can be configured."""
-    from ._offline_roles import role_players
-
     # The roles the run uses that a model plays (a tasks file wins over any proposer); a name the registry does not
     # know is among them, and refused below naming its field.
     wanted: list[tuple[str, str]] = [(_FIELD_OF_ROLE[player.role], player.name) for player in role_players(config)

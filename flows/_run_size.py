@@ -18,6 +18,7 @@ import math
 from pydantic import BaseModel, Field
 
 from ._config import ExperimentConfig
+from ._offline_roles import is_offline_provider, run_registry
 
 # (prompt tokens, completion tokens) per call, low and high, per role. Rough on purpose; see above.
 TOKENS_PER_CALL: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
@@ -87,8 +88,6 @@ def tasks_per_app(config: ExperimentConfig, app_ids: list[str]) -> dict[str, int
     """How many tasks each app will have: its tasks file entry, its spec's tasks, or `tasks_per_app` proposed."""
     from apps_prompts import load_apps, load_tasks_file
 
-    from ._offline_roles import is_offline_provider, run_registry
-
     if config.tasks_file is not None:
         return {app_id: len(load_tasks_file(config.tasks_file, app_id)) for app_id in app_ids}
     if not is_offline_provider("proposer", config.proposer, run_registry(config)):
@@ -115,8 +114,6 @@ def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
     # One verification per app version: a first version per coder, then one per track and round.
     verifier_calls = batches * (len({t.coder for t in tracks}) + len(tracks) * config.rounds)
     calls: dict[str, tuple[str, int, int]] = {}
-    from ._offline_roles import is_offline_provider, run_registry
-
     registry = run_registry(config)
 
     def by_model(role: str, name: str) -> bool:
