@@ -33,7 +33,7 @@ from ._models import (
     TaskCategory,
     slugify,
 )
-from ._proposer import ProposerError, get_proposer, propose_tasks
+from ._proposer import OFFLINE_PROPOSERS, ProposerError, get_proposer, propose_tasks
 from ._proposer_files import TasksFileError, load_tasks_file
 from ._schema import app_spec_json_schema
 
@@ -42,6 +42,7 @@ __all__ = [
     "CHECK_KINDS",
     "LEGACY_LEVELS",
     "LEVELS",
+    "OFFLINE_PROPOSERS",
     "AnswerCheck",
     "AnswerMatch",
     "Check",

@@ -326,6 +326,8 @@ def _item_count(text: str) -> int:
 
 
 _FACTORIES = {"offline": OfflineTaskProposer}
+OFFLINE_PROPOSERS = tuple(_FACTORIES)
+"""The proposers that call no model, by name (any other name is a model role or name of the registry)."""
 
 
 def get_proposer(

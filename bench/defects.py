@@ -6,9 +6,11 @@
    defect bound to a reference-solution step, proven on the page or dropped with its reason →
    `injections_proven` / `injections_attempted`, per type too; then the labelled dataset (each
    proven defect rolled out by the solution-following agent, beside its task on the defect-free app).
-2. `aui defects eval --detector offline` (the rule-based baseline) and `--detector commenter` (the
-   offline commenter's findings mapped to tuples) on that dataset: Accuracy, Recall-D, Recall-N
-   overall and per type (fractions), and the tuples scored.
+2. `aui defects eval --detector offline` (the rule-based baseline, reference-assisted: it compares
+   with the defect-free app), `--detector offline-blind` (the same rules without it: like for like
+   with GTArena's detectors) and `--detector commenter` (the offline commenter's findings mapped to
+   tuples) on that dataset: Accuracy, Recall-D, Recall-N overall and per type (fractions), and the
+   tuples scored.
 3. Wall time of each part, and the load average at the start and the end (the machine is shared:
    times are noisy, the figures are not). With `--twice` everything runs again into a second folder
    and `repeat_identical` says whether the defect set (bytes) and every figure came out the same.
@@ -27,6 +29,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+DETECTORS = (("offline", "detector"), ("offline-blind", "blind_detector"), ("commenter", "commenter"))
+"""Each detector scored, and the prefix of its figures in the output."""
 
 
 def log(message: str) -> None:
@@ -56,9 +60,10 @@ def figures_of(run_dir: Path) -> dict:
     found = {"types_implemented": len(defect_set.types), "injections_attempted": len(defect_set.records),
              "injections_proven": len(defect_set.proven),
              "proven_per_type": {name: [proven[name], attempted[name]] for name in defect_set.types}}
-    for detector, prefix in (("offline", "detector"), ("commenter", "commenter")):
+    for detector, prefix in DETECTORS:
         metrics = DetectorMetrics.model_validate_json(metrics_path(run_dir, detector).read_bytes())
         overall = metrics.overall
+        found[f"{prefix}_reference_assisted"] = metrics.reference_assisted
         found.update({f"{prefix}_accuracy": rounded(overall.accuracy), f"{prefix}_recall_d": rounded(overall.recall_d),
                       f"{prefix}_recall_n": rounded(overall.recall_n), f"{prefix}_tuples": overall.tuples,
                       f"{prefix}_defective_tuples": overall.defective, f"{prefix}_errors": overall.errors})
@@ -81,7 +86,7 @@ def one_pass(run_dir: Path, args: argparse.Namespace) -> tuple[dict, dict]:
             inject += ["--apps", args.apps]
         aui(*inject)
         times["inject_and_rollouts_s"] = round(time.monotonic() - started, 1)
-    for detector in ("offline", "commenter"):
+    for detector, _ in DETECTORS:
         started = time.monotonic()
         aui("defects", "eval", str(run_dir), "--detector", detector)
         times[f"eval_{detector}_s"] = round(time.monotonic() - started, 1)
@@ -95,7 +100,9 @@ def main(args: argparse.Namespace) -> dict:
     first = out / "first"
     figures, times = one_pass(first, args)
     log(f"{figures['injections_proven']}/{figures['injections_attempted']} proven; offline detector accuracy "
-        f"{figures['detector_accuracy']}, Recall-D {figures['detector_recall_d']}, Recall-N {figures['detector_recall_n']}")
+        f"{figures['detector_accuracy']}, Recall-D {figures['detector_recall_d']}, Recall-N {figures['detector_recall_n']} "
+        f"(reference-assisted); blind {figures['blind_detector_accuracy']}, {figures['blind_detector_recall_d']}, "
+        f"{figures['blind_detector_recall_n']}")
     result = {"bench": "defects", "run_dir": str(first), **figures, "wall_s": times}
     if args.twice:
         second = out / "second"

@@ -22,6 +22,9 @@ _PUBLIC = {
     # the experiment
     "ExperimentConfig": "_config", "ConfigError": "_config", "RevisionMode": "_config", "load_config": "_config",
     "make_config": "_config", "check_config": "_preflight", "check_run_size": "_preflight",
+    # who plays each role, and which are offline providers (the one rule behind every "offline" label)
+    "RolePlayer": "_offline_roles", "role_players": "_offline_roles", "offline_roles": "_offline_roles",
+    "is_offline_provider": "_offline_roles",
     "RunSize": "_run_size", "run_size": "_run_size", "tasks_per_app": "_run_size",
     # the flows and the loop
     "sweep": "_sweep", "sweep_without_prefect": "_sweep", "run_tracks": "_sweep", "run_context": "_sweep",
@@ -75,6 +78,7 @@ if TYPE_CHECKING:  # what editors and type checkers see
         wilson_interval,
     )
     from ._loop import design_loop, judge_and_revise, run_track
+    from ._offline_roles import RolePlayer, is_offline_provider, offline_roles, role_players
     from ._preflight import check_config, check_run_size
     from ._refs import (
         AgentSettings,

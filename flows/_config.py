@@ -212,10 +212,13 @@ class ExperimentConfig(BaseModel):
     def _variations_have_what_they_need(self) -> ExperimentConfig:
         from perturb import needed_roles
 
+        from ._offline_roles import is_offline_provider, run_registry
+
         if self.revise_on not in self.variations:
             raise ValueError(f"revise_on {self.revise_on!r} is not one of the run's variations ({', '.join(self.variations)})")
+        registry = run_registry(self) if any("translator" in needed_roles(name) for name in self.variations) else None
         for name in self.variations:
-            if "translator" in needed_roles(name) and self.translator == "offline":
+            if "translator" in needed_roles(name) and is_offline_provider("translator", self.translator, registry):
                 raise ValueError(f"variation {name!r} translates the app's text and needs a model (`translator:`, e.g. "
                                  "the 'translator' role of configs/models.yaml); an offline run cannot translate")
         return self
@@ -259,14 +262,10 @@ class ExperimentConfig(BaseModel):
 
     @property
     def offline(self) -> bool:
-        roles = [*self.coders, self.verifier, self.proposer, self.commenter]
-        if any(name != "default" and "german" in name.split("+") for name in self.variations):
-            roles.append(self.translator)
-        if "defects" in self.feedback:
-            roles.append(self.detector)
-        from cua.policies import is_offline_policy, policies
+        """Whether every role the run uses is played by an offline provider (`flows._offline_roles`: by the registries)."""
+        from ._offline_roles import runs_offline
 
-        return all(r == "offline" for r in roles) and all(p in policies and is_offline_policy(p) for p in self.cua_policies)
+        return runs_offline(self)
 
 
 def load_config(path: Path, flags: dict[str, str] | None = None, **overrides) -> ExperimentConfig:

@@ -19,7 +19,7 @@ MAX_DEFECTS = 8
 
 async def detected_defects(run: RunContext, html: str, trajectories: list[str], detector: str) -> list[str]:
     """Statements about the defects `detector` finds in the tuples of `trajectories` (folders under the run)."""
-    from commenter.detector import TrajectoryInput, detect_trajectories, make_detector
+    from commenter.detector import OFFLINE_DETECTORS, TrajectoryInput, detect_trajectories, make_detector
     from cua import TUPLES_FILE, Trajectory, read_tuples, write_tuples
 
     from ._stages import model_client
@@ -30,8 +30,10 @@ async def detected_defects(run: RunContext, html: str, trajectories: list[str], 
         if not (path / TUPLES_FILE).is_file():  # a rollout made before tuples were kept
             write_tuples(Trajectory.load(path), path)
         inputs.append(TrajectoryInput(folder=folder, html=html))
-    client = None if detector == "offline" else model_client(run, {"detector": detector})
-    chosen = make_detector("offline" if detector == "offline" else "detector", client)
+    # a detector that calls no model by its own name; any other through the `detector` role (its registry decides:
+    # a model the registry marks offline gets the offline rules)
+    own = detector in OFFLINE_DETECTORS
+    chosen = make_detector(detector if own else "detector", None if own else model_client(run, {"detector": detector}))
     detections = await detect_trajectories(run.root, inputs, chosen)
     tuples = {(folder, item.step): item for folder in trajectories for item in read_tuples(run.root / folder)}
     statements: dict[tuple[str, str], str] = {}

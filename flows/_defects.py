@@ -1,7 +1,7 @@
 """Defect runs (GTArena's way): inject proven defects into apps, roll them out, score detectors on the tuples.
 
     defect_set = await inject_run(run_dir, app_ids=["unit-converter"], types=None, per_app=2)
-    metrics = await eval_run(run_dir, "offline")          # or "commenter", or a model role / name
+    metrics = await eval_run(run_dir, "offline")          # or "offline-blind", "commenter", a model role / name
 
 A defect run folder holds:
 
@@ -9,7 +9,8 @@ A defect run folder holds:
     apps/<app>/index.html             the app versions the defects were injected into
     dataset/<app>/<task>/…            the labelled trajectories and their tuples.jsonl (`perturb.roll_out_dataset`)
     detections-<detector>.jsonl       one answer per tuple (`commenter.detector.Detection`)
-    defect-metrics-<detector>.json    Accuracy, Recall-D, Recall-N, per type and kind, the confusion matrix
+    defect-metrics-<detector>.json    Accuracy, Recall-D, Recall-N, per type and kind, the confusion matrix, and
+                                      whether the detector compared with the defect-free app (reference_assisted)
     report.html                       the set and every detector's figures
 """
 
@@ -84,7 +85,10 @@ def app_html(run_dir: Path, app_id: str, sha256: str) -> str:
 
 
 def dataset_inputs(run_dir: Path | str):
-    """The defect run's trajectories as detector inputs: the app, its transform, the defect-free version, the task."""
+    """The defect run's trajectories as detector inputs: the app, its transform, the defect-free version, the task.
+
+    The defect-free version is offered to every detector; only one that uses it (`offline`) is then
+    reference-assisted, and its figures say so."""
     from commenter.detector import TrajectoryInput
     from perturb import DefectSet, dataset_trajectories
 
@@ -113,8 +117,8 @@ async def eval_run(run_dir: Path | str, detector: str = "offline", client=None, 
         FileNotFoundError / DefectRunError: the folder is not a defect run with its dataset.
         ValueError: a model detector without a client.
     """
-    from commenter.detector import (detect_trajectories, make_detector, metrics_path, score_detections,
-                                    write_detections)
+    from commenter.detector import (detect_trajectories, make_detector, metrics_path, reference_assisted,
+                                    score_detections, write_detections)
 
     from ._report_defects import write_defects_report
 
@@ -123,7 +127,8 @@ async def eval_run(run_dir: Path | str, detector: str = "offline", client=None, 
     chosen = make_detector(detector, client)
     detections = await detect_trajectories(run_dir, inputs, chosen, concurrency=concurrency)
     write_detections(run_dir, chosen.name, detections)
-    metrics = score_detections(chosen.name, detections, offline=chosen.offline)
+    metrics = score_detections(chosen.name, detections, offline=chosen.offline,
+                               reference_assisted=reference_assisted(chosen, inputs))
     write_atomic(metrics_path(run_dir, chosen.name), metrics.model_dump_json(indent=1).encode("utf-8"))
     write_defects_report(run_dir)
     return metrics

@@ -14,6 +14,7 @@ from cua import write_atomic
 
 from ._cache import RunCacheState, tally_for
 from ._config import ExperimentConfig
+from ._offline_roles import offline_roles, role_players
 from ._prefect_env import PROJECT_ROOT
 from ._report import write_report
 from ._results import AppRoundResult, write_results
@@ -39,11 +40,12 @@ def _git_commit() -> str | None:
 
 def _models_used(config: ExperimentConfig) -> dict:
     """Model ids, endpoints and request settings of every named model (never keys)."""
-    names = {*config.coders, config.verifier, config.proposer, config.commenter}
+    # every role the run uses that a model plays (judge, detector and translator too), and the agents' models
+    names = {player.name for player in role_players(config) if player.role != "cua" and not player.offline}
     from cua.policies import policy_model
 
     names |= {policy_model(policy, config.cua_model) for policy in config.cua_policies}
-    names -= {None, "offline"}
+    names -= {None}
     if not names:
         return {}
     from llm import load_model_registry
@@ -159,7 +161,9 @@ def write_manifest(config: ExperimentConfig, run_dir: Path, cache: RunCacheState
         "seed": config.seed,
         "seeds": {"config": config.seed, "models": {name: m["params"].get("seed") for name, m in models.items()}},
         "inputs": _input_hashes(config),
+        # Which roles offline providers played, and whether all did (`flows._offline_roles`, the rule of every label).
         "offline": config.offline,
+        "offline_roles": offline_roles(config),
         # Rollouts in flight as run (config.concurrency None: chosen from the cores or the agents' models).
         "rollout_slots": config.rollout_slots(),
         "cpu_count": os.cpu_count(),
@@ -204,15 +208,6 @@ def settings_changed(before: dict | None, now: dict) -> list[str]:
     if old_inputs.get("tasks_file") != new_inputs.get("tasks_file") and "tasks_file" in old_inputs:
         lines.append("the tasks file changed: the stages given its tasks run again")
     return lines
-
-
-def offline_roles(config: ExperimentConfig) -> list[str]:
-    roles = [role for role, name in (("coder", ",".join(config.coders)), ("proposer", config.proposer),
-                                     ("verifier", config.verifier), ("commenter", config.commenter)) if "offline" in name]
-    from cua.policies import is_offline_policy
-
-    roles += [f"cua ({policy})" for policy in config.cua_policies if is_offline_policy(policy)]
-    return roles
 
 
 def usage_summary(config: ExperimentConfig) -> dict:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ._config import ConfigError, ExperimentConfig
+from ._offline_roles import is_offline_provider, offline_coders, role_players, run_registry
 
 if TYPE_CHECKING:
     from llm import ModelConfig
@@ -64,7 +65,7 @@ def _check_apps(config: ExperimentConfig) -> list[str]:
         raise ConfigError(f"field 'app_ids': unknown app id(s) {', '.join(map(repr, unknown))} in {config.apps} "
                           f"(known: {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})")
     app_ids = list(config.app_ids) or known
-    if config.v0_dir is not None and "offline" in config.coders:
+    if config.v0_dir is not None and offline_coders(config):
         from ._sweep import apps_with_v0
 
         try:
@@ -98,8 +99,10 @@ def _check_task_counts(config: ExperimentConfig, app_ids: list[str]) -> None:
 
 def _check_judge_checks(config: ExperimentConfig, app_ids: list[str]) -> None:
     """A `flow` check reads the dashboard: only a model judge can; offline it is refused now, not after the rollouts."""
-    if config.judge != "offline" or (config.proposer != "offline" and config.tasks_file is None):
-        return
+    registry = run_registry(config)
+    if not is_offline_provider("judge", config.judge, registry) or (
+            config.tasks_file is None and not is_offline_provider("proposer", config.proposer, registry)):
+        return  # a model judges, or a model proposes the tasks (their checks are not known yet)
     from apps_prompts import load_apps, load_tasks_file
 
     specs = {spec.id: spec for spec in load_apps(config.apps).apps}
@@ -156,21 +159,16 @@ def _check_policy_options(config: ExperimentConfig) -> None:
             raise ConfigError(f"field 'cua_options.{policy}': {exc}") from None
 
 
+_FIELD_OF_ROLE = {"coder": "coders", "proposer": "proposer", "verifier": "verifier", "commenter": "commenter",
+                  "judge": "judge", "detector": "detector", "translator": "translator"}
+
+
 def _check_models(config: ExperimentConfig) -> dict[str, ModelConfig]:
     """The model entries the run will call (by name), after checking each exists and can be configured."""
-    from coder import coders
-
-    wanted: list[tuple[str, str]] = [("coders", name) for name in config.coders if name not in coders]
-    wanted += [(field, getattr(config, field)) for field in ("verifier", "commenter", "judge")
-               if getattr(config, field) != "offline"]
-    if config.proposer != "offline" and config.tasks_file is None:  # a tasks file wins over any proposer
-        wanted.append(("proposer", config.proposer))
-    from perturb import needed_roles
-
-    if config.translator != "offline" and any("translator" in needed_roles(name) for name in config.variations):
-        wanted.append(("translator", config.translator))
-    if "defects" in config.feedback and config.detector != "offline":
-        wanted.append(("detector", config.detector))
+    # The roles the run uses that a model plays (a tasks file wins over any proposer); a name the registry does not
+    # know is among them, and refused below naming its field.
+    wanted: list[tuple[str, str]] = [(_FIELD_OF_ROLE[player.role], player.name) for player in role_players(config)
+                                     if player.role != "cua" and not player.offline]
     from cua.policies import policy_model
 
     wanted += [("cua_model", model) for model in dict.fromkeys(policy_model(p, config.cua_model) for p in config.cua_policies) if model]

@@ -48,12 +48,13 @@ def _rates_row(label: str, rates) -> str:
 
 def detector_html(metrics) -> str:
     """One detector's tables: overall, per kind, per type, and the confusion matrix."""
+    from commenter.detector import REFERENCE_NOTE
+
     head = ("<tr><th></th><th>tuples</th><th>defective</th><th>normal</th><th>Accuracy %</th><th>Recall-D %</th>"
             "<th>Recall-N %</th><th>type right %</th><th>errors</th></tr>")
     rows = _rates_row("all", metrics.overall)
     rows += "".join(_rates_row(f"{kind} (+ normal)", rates) for kind, rates in metrics.by_kind.items())
     rows += "".join(_rates_row(name, rates) for name, rates in metrics.by_type.items())
-    label = f"{metrics.detector} (offline baseline)" if metrics.offline else metrics.detector
     columns = metrics.columns
     matrix = "<tr><th>truth \\ said</th>" + "".join(f"<th>{_e(c)}</th>" for c in columns) + "</tr>"
     for row in metrics.rows:
@@ -64,7 +65,8 @@ def detector_html(metrics) -> str:
             cells.append(f'<td class="{css}">{count}</td>')
         matrix += f"<tr><td>{_e(row)}</td>{''.join(cells)}</tr>"
     unknown = f" {metrics.unknown} tuple(s) with unknown ground truth left out." if metrics.unknown else ""
-    return (f"<h3>Detector: {_e(label)}</h3><table>{head}{rows}</table>"
+    reference = f"<p class=note><b>{_e(REFERENCE_NOTE)}.</b></p>" if metrics.reference_assisted else ""
+    return (f"<h3>Detector: {_e(metrics.label)}</h3>{reference}<table>{head}{rows}</table>"
             f"<p class=note>Accuracy: normal called normal, or defective called defective with its type. Recall-D: "
             f"defective tuples called defective. Recall-N: normal tuples called normal. A kind's row holds its "
             f"defective tuples and every normal one.{_e(unknown)}</p>"

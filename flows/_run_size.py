@@ -21,6 +21,7 @@ import math
 from pydantic import BaseModel, Field
 
 from ._config import ExperimentConfig
+from ._offline_roles import is_offline_provider, run_registry
 
 # (prompt tokens, completion tokens) per call, low and high, per role. Rough on purpose; see above.
 TOKENS_PER_CALL: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
@@ -111,7 +112,7 @@ def tasks_per_app(config: ExperimentConfig, app_ids: list[str]) -> dict[str, int
 
     if config.tasks_file is not None:
         return {app_id: len(load_tasks_file(config.tasks_file, app_id)) for app_id in app_ids}
-    if config.proposer != "offline":
+    if not is_offline_provider("proposer", config.proposer, run_registry(config)):
         return {app_id: config.tasks_per_app for app_id in app_ids}
     specs = {spec.id: spec for spec in load_apps(config.apps).apps}
     return {app_id: len(specs[app_id].tasks) for app_id in app_ids}
@@ -135,18 +136,23 @@ def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
     # One verification per app version: a first version per coder, then one per track and round.
     verifier_calls = batches * (len({t.coder for t in tracks}) + len(tracks) * config.rounds)
     calls: dict[str, tuple[str, int, int]] = {}
-    model_coders = [c for c in config.coders if c != "offline"]
+    registry = run_registry(config)
+
+    def by_model(role: str, name: str) -> bool:
+        return not is_offline_provider(role, name, registry)
+
+    model_coders = [c for c in config.coders if by_model("coder", c)]
     if model_coders:
-        per_app = len(model_coders) + sum(1 for t in tracks if t.coder != "offline") * config.rounds
+        per_app = len(model_coders) + sum(1 for t in tracks if by_model("coder", t.coder)) * config.rounds
         calls["coder"] = (",".join(model_coders), apps * per_app, 2 * apps * per_app)  # a contract retry at most
-    if config.proposer != "offline" and config.tasks_file is None:
+    if by_model("proposer", config.proposer) and config.tasks_file is None:
         calls["proposer"] = (config.proposer, apps, 2 * apps)
-    if config.verifier != "offline":
+    if by_model("verifier", config.verifier):
         calls["verifier"] = (config.verifier, verifier_calls, 2 * verifier_calls)  # one repair at most
-    if config.commenter != "offline":
+    if "commenter" in config.feedback and by_model("commenter", config.commenter):
         failures = tasks * commenting * config.rounds  # the last round is not commented on
         calls["commenter"] = (config.commenter, 0, 2 * failures)
-    if "defects" in config.feedback and config.detector != "offline":
+    if "defects" in config.feedback and by_model("detector", config.detector):
         # every step of every failed rollout commented on is one tuple, one call (one repair at most)
         tuples = tasks * commenting * config.rounds * config.most_steps
         calls["detector"] = (config.detector, 0, 2 * tuples)

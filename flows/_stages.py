@@ -110,15 +110,16 @@ async def generate_initial(*, run: RunContext, app_id: str, coder: str, viewport
 async def propose_tasks(*, run: RunContext, app_id: str, proposer: str, tasks_file: FileRef | None,
                         tasks_per_app: int) -> TasksRef:
     """The app's tasks: the spec's own / a tasks file (offline) or N proposed by a model."""
-    from apps_prompts import propose_tasks as propose
+    from apps_prompts import get_proposer
 
     spec = load_app(app_id, run.apps)
     client = None if proposer == "offline" else model_client(run)
-    tasks = await propose(spec, proposer=proposer, client=client, n=tasks_per_app,
-                          tasks_file=run.file(tasks_file) if tasks_file else None)
-    data = json.dumps([t.model_dump(mode="json") for t in tasks], indent=1)
+    # the proposer it resolves to says whether it was offline (a model the registry marks offline, a tasks file)
+    proposal = await get_proposer(proposer, client, tasks_file=run.file(tasks_file) if tasks_file else None).propose(
+        spec, tasks_per_app)
+    data = json.dumps([t.model_dump(mode="json") for t in proposal.tasks], indent=1)
     file = run.write(Path("apps", app_id, f"tasks-{slug(proposer)}.json"), data)
-    return TasksRef(app_id=app_id, file=file, count=len(tasks), offline=proposer == "offline")
+    return TasksRef(app_id=app_id, file=file, count=len(proposal.tasks), offline=proposal.offline)
 
 
 @task(cache_policy=stage_cache("verify"), persist_result=True, task_run_name="verify {app_id} r{round}", **MODEL_RETRIES)

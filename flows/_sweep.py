@@ -21,6 +21,7 @@ from apps_prompts import load_apps
 from ._budget import run_budget
 from ._config import ExperimentConfig
 from ._loop import design_loop, run_track
+from ._offline_roles import offline_coders
 from ._refs import RunContext, Track
 from ._results import AppRoundResult, table_rows
 from ._track import PLAIN_STAGES
@@ -89,7 +90,7 @@ async def run_tracks(config: ExperimentConfig, run_one: TrackRunner,
     unknown = sorted(set(app_ids) - {s.id for s in specs})
     if unknown:
         raise ValueError(f"unknown app id(s) {unknown} in {config.apps}")
-    if config.v0_dir is not None and "offline" in config.coders:
+    if config.v0_dir is not None and offline_coders(config):
         app_ids = apps_with_v0(config, app_ids)
     tracks = [(app_id, track) for app_id in app_ids for track in sweep_tracks(config)]
     if on_start is not None:

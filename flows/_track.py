@@ -24,6 +24,7 @@ from apps_prompts import Task, load_apps
 from coder import Regression
 
 from ._config import ExperimentConfig
+from ._offline_roles import offline_roles
 from ._refs import (
     AgentSettings,
     FeedbackRef,
@@ -113,6 +114,7 @@ class TrackSteps:
         self.agent = AgentSettings(policy=track.cua, model=config.cua_model, max_steps=config.most_steps,
                                    viewport=config.viewport, options=config.cua_options.get(track.cua, {}),
                                    trace=config.trace, fixed_clock=config.fixed_clock)
+        self.offline_roles = offline_roles(config, track)  # labelled on every result of the track
         self.judged: dict[int, Judged] = {}  # every round so far: what `carry: best` may go back to
         self.progress = progress_for(run.run_dir)  # what the console draws (stages shared by tracks count once)
         self.repeated: dict[int, list[RolloutRef]] = {}  # per round: the rollouts of repeats 1…N−1
@@ -465,16 +467,4 @@ class TrackSteps:
             commenter_mode=self.track.commenter_mode, round=version.round if round_ is None else round_,
             html=version.html.path if version else "", html_sha=version.html.sha if version else "", tasks=outcomes,
             contract=version.contract if judged else None, revised_from=version.revised_from if judged else None,
-            offline_roles=offline_roles(self.config, self.track), errors=list(errors))
-
-
-def offline_roles(config: ExperimentConfig, track: Track) -> list[str]:
-    """The roles of this track played by offline providers (labelled as such in every output)."""
-    from cua.policies import is_offline_policy
-
-    roles = [role for role, name in (("coder", track.coder), ("verifier", config.verifier), ("proposer", config.proposer),
-                                     ("commenter", config.commenter)) if name == "offline"]
-    if is_offline_policy(track.cua):
-        roles.append("cua")
-    return roles
-
+            offline_roles=self.offline_roles, errors=list(errors))

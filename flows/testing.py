@@ -1,4 +1,4 @@
-"""Scripted models for the loop's five roles, so the online path runs with no endpoint and no key.
+"""Scripted models for every role of the loop, so the online path runs with no endpoint and no key.
 
     roles = ScriptedRoles("unit-converter", ["swap-to-feet-metres", "miles-to-km"], clicks={...})
     with ScriptedOpenAIServer(roles) as server:
@@ -14,7 +14,9 @@ The replies come from the bundled app's own files, through the real `openai` cli
 - UI-TARS: a click at `clicks[task id]` (UI-TARS-1.5 pixels) on the first turn, else `finished()`;
 - commenter: a fixed, valid feedback JSON;
 - translator (the `german` variation): each text back as `TRANSLATED_PREFIX` + the text, the shape
-  a translation has (one string per text, in order), so a test can tell translated text from kept text.
+  a translation has (one string per text, in order), so a test can tell translated text from kept text;
+- judge: "not completed" with confidence 0.5 (the tasks a test picks rarely need it);
+- detector (`feedback: [.., defects]`): a defect of type no-response on every tuple it is shown.
 
 Requests are told apart by their system prompts (`role_of`), so the counts per role can be checked.
 """
@@ -38,12 +40,14 @@ ROLE_MARKERS = {
     "uitars": "You operate a web app in a browser",
     "commenter": "You review a web app for computer-use agents",
     "translator": "You translate the visible text of a web app",
+    "judge": "You judge the work of a computer-use agent",
+    "detector": "You test the graphical user interface of a web app for defects",
 }
 UNSUPPORTED_TASK = "Export all saved results as a PDF file."
 REVISION_MARK = "<!-- revised by the scripted coder -->"
 TRANSLATED_PREFIX = "DE·"
 ONLINE_ROLES = {"coders": ["scripted"], "proposer": "scripted", "verifier": "scripted", "commenter": "scripted",
-                "cua_policies": ["uitars"]}
+                "judge": "scripted", "detector": "scripted", "cua_policies": ["uitars"]}
 """Config fields that send every role to the `scripted` model of `write_models_yaml`."""
 
 COMMENT = {
@@ -82,7 +86,8 @@ def user_text(request: RecordedRequest) -> str:
 
 
 class ScriptedRoles:
-    """A `ScriptedOpenAIServer` script (a callable) playing coder, proposer, verifier, UI-TARS and commenter."""
+    """A `ScriptedOpenAIServer` script (a callable) playing every model role: coder, proposer, verifier, UI-TARS,
+    commenter, translator, judge and detector."""
 
     def __init__(self, app_id: str, task_ids: list[str], clicks: dict[str, tuple[int, int]] | None = None,
                  apps: str | Path | None = None):
@@ -107,10 +112,12 @@ class ScriptedRoles:
     def write_models_yaml(self, server: ScriptedOpenAIServer, path: Path) -> Path:
         """A model registry with every role on the `scripted` model at `server` (and `offline`)."""
         path.write_text(yaml.safe_dump({
-            "roles": {role: "scripted" for role in ("coder", "proposer", "verifier", "commenter", "cua", "translator")},
+            "roles": {role: "scripted" for role in ("coder", "proposer", "verifier", "commenter", "cua", "translator",
+                                                    "judge", "detector")},
             "models": [
                 {"name": "scripted", "provider": "openai-compatible", "model": "scripted-model",
-                 "base_url": server.base_url, "api_key": "sk-scripted", "timeout_s": 60, "max_retries": 1,
+                 # a time limit a loaded machine meets: a call timed out and sent again would be counted twice
+                 "base_url": server.base_url, "api_key": "sk-scripted", "timeout_s": 120, "max_retries": 1,
                  "prices": {"input_usd_per_1m": 1.0, "output_usd_per_1m": 2.0}},
                 {"name": "offline", "provider": "offline"},
             ],
@@ -155,6 +162,12 @@ class ScriptedRoles:
 
     def _commenter(self, request: RecordedRequest) -> Reply:
         return reply_text(json.dumps(COMMENT))
+
+    def _judge(self, request: RecordedRequest) -> Reply:
+        return reply_text(json.dumps({"success": False, "reason": "The expected outcome is not shown.", "confidence": 0.5}))
+
+    def _detector(self, request: RecordedRequest) -> Reply:
+        return reply_text(json.dumps({"defect": True, "type": "no-response", "evidence": "Nothing changed on the screen."}))
 
     def _translator(self, request: RecordedRequest) -> Reply:
         texts = json.loads(user_text(request))["texts"]

@@ -9,12 +9,17 @@ The script is a list of replies used in order by every request, a dict of lists 
 (`"chat"`, `"responses"`), or a callable receiving the `RecordedRequest` and returning a reply.
 The server counts requests in flight (`max_in_flight`: the most at once).
 
+`requests` holds every HTTP request, retries included: a client that timed out on a loaded machine
+sends the same body again. A test counting what the code asked for counts `distinct_requests()`
+(each body once), so it does not fail because the client did its job.
+
 `LatencyOpenAIServer` answers every request after a latency drawn per model (fixed or log-normal
 with a mean, `Latency`): the stand-in for a real model's speed in benchmarks of concurrency.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import socket
@@ -66,6 +71,8 @@ class RecordedRequest:
     """Body bytes the server wrote in answer (counted for `reply_flood`; 0 for other replies)."""
     delay_s: float = 0.0
     """The latency the server added before answering (`LatencyOpenAIServer`; 0 otherwise)."""
+    body_sha256: str = ""
+    """sha256 of the raw body: a client's retry of a call sends the same bytes again."""
 
     def count_images(self) -> int:
         """Images in the body (chat `image_url` parts and Responses `input_image` items)."""
@@ -223,6 +230,19 @@ class ScriptedOpenAIServer:
         with self._lock:
             return [r for r in self.requests if r.kind == kind]
 
+    def distinct_requests(self, kind: ApiKind | None = None) -> list[RecordedRequest]:
+        """The requests received (of `kind`, if given), each body once, in the order they first came: the calls
+        the code made, whatever the client retried. Two calls meant to send the same body count once too:
+        count `requests` where that matters."""
+        seen: set[str] = set()
+        distinct = []
+        with self._lock:
+            for request in self.requests:
+                if (kind is None or request.kind == kind) and request.body_sha256 not in seen:
+                    seen.add(request.body_sha256)
+                    distinct.append(request)
+        return distinct
+
     def start(self) -> ScriptedOpenAIServer:
         server = _Server(("127.0.0.1", self._wanted_port), _make_handler(self))
         self._server = server
@@ -269,7 +289,9 @@ def scripted_model(server: ScriptedOpenAIServer, name: str = "scripted", **field
         "model": "scripted-model",
         "base_url": server.base_url,
         "api_key": "sk-scripted",
-        "timeout_s": 5.0,
+        # The server answers at once, but a loaded machine's event loop (Chromium proving checkers beside the call)
+        # can read that answer seconds late; a test of time limits sets its own.
+        "timeout_s": 120.0,
         "max_retries": 2,
         "params": ModelParams(),
         "prices": Prices(input_usd_per_1m=1.0, output_usd_per_1m=2.0),
@@ -340,6 +362,7 @@ def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 headers={k.lower(): v for k, v in self.headers.items()},
                 json=parsed,
                 kind=_kind(self.path),
+                body_sha256=hashlib.sha256(raw).hexdigest(),
             )
             with owner._lock:
                 owner.requests.append(request)

@@ -50,6 +50,7 @@ from ._measure import CELL, changed_cells, changed_share, text_cells
 from ._proof import VariantProof, VariantTask, prove_variant
 from ._solution_policy import SolutionPolicy
 from ._translate import (
+    NO_TRANSLATOR,
     PROMPT_VERSION as TRANSLATOR_PROMPT_VERSION,
     TranslationError,
     Translations,
@@ -67,6 +68,7 @@ __all__ = [
     "DEFAULT",
     "DEFECTS",
     "DEFECTS_FILE",
+    "NO_TRANSLATOR",
     "TRANSLATED_ATTRIBUTES",
     "TRANSLATOR_PROMPT_VERSION",
     "VARIATIONS",

@@ -25,6 +25,8 @@ from llm import ModelCallError, ModelClient, ModelConfigError
 
 PROMPT_VERSION = "translator-1"
 DEFAULT_ROLE = "translator"
+NO_TRANSLATOR = "offline"
+"""The config's `translator` when no model translates (its default): a variation that needs one is refused."""
 TARGET_LANGUAGE = "German"
 MAX_TEXTS = 400
 MAX_REPAIRS = 1

@@ -37,7 +37,7 @@ def defect_runs(roots: list[Path]) -> dict[str, Path]:
 
 def defects_page(name: str, folder: Path) -> dict:
     """What `defects.html` shows for one defect run."""
-    from commenter.detector import percent, read_detections
+    from commenter.detector import REFERENCE_NOTE, percent, read_detections
     from cua import DEFECT_TYPES, read_tuples
     from flows import read_defect_metrics
     from perturb import DefectSet, dataset_folder
@@ -58,6 +58,7 @@ def defects_page(name: str, folder: Path) -> dict:
         rows = [("all", item.overall)] + [(f"{k} (+ normal)", r) for k, r in item.by_kind.items()] + list(item.by_type.items())
         detectors.append({
             "name": item.detector, "offline": item.offline, "unknown": item.unknown,
+            "reference_assisted": item.reference_assisted, "reference_note": REFERENCE_NOTE,
             "rows": [{"label": label, "tuples": r.tuples, "defective": r.defective, "normal": r.normal,
                       "accuracy": percent(r.accuracy), "recall_d": percent(r.recall_d), "recall_n": percent(r.recall_n),
                       "type_accuracy": percent(r.type_accuracy), "errors": r.errors} for label, r in rows],

@@ -57,8 +57,16 @@ class Run:
 
     @property
     def offline(self) -> bool:
-        return bool(self.manifest.get("offline")) or bool(self.results and self.results.offline_roles and
-                                                          "cua" in self.results.offline_roles)
+        """Every role ran on an offline provider, as the run recorded it (`flows._offline_roles` decided, once)."""
+        return bool(self.manifest.get("offline"))
+
+    @property
+    def offline_roles(self) -> list[str]:
+        """The roles offline providers played, as the run recorded them (results.json, else the manifest)."""
+        if self.results is not None:
+            return list(self.results.offline_roles)
+        roles = self.manifest.get("offline_roles")
+        return [str(role) for role in roles] if isinstance(roles, list) else []
 
     @property
     def rounds(self) -> list[int]:

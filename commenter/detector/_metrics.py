@@ -29,6 +29,11 @@ UNTYPED = "defect"
 """A confusion-matrix column: called defective without a (known) type."""
 ERROR = "error"
 """A confusion-matrix column: the detector gave no usable answer."""
+REFERENCE_ASSISTED = "reference-assisted"
+"""How the figures of a detector that compared with the defect-free app are labelled (`DetectorMetrics.label`)."""
+REFERENCE_NOTE = ("reference-assisted: given the defect-free app to compare with, which GTArena's detectors are not; "
+                  "a blind detector's figures compare like for like")
+"""The sentence beside reference-assisted figures (CLI, report, viewer)."""
 
 
 class Scored(BaseModel):
@@ -93,12 +98,22 @@ class DetectorMetrics(BaseModel):
 
     detector: str
     offline: bool = False
+    reference_assisted: bool = Field(default=False, description=(
+        "The detector was given the defect-free version of the app and compared with it: an oracle GTArena's "
+        "detectors do not have, so these figures are not like for like with theirs."))
     overall: Rates = Field(default_factory=Rates)
     by_type: dict[str, Rates] = Field(default_factory=dict, description="Defective tuples per ground-truth type.")
     by_kind: dict[Literal["display", "interaction"], Rates] = Field(
         default_factory=dict, description="Defective tuples per kind, and (in each) the normal tuples too.")
     confusion: dict[str, dict[str, int]] = Field(default_factory=dict, description="truth → said → count.")
     unknown: int = Field(default=0, description="Tuples left out: their ground truth is unknown.")
+
+    @property
+    def label(self) -> str:
+        """The detector's name with what sets its figures apart: `offline (offline baseline, reference-assisted)`."""
+        notes = [note for note, applies in (("offline baseline", self.offline),
+                                            (REFERENCE_ASSISTED, self.reference_assisted)) if applies]
+        return f"{self.detector} ({', '.join(notes)})" if notes else self.detector
 
     @property
     def columns(self) -> list[str]:
@@ -112,7 +127,8 @@ class DetectorMetrics(BaseModel):
 
     def summary(self) -> dict:
         """The figures as plain JSON (rates as fractions)."""
-        return {"detector": self.detector, "offline": self.offline, "unknown": self.unknown,
+        return {"detector": self.detector, "offline": self.offline, "reference_assisted": self.reference_assisted,
+                "unknown": self.unknown,
                 "overall": self.overall.figures(),
                 "by_kind": {kind: rates.figures() for kind, rates in self.by_kind.items()},
                 "by_type": {name: rates.figures() for name, rates in self.by_type.items()},
@@ -129,9 +145,9 @@ def said(item: Scored) -> str:
 
 
 def score(detector: str, items: Iterable[Scored | tuple[str | None, bool | None, str | None]],
-          offline: bool = False) -> DetectorMetrics:
+          offline: bool = False, reference_assisted: bool = False) -> DetectorMetrics:
     """The metrics of `detector` over `items`: (truth, defect, type) — truth None when unknown."""
-    metrics = DetectorMetrics(detector=detector, offline=offline)
+    metrics = DetectorMetrics(detector=detector, offline=offline, reference_assisted=reference_assisted)
     for raw in items:
         if isinstance(raw, tuple):
             truth, defect, kind = raw

@@ -21,6 +21,14 @@ and applies fixed rules, interaction ones first:
   font size, or clipped text (**inconsistent-size**), other margins (**uneven-spacing**), out of
   their common line (**misalignment**).
 
+**Reference-assisted or blind.** Given the defect-free version (`reference_html`), the detector
+replays it beside the app and compares — an oracle GTArena's detectors do not have (they see the
+screens of the app under test only), so its figures are labelled *reference-assisted*. The blind
+variant (`OfflineDetector(blind=True)`, registered as `offline-blind`) never opens the defect-free
+version, whatever it is given: the rules that need it (element-missing beside the target,
+content-error, overlaps the defect-free version has too) stay off, and its figures compare like for
+like with published detectors.
+
 It cannot see what a rule does not measure (a click counted twice on a plain button, a link to
 the wrong place without a selected state), and elements that differ on purpose (a primary button
 among secondary ones, the active tab) look inconsistent to it: its figures say how far rules go.
@@ -51,6 +59,7 @@ from cua import (
 from ._records import Detection
 
 OFFLINE_DETECTOR = "offline"
+OFFLINE_BLIND_DETECTOR = "offline-blind"
 OFFLINE_VERSION = "offline-detector-1"
 NEAR_PX = 24  # the neighbourhood of the target: the padding of the region a display defect is proven in
 MEASURE_TIMEOUT_MS = 10_000
@@ -60,10 +69,17 @@ _INTERACTIVE = {"button", "a", "input", "select", "textarea", "summary", "label"
 
 
 class OfflineDetector:
-    """The rule-based detector of this module (see its docstring). One call per trajectory."""
+    """The rule-based detector of this module (see its docstring). One call per trajectory.
 
-    name = OFFLINE_DETECTOR
+    `blind`: never open the defect-free version (`reference_html` is ignored), so no rule compares with it.
+    """
+
     offline = True
+
+    def __init__(self, *, blind: bool = False):
+        self.blind = blind
+        self.name = OFFLINE_BLIND_DETECTOR if blind else OFFLINE_DETECTOR
+        self.uses_reference = not blind
 
     async def detect_trajectory(self, folder: Path | str, html: str, *, trajectory_id: str,
                                 transform: PageTransform | None = None, reference_html: str | None = None,
@@ -71,7 +87,8 @@ class OfflineDetector:
         """One detection per tuple of the trajectory in `folder`, which ran on `html` under `transform`.
 
         `reference_html`: the defect-free version (served without a transform) for the rules that
-        compare with it. Never raises for what the app does: a replay that fails marks the rest errors.
+        compare with it; a blind detector never opens it. Never raises for what the app does: a replay
+        that fails marks the rest errors.
         """
         trajectory = Trajectory.load(Path(folder))
         tuples = tuples if tuples is not None else transition_tuples(trajectory)
@@ -85,7 +102,7 @@ class OfflineDetector:
             try:
                 app = await stack.enter_async_context(open_app(html, config, **opened))
                 reference = None
-                if reference_html is not None:
+                if reference_html is not None and not self.blind:
                     clean = BrowserConfig(viewport=trajectory.viewport, short_timers_ms=timers_ms)
                     reference = await stack.enter_async_context(open_app(reference_html, clean, **opened))
                 pages = [app.page] + ([reference.page] if reference else [])
@@ -107,7 +124,7 @@ class OfflineDetector:
                     if step.index in by_step:
                         item = by_step[step.index]
                         kind, evidence = judge(item, before, after, ref_before)
-                        detections[step.index] = _detection(item, trajectory_id, kind, evidence)
+                        detections[step.index] = _detection(item, trajectory_id, kind, evidence, self.name)
             except Exception as exc:  # the app or the browser broke the replay: what is left is not judged
                 why = f"replay failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
                 for item in tuples:
@@ -127,8 +144,8 @@ async def _settle_with_timers(page, timers_ms: int) -> None:
             await settle(page)
 
 
-def _detection(item: TransitionTuple, trajectory_id: str, kind: str | None, evidence: str) -> Detection:
-    return Detection(trajectory=trajectory_id, step=item.step, detector=OFFLINE_DETECTOR, offline=True,
+def _detection(item: TransitionTuple, trajectory_id: str, kind: str | None, evidence: str, name: str) -> Detection:
+    return Detection(trajectory=trajectory_id, step=item.step, detector=name, offline=True,
                      defect=kind is not None, type=kind, evidence=evidence, truth=item.defect,
                      prompt_version=OFFLINE_VERSION)
 

@@ -19,7 +19,7 @@ class Detection(BaseModel):
 
     trajectory: str = Field(description="The tuple's trajectory folder, relative to the run folder.")
     step: int
-    detector: str = Field(description="'offline', 'commenter', or the registry model name.")
+    detector: str = Field(description="'offline', 'offline-blind', 'commenter', or the registry model name.")
     offline: bool = False
     defect: bool | None = None
     type: str | None = Field(default=None, description="A defect type of `cua.DEFECT_TYPES`, or None.")

@@ -1,8 +1,9 @@
 """Detectors by name, run over labelled trajectories, and scored: what `aui defects eval` and the loop call.
 
-    detector = make_detector("offline")            # or "commenter" (the offline commenter), or a model / role
+    detector = make_detector("offline")            # or "offline-blind", "commenter" (the offline commenter), a model / role
     detections = await detect_trajectories(run_dir, inputs, detector)
-    metrics = score_detections(detector.name, detections, offline=detector.offline)
+    metrics = score_detections(detector.name, detections, offline=detector.offline,
+                               reference_assisted=reference_assisted(detector, inputs))
 
 Each input names a trajectory folder (relative to `run_dir`), the app HTML it ran on, the
 transform it was served with, and optionally the defect-free version and the task. Every
@@ -22,10 +23,13 @@ from .._offline import offline_comment
 from ._commenter_map import COMMENTER_DETECTOR, map_comment
 from ._metrics import DetectorMetrics, score
 from ._model import ModelDetector
-from ._offline import OFFLINE_DETECTOR, OfflineDetector
+from ._offline import OFFLINE_BLIND_DETECTOR, OFFLINE_DETECTOR, OfflineDetector
 from ._records import Detection
 
 DEFAULT_CONCURRENCY = 2
+
+OFFLINE_DETECTORS = (OFFLINE_DETECTOR, OFFLINE_BLIND_DETECTOR, COMMENTER_DETECTOR)
+"""The detectors that call no model, by name (any other name is a model role or name of the registry)."""
 
 
 @dataclass(frozen=True)
@@ -37,13 +41,16 @@ class TrajectoryInput:
     html: str
     transform: PageTransform | None = None
     reference_html: str | None = None
-    """The defect-free version, for the offline detector's comparisons (None: not known)."""
+    """The defect-free version, for the offline detector's comparisons (None: not known). A detector that
+    uses it is reference-assisted: GTArena's detectors are given no such thing."""
     task: str | None = None
 
 
 class Detector(Protocol):
     name: str
     offline: bool
+    uses_reference: bool
+    """Whether it compares with the defect-free version when an input has one (`TrajectoryInput.reference_html`)."""
 
     async def detect_trajectory(self, folder: Path, html: str, *, trajectory_id: str, transform: PageTransform | None,
                                 reference_html: str | None, tuples: list[TransitionTuple],
@@ -51,10 +58,11 @@ class Detector(Protocol):
 
 
 class _Offline:
-    name, offline = OFFLINE_DETECTOR, True
+    offline = True
 
-    def __init__(self):
-        self.rules = OfflineDetector()
+    def __init__(self, blind: bool = False):
+        self.rules = OfflineDetector(blind=blind)
+        self.name, self.uses_reference = self.rules.name, self.rules.uses_reference
 
     async def detect_trajectory(self, folder, html, *, trajectory_id, transform, reference_html, tuples, task):
         return await self.rules.detect_trajectory(folder, html, trajectory_id=trajectory_id, transform=transform,
@@ -64,7 +72,7 @@ class _Offline:
 class _Commenter:
     """The offline commenter on every trajectory (failed or not), its findings mapped to the tuples."""
 
-    name, offline = COMMENTER_DETECTOR, True
+    name, offline, uses_reference = COMMENTER_DETECTOR, True, False
 
     async def detect_trajectory(self, folder, html, *, trajectory_id, transform, reference_html, tuples, task):
         comment = await offline_comment(folder, html=html, transform=transform, replay=False)
@@ -72,7 +80,7 @@ class _Commenter:
 
 
 class _Model:
-    offline = False
+    offline, uses_reference = False, False
 
     def __init__(self, detector: ModelDetector):
         self.detector = detector
@@ -83,19 +91,29 @@ class _Model:
 
 
 def make_detector(name: str, client=None) -> Detector:
-    """`offline` (the rule-based baseline), `commenter` (the offline commenter's findings), or a model role or
-    name of the registry (needs `client`, an `llm.ModelClient`).
+    """`offline` (the rule-based baseline, reference-assisted when given the defect-free version), `offline-blind`
+    (the same rules, never shown the defect-free version), `commenter` (the offline commenter's findings), or a
+    model role or name of the registry (needs `client`, an `llm.ModelClient`); a role or model the registry
+    marks offline gets the `offline` rules.
 
     Raises:
         ValueError: a model detector without a client. UnknownModelError: a name the registry does not know.
     """
-    if name == OFFLINE_DETECTOR:
-        return _Offline()
+    if name in (OFFLINE_DETECTOR, OFFLINE_BLIND_DETECTOR):
+        return _Offline(blind=name == OFFLINE_BLIND_DETECTOR)
     if name == COMMENTER_DETECTOR:
         return _Commenter()
     if client is None:
-        raise ValueError(f"detector {name!r} is a model: it needs a model client (or use 'offline' / 'commenter')")
+        raise ValueError(f"detector {name!r} is a model: it needs a model client (or use one of "
+                         f"{', '.join(OFFLINE_DETECTORS)})")
+    if client.registry.is_offline(name):
+        return _Offline()
     return _Model(ModelDetector(client, name))
+
+
+def reference_assisted(detector: Detector, inputs: list[TrajectoryInput]) -> bool:
+    """Whether `detector`'s answers on `inputs` had the defect-free version to compare with (an oracle)."""
+    return detector.uses_reference and any(entry.reference_html is not None for entry in inputs)
 
 
 async def detect_trajectories(run_dir: Path | str, inputs: list[TrajectoryInput], detector: Detector,
@@ -121,10 +139,11 @@ async def detect_trajectories(run_dir: Path | str, inputs: list[TrajectoryInput]
     return [detection for group in found for detection in group]
 
 
-def score_detections(name: str, detections: list[Detection], offline: bool = False) -> DetectorMetrics:
+def score_detections(name: str, detections: list[Detection], offline: bool = False,
+                     reference_assisted: bool = False) -> DetectorMetrics:
     """The GTArena metrics of one detector's detections (their copied ground truth; unknown ones counted apart)."""
     return score(name, [(d.truth, None if d.error else d.defect, d.type) if d.truth is not None else (None, None, None)
-                        for d in detections], offline=offline)
+                        for d in detections], offline=offline, reference_assisted=reference_assisted)
 
 
 

@@ -22,6 +22,11 @@ defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven 
                           no_args_is_help=True)
 
 
+DEFAULT_DETECTORS = "offline,offline-blind"
+"""The offline rules twice: compared with the defect-free app (reference-assisted), and blind (like for like with
+GTArena's detectors, which see only the app under test)."""
+
+
 def _split(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()] if value else None
 
@@ -76,47 +81,57 @@ async def _inject(out, apps_dir, app_ids, types, per_app, seed, viewport, rollou
 @defects_app.command("eval")
 def eval_command(
     run_dir: Path = typer.Argument(..., help="A defect run folder (made by `aui defects inject`)."),
-    detector: str = typer.Option("offline", "--detector", help="offline (rules on measured facts), commenter (the "
-                                 "offline commenter's findings), or a model role or name (e.g. detector)."),
+    detector: str = typer.Option(DEFAULT_DETECTORS, "--detector", help="Detectors, comma-separated: offline (rules on "
+                                 "measured facts, reference-assisted: compared with the defect-free app), "
+                                 "offline-blind (the same rules without it), commenter (the offline commenter's "
+                                 "findings), or a model role or name (e.g. detector)."),
     models_config: Path = typer.Option(None, "--models-config", help="Model registry YAML; default configs/models.yaml."),
     concurrency: int = typer.Option(2, "--concurrency", min=1, help="Trajectories judged at once."),
 ) -> None:
-    """Score a detector on a defect run's tuples: Accuracy, Recall-D, Recall-N, per type and kind; report.html."""
-    from commenter.detector import percent
+    """Score detectors on a defect run's tuples: Accuracy, Recall-D, Recall-N, per type and kind; report.html."""
+    from commenter.detector import OFFLINE_DETECTORS, REFERENCE_NOTE, percent
     from llm import ModelClient, ModelConfigError, UnknownNameError
 
     from .._defects import DefectRunError
 
+    names = _split(detector)
+    if not names:
+        _fail("--detector: name at least one detector")
     client = None
-    if detector not in ("offline", "commenter"):
+    for name in names:
+        if name in OFFLINE_DETECTORS:
+            continue
         try:
-            client = ModelClient(models_config)
-            client.registry.model_name(detector)
+            client = client or ModelClient(models_config)
+            client.registry.model_name(name)
         except (UnknownNameError, ModelConfigError, ValueError) as exc:
             _fail(str(exc))
     try:
-        metrics = asyncio.run(_eval(run_dir, detector, client, concurrency))
+        scored = asyncio.run(_eval(run_dir, names, client, concurrency))
     except (FileNotFoundError, DefectRunError, ValueError) as exc:
         _fail(str(exc))
-    overall = metrics.overall
-    label = f"{metrics.detector} (offline baseline)" if metrics.offline else metrics.detector
-    console.print(f"{label}: {overall.tuples} tuples ({overall.defective} defective, {overall.normal} normal, "
-                  f"{overall.errors} errors) — Accuracy {percent(overall.accuracy)}, Recall-D {percent(overall.recall_d)}, "
-                  f"Recall-N {percent(overall.recall_n)} → {run_dir / 'report.html'}", soft_wrap=True)
-    for kind, rates in metrics.by_kind.items():
-        console.print(f"  {kind}: Recall-D {percent(rates.recall_d)}, type right {percent(rates.type_accuracy)}",
+    for metrics in scored:
+        overall = metrics.overall
+        console.print(f"{metrics.label}: {overall.tuples} tuples ({overall.defective} defective, {overall.normal} normal, "
+                      f"{overall.errors} errors) — Accuracy {percent(overall.accuracy)}, Recall-D "
+                      f"{percent(overall.recall_d)}, Recall-N {percent(overall.recall_n)} → {run_dir / 'report.html'}",
                       soft_wrap=True)
-    if overall.tuples and overall.errors == overall.tuples:
+        if metrics.reference_assisted:
+            console.print(f"  {REFERENCE_NOTE}", soft_wrap=True)
+        for kind, rates in metrics.by_kind.items():
+            console.print(f"  {kind}: Recall-D {percent(rates.recall_d)}, type right {percent(rates.type_accuracy)}",
+                          soft_wrap=True)
+    if any(m.overall.tuples and m.overall.errors == m.overall.tuples for m in scored):  # one answered nothing
         raise typer.Exit(1)
 
 
-async def _eval(run_dir, detector, client, concurrency):
+async def _eval(run_dir, detectors, client, concurrency):
     from cua import close_browser
 
     from .._defects import eval_run
 
     try:
-        return await eval_run(run_dir, detector, client, concurrency=concurrency)
+        return [await eval_run(run_dir, name, client, concurrency=concurrency) for name in detectors]
     finally:
         await close_browser()
         if client is not None:

@@ -24,7 +24,7 @@ BUDGET_EXIT = 3
 """The exit code of a run that stopped at its budget (`budget reached: …` on stderr)."""
 
 OFFLINE_ROLES = {"coders": ["offline"], "verifier": "offline", "proposer": "offline", "commenter": "offline",
-                 "cua_policies": ["heuristic"], "detector": "offline"}
+                 "judge": "offline", "cua_policies": ["heuristic"], "detector": "offline"}
 
 FLAG_OF_FIELD = {"apps": "--apps", "app_ids": "--app", "rounds": "--rounds", "revision_modes": "--mode",
                  "coders": "--coder", "cua_policies": "--cua", "cua_model": "--cua-model", "v0_dir": "--v0-dir",
@@ -188,8 +188,11 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     if varied := variation_rows(results):
         console.print(variation_table(varied, width=console.width))
     stopped_by_budget = budget_line(config.run_dir)
-    if config.offline:
-        console.print("[yellow]All roles ran on offline providers[/]: heuristic agent, offline verifier/commenter/coder.")
+    from .._offline_roles import offline_roles
+
+    if played_offline := offline_roles(config):
+        said = "All roles ran on offline providers" if config.offline else "Offline providers played"
+        console.print(f"[yellow]{said}[/]: {escape(', '.join(played_offline))} (no model endpoint).", soft_wrap=True)
     for line in cache_lines(config.run_dir):
         console.print(escape(line), soft_wrap=True, highlight=False)
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")

@@ -51,7 +51,7 @@ async def test_llm_proposer_returns_n_tasks_with_our_slug_ids_and_asks_with_doma
     assert [t.id for t in result.tasks] == ["add-a-card-called-buy-milk-to-to-do", "move-buy-milk-to-done",
                                             "delete-the-card-old"]
     assert (result.source, result.offline, result.model, result.attempts, result.repairs) == ("model", False, "scripted", 1, 0)
-    sent = server.requests[0].json["messages"][1]["content"]
+    sent = server.distinct_requests()[0].json["messages"][1]["content"]
     assert "Propose 3 distinct tasks" in sent and "Tiny Kanban" in sent and "create, edit, complete and delete" in sent
 
 
@@ -61,8 +61,8 @@ async def test_duplicates_by_normalised_text_are_dropped_and_a_top_up_is_asked_o
     server, client = scripted([reply_text(first), reply_text(second)])
     result = await get_proposer("scripted", client).propose(APP, n=3)
     assert [t.description for t in result.tasks] == ["Add a card 'Milk'.", "Move 'Milk' to Done.", "Rename 'Milk' to 'Oat milk'."]
-    assert result.duplicates_dropped == 2 and len(server.requests) == 2
-    top_up = server.requests[1].json["messages"][1]["content"]
+    assert result.duplicates_dropped == 2 and len(server.distinct_requests()) == 2
+    top_up = server.distinct_requests()[1].json["messages"][1]["content"]
     assert "Propose 1 distinct tasks" in top_up and "Do not repeat" in top_up and "Move 'Milk' to Done." in top_up
 
 
@@ -71,7 +71,7 @@ async def test_invalid_json_gets_a_repair_turn_listing_the_schema_errors(scripte
     server, client = scripted([reply_text(bad), reply_text(tasks_json("Add a card 'Milk'."))])
     result = await get_proposer("scripted", client).propose(APP, n=1)
     assert [t.description for t in result.tasks] == ["Add a card 'Milk'."] and result.repairs == 1
-    repair = server.requests[1].json["messages"]
+    repair = server.distinct_requests()[1].json["messages"]
     assert repair[-2]["role"] == "assistant" and "tasks/0/category" in repair[-1]["content"]
 
 
@@ -79,7 +79,7 @@ async def test_repairs_are_bounded_and_then_fail_naming_the_model_and_app(script
     server, client = scripted([reply_text("no json here")] * 4)
     with pytest.raises(ProposerError, match="'scripted'.*'tiny-kanban'"):
         await get_proposer("scripted", client, max_repairs=1).propose(APP, n=2)
-    assert len(server.requests) == 2
+    assert len(server.distinct_requests()) == 2
 
 
 async def test_after_the_last_repair_the_individually_valid_items_are_kept(scripted):
@@ -102,7 +102,7 @@ async def test_each_proposed_task_gets_the_level_and_rationale_the_model_gave_an
     result = await get_proposer("scripted", client).propose(APP, n=2)
     assert [(t.level.value, t.level_rationale) for t in result.tasks] == [
         ("wood", "2 actions: type the title, press Add"), ("silver", "8 drags, one per card")]
-    sent = server.requests[0].json["messages"][1]["content"]
+    sent = server.distinct_requests()[0].json["messages"][1]["content"]
     assert "paper = 1 action, wood = 2–3, bronze = 4–6, silver = 7–10, gold = more" in sent and "level_rationale" in sent
 
 
@@ -117,7 +117,7 @@ async def test_a_task_without_one_of_the_five_levels_and_a_one_line_rationale_is
     server, client = scripted([reply_text(bad), reply_text(tasks_json("Add a card 'Milk'.", level="paper"))])
     result = await get_proposer("scripted", client).propose(APP, n=1)
     assert result.repairs == 1 and result.tasks[0].level.value == "paper"
-    repair = server.requests[1].json["messages"][-1]["content"]
+    repair = server.distinct_requests()[1].json["messages"][-1]["content"]
     assert says in repair and "level one of paper, wood, bronze, silver, gold" in repair
 
 

@@ -33,10 +33,10 @@ async def test_generate_sends_the_app_prompt_and_requirements_and_returns_the_ex
     result = await get_coder("scripted", client).generate(counter_app)
     assert result.html == counter_html
     assert (result.model, result.offline, result.attempts, result.usage.calls) == ("scripted", False, 1, 1)
-    sent = user_text(server.requests[0])
+    sent = user_text(server.distinct_requests()[0])
     for needle in ("Name: Counter", "Increment", "self-contained HTML", "No external libraries", "unique", "1280x720"):
         assert needle in sent
-    assert server.requests[0].json["messages"][0]["role"] == "system"
+    assert server.distinct_requests()[0].json["messages"][0]["role"] == "system"
 
 
 async def test_truncated_reply_is_retried_with_a_nudge_and_the_complete_one_is_used(scripted, counter_app, counter_html):
@@ -45,7 +45,7 @@ async def test_truncated_reply_is_retried_with_a_nudge_and_the_complete_one_is_u
     result = await get_coder("scripted", client).generate(counter_app)
     assert result.html == counter_html
     assert (result.attempts, result.truncated_attempts) == (2, 1)
-    assert "cut off" in user_text(server.requests[1]) and "cut off" not in user_text(server.requests[0])
+    assert "cut off" in user_text(server.distinct_requests()[1]) and "cut off" not in user_text(server.distinct_requests()[0])
 
 
 async def test_truncation_retries_are_bounded_and_then_raise_naming_the_model(scripted, counter_app):
@@ -55,7 +55,7 @@ async def test_truncation_retries_are_bounded_and_then_raise_naming_the_model(sc
     with pytest.raises(HtmlExtractionError) as caught:
         await coder.generate(counter_app)
     assert caught.value.truncated and "scripted" in str(caught.value)
-    assert len(server.requests) == 2
+    assert len(server.distinct_requests()) == 2
 
 
 async def test_a_non_html_reply_is_asked_again_with_a_nudge_and_the_html_one_is_used(scripted, counter_app, counter_html):
@@ -63,7 +63,7 @@ async def test_a_non_html_reply_is_asked_again_with_a_nudge_and_the_html_one_is_
     result = await get_coder("scripted", client).generate(counter_app)
     assert result.html == counter_html
     assert (result.attempts, result.truncated_attempts) == (2, 0)
-    assert "no HTML document" in user_text(server.requests[1]) and "no HTML" not in user_text(server.requests[0])
+    assert "no HTML document" in user_text(server.distinct_requests()[1]) and "no HTML" not in user_text(server.distinct_requests()[0])
 
 
 async def test_non_html_replies_are_retried_a_bounded_number_of_times_then_raise_naming_app_and_model(scripted, counter_app):
@@ -73,7 +73,7 @@ async def test_non_html_replies_are_retried_a_bounded_number_of_times_then_raise
     message = str(caught.value)
     assert "model 'scripted'" in message and "app 'counter'" in message and not caught.value.truncated
     assert "no HTML document in any of 3 attempts" in message
-    assert len(server.requests) == 3  # the first try and max_truncation_retries (2) more
+    assert len(server.distinct_requests()) == 3  # the first try and max_truncation_retries (2) more
 
 
 def request_for(mode, counter_app, counter_html, **fields):
@@ -92,7 +92,7 @@ def request_for(mode, counter_app, counter_html, **fields):
 async def test_each_revision_mode_sends_only_its_inputs(scripted, counter_app, counter_html, mode, has_unsupported, has_feedback):
     server, client = scripted([reply_text(fenced(counter_html))])
     result = await get_coder("scripted", client).revise(request_for(mode, counter_app, counter_html))
-    sent = user_text(server.requests[0])
+    sent = user_text(server.distinct_requests()[0])
     assert ("no undo control exists" in sent and "undo-last" in sent) == has_unsupported
     assert ("Make #reset at least 44x44 px" in sent) == has_feedback
     assert "#count" in sent and "increment" in sent  # the contract is stated up front
@@ -115,7 +115,7 @@ async def test_a_revision_with_nothing_to_act_on_makes_no_model_call(scripted, c
 async def test_style_block_is_added_when_asked(scripted, counter_app, counter_html):
     server, client = scripted([reply_text(fenced(counter_html))])
     await get_coder("scripted", client).revise(request_for("cua", counter_app, counter_html, style_block=True))
-    assert STYLE_BLOCK in user_text(server.requests[0])
+    assert STYLE_BLOCK in user_text(server.distinct_requests()[0])
 
 
 async def test_a_revision_for_a_1024x768_viewport_asks_for_1024x768(scripted, counter_app, counter_html):
@@ -123,7 +123,7 @@ async def test_a_revision_for_a_1024x768_viewport_asks_for_1024x768(scripted, co
     request = request_for("integrated", counter_app, counter_html, viewport=Viewport.parse("1024x768"))
     request.feedback.append(Feedback(fit_within_screen=True))
     await get_coder("scripted", client).revise(request)
-    sent = user_text(server.requests[0])
+    sent = user_text(server.distinct_requests()[0])
     assert "The app works in a 1024x768 browser viewport" in sent  # the requirements
     assert "fit inside a 1024x768 viewport" in sent  # the style block
     assert "inside the 1024x768 viewport without scrolling" in sent  # the merged feedback
@@ -133,7 +133,7 @@ async def test_a_revision_for_a_1024x768_viewport_asks_for_1024x768(scripted, co
 async def test_a_first_version_for_a_1024x768_viewport_asks_for_1024x768(scripted, counter_app, counter_html):
     server, client = scripted([reply_text(fenced(counter_html))])
     await get_coder("scripted", client).generate(counter_app, viewport=Viewport.parse("1024x768"))
-    sent = user_text(server.requests[0])
+    sent = user_text(server.distinct_requests()[0])
     assert "The app works in a 1024x768 browser viewport" in sent and "1280" not in sent
 
 
@@ -147,7 +147,7 @@ def test_the_style_block_is_on_by_default_for_the_cua_and_integrated_modes_only(
 async def test_an_explicit_style_block_choice_wins_over_the_modes_default(scripted, counter_app, counter_html, mode, explicit):
     server, client = scripted([reply_text(fenced(counter_html))])
     result = await get_coder("scripted", client).revise(request_for(mode, counter_app, counter_html, style_block=explicit))
-    sent = user_text(server.requests[0])
+    sent = user_text(server.distinct_requests()[0])
     assert (STYLE_BLOCK in sent) == explicit == result.style_block
     assert REVISION_RULES in sent
 
@@ -155,7 +155,7 @@ async def test_an_explicit_style_block_choice_wins_over_the_modes_default(script
 async def test_the_revision_rules_name_the_guard_against_shown_states_without_changes(scripted, counter_app, counter_html):
     server, client = scripted([reply_text(fenced(counter_html))])
     await get_coder("scripted", client).revise(request_for("unsupported", counter_app, counter_html))
-    sent = user_text(server.requests[0])
+    sent = user_text(server.distinct_requests()[0])
     for rule in ("validation permissive", "Start no flow by itself on load", "Change surgically", "no confirmation steps",
                  "Never show a state without the state change behind it"):
         assert rule in sent
@@ -170,7 +170,7 @@ async def test_regressions_are_sent_first_to_fix_when_given(scripted, counter_ap
     server, client = scripted([reply_text(fenced(counter_html))])
     result = await get_coder("scripted", client).revise(
         request_for(mode, counter_app, counter_html, regressions=[REGRESSION]))
-    sent = user_text(server.requests[0])
+    sent = user_text(server.distinct_requests()[0])
     assert "worked before your last change" in sent
     assert "[count-to-three] Count to three." in sent and "#count stayed 0" in sent
     # before the tasks and the feedback: what broke is fixed first
@@ -182,7 +182,7 @@ async def test_regressions_are_sent_first_to_fix_when_given(scripted, counter_ap
 async def test_without_regressions_the_prompt_says_nothing_about_them(scripted, counter_app, counter_html):
     server, client = scripted([reply_text(fenced(counter_html))])
     result = await get_coder("scripted", client).revise(request_for("integrated", counter_app, counter_html))
-    assert "worked before" not in user_text(server.requests[0]) and result.regression_task_ids == []
+    assert "worked before" not in user_text(server.distinct_requests()[0]) and result.regression_task_ids == []
 
 
 async def test_a_cua_revision_with_nothing_to_act_on_is_not_restyled_by_default(scripted, counter_app, counter_html):
@@ -197,7 +197,7 @@ async def test_regressions_alone_are_something_to_act_on(scripted, counter_app, 
     request = RevisionRequest(mode="unsupported", app=counter_app, html=counter_html, checkers=[CHECKER],
                               regressions=[Regression(task_id="count-to-three", description="Count to three.")])
     await get_coder("scripted", client).revise(request)
-    sent = user_text(server.requests[0])
+    sent = user_text(server.distinct_requests()[0])
     assert "[count-to-three] Count to three." in sent and "What the agent did" not in sent
 
 
@@ -205,7 +205,7 @@ async def test_a_revision_dropping_a_checker_id_gets_one_retry_listing_it(script
     dropped = counter_html.replace("id='count'", "id='total'")
     server, client = scripted([reply_text(fenced(dropped)), reply_text(fenced(counter_html))])
     result = await get_coder("scripted", client).revise(request_for("integrated", counter_app, counter_html))
-    retry = server.requests[1].json["messages"]
+    retry = server.distinct_requests()[1].json["messages"]
     assert retry[-2] == {"role": "assistant", "content": fenced(dropped)}
     assert "#count" in retry[-1]["content"] and "dropped" in retry[-1]["content"]
     assert result.html == counter_html
@@ -219,8 +219,8 @@ async def test_a_violation_that_survives_the_retry_is_recorded_not_hidden(script
     broken = counter_html.replace("function increment()", "function bump()").replace("= increment", "= bump")
     server, client = scripted([reply_text(fenced(broken)), reply_text(fenced(broken)), reply_text("unused")])
     result = await get_coder("scripted", client).revise(request_for("cua", counter_app, counter_html))
-    assert len(server.requests) == 2  # exactly one retry
-    assert "increment()" in server.requests[1].json["messages"][-1]["content"]
+    assert len(server.distinct_requests()) == 2  # exactly one retry
+    assert "increment()" in server.distinct_requests()[1].json["messages"][-1]["content"]
     assert (result.contract.status, result.contract.missing_functions) == ("violated", ["increment"])
     assert result.html == broken
 

@@ -57,7 +57,7 @@ async def test_commenter_reply_is_validated_json_through_the_real_openai_client(
     assert result.comment.actionable_changes == VALID["actionable_changes"]
     assert result.comment.fit_within_screen is True
     assert not result.offline and result.commenter == "model" and result.mode == "dashboard"
-    request = server.requests[0]
+    request = server.distinct_requests()[0]
     assert request.path.endswith("/chat/completions") and request.json["model"] == "scripted-model"
     assert "Press the buttons" in _user_text(request)  # the task text goes with the images
 
@@ -67,8 +67,8 @@ async def test_malformed_reply_is_repaired_once_with_the_errors_and_no_images(sy
     with ScriptedOpenAIServer(script) as server:
         result = await get_commenter("commenter", client=_client(server)).comment(synthetic(4))
     assert result.comment is not None and result.attempts == 2 and result.error is None
-    assert len(server.requests) == 2
-    repair = server.requests[1]
+    assert len(server.distinct_requests()) == 2
+    repair = server.distinct_requests()[1]
     assert repair.count_images() == 0
     assert "not valid JSON" in _user_text(repair)
     assert repair.json["messages"][-2] == {"role": "assistant", "content": "Here is my review: {issues: [unquoted"}
@@ -79,21 +79,21 @@ async def test_schema_violation_is_repaired_naming_the_violated_field(synthetic)
     with ScriptedOpenAIServer([reply_text(json.dumps(too_few)), reply_text(json.dumps(VALID))]) as server:
         result = await get_commenter("commenter", client=_client(server)).comment(synthetic(4))
     assert result.attempts == 2 and result.comment is not None
-    assert "actionable_changes" in _user_text(server.requests[1])
+    assert "actionable_changes" in _user_text(server.distinct_requests()[1])
 
 
 async def test_reply_still_invalid_after_the_repair_is_recorded_not_raised(synthetic):
     with ScriptedOpenAIServer([reply_text("no json"), reply_text("still none")]) as server:
         result = await get_commenter("commenter", client=_client(server), max_repairs=1).comment(synthetic(4))
     assert result.comment is None and "invalid reply" in result.error
-    assert len(server.requests) == 2 and result.raw_replies == ["no json", "still none"]
+    assert len(server.distinct_requests()) == 2 and result.raw_replies == ["no json", "still none"]
 
 
 @pytest.mark.parametrize("mode, expected_images", [("dashboard", 2), ("text-only", 1), ("screenshots-only", 1 + 7)])
 async def test_ablation_modes_send_what_they_claim(synthetic, mode, expected_images):
     with ScriptedOpenAIServer([reply_text(json.dumps(VALID))]) as server:
         result = await get_commenter("commenter", client=_client(server), mode=mode).comment(synthetic(7))
-    request = server.requests[0]
+    request = server.distinct_requests()[0]
     assert result.mode == mode
     assert request.count_images() == expected_images
     sizes = [image.size for image in _images(request)]
@@ -161,7 +161,7 @@ async def test_comment_app_comments_on_failed_rollouts_only(synthetic):
     with ScriptedOpenAIServer([], default=reply_text(json.dumps(VALID))) as server:
         commenter = get_commenter("commenter", client=_client(server))
         feedback = await comment_app("fake-app", [synthetic(4), synthetic(2, True), synthetic(7)], commenter)
-    assert len(server.requests) == 2
+    assert len(server.distinct_requests()) == 2
     assert [s.task_id for s in feedback.sources] == ["steps-4", "steps-7"]
     assert feedback.actionable_changes == VALID["actionable_changes"]  # identical comments merged
 

@@ -56,7 +56,7 @@ def _images(request) -> list[bytes]:
 async def test_a_valid_reply_is_recorded_with_both_screenshots_and_the_task_sent(folder):
     with ScriptedOpenAIServer([reply_text(json.dumps(VALID), prompt_tokens=900, completion_tokens=30)]) as server:
         detection = await ModelDetector(_client(server)).detect(TUPLE, folder, trajectory_id="t/save", task="Save it.")
-    [request] = server.requests
+    [request] = server.distinct_requests()
     assert _images(request) == [_png("white"), _png("navy")]  # before, then after
     text = json.dumps(request.json["messages"])
     assert "click(40,20)" in text and "Save it." in text and all(name in text for name in DEFECT_TYPES)
@@ -69,8 +69,8 @@ async def test_a_malformed_reply_is_repaired_once(folder):
     bad = json.dumps({"defect": True, "type": "wobbly", "evidence": "?"})
     with ScriptedOpenAIServer([reply_text(bad), reply_text(json.dumps(VALID))]) as server:
         detection = await ModelDetector(_client(server)).detect(TUPLE, folder, trajectory_id="t/save")
-    assert len(server.requests) == 2
-    repair = json.dumps(server.requests[1].json["messages"][-1])
+    assert len(server.distinct_requests()) == 2
+    repair = json.dumps(server.distinct_requests()[1].json["messages"][-1])
     assert "type" in repair and "wobbly" in repair  # the re-ask says what was wrong
     assert (detection.defect, detection.type, detection.error) == (True, "no-response", None)
 
@@ -78,7 +78,7 @@ async def test_a_malformed_reply_is_repaired_once(folder):
 async def test_a_second_malformed_reply_is_recorded_as_an_error_never_guessed(folder):
     with ScriptedOpenAIServer([reply_text("I think there is a defect."), reply_text('{"defect": "yes"}')]) as server:
         detection = await ModelDetector(_client(server)).detect(TUPLE, folder, trajectory_id="t/save")
-    assert len(server.requests) == 2  # one repair, no more
+    assert len(server.distinct_requests()) == 2  # one repair, no more
     assert detection.defect is None and detection.type is None
     assert "invalid reply after 2 attempt(s)" in detection.error and "defect" in detection.error
 

@@ -42,7 +42,7 @@ def client_for(tmp_path):
 
 
 def chat_messages(server, index):
-    return server.requests_for("chat")[index].json["messages"]
+    return server.distinct_requests("chat")[index].json["messages"]
 
 
 # ---- UI-TARS -------------------------------------------------------------------------------
@@ -95,7 +95,7 @@ async def test_uitars_compact_keeps_all_replies_as_text_but_only_the_last_n_scre
         policy = get_policy("uitars", model="scripted", client=client_for(server), history_images=2, prompt="compact")
         trajectory = await rollout(LAB, "Add four", policy, hits_at_least(4, "#count"), tmp_path / "r", CONFIG)
     assert trajectory.termination == TerminationReason.success and len(trajectory.steps) == 4
-    last = server.requests_for("chat")[3]
+    last = server.distinct_requests("chat")[3]
     assert last.count_images() == 2
     messages = last.json["messages"]
     assert [m["content"] for m in messages if m["role"] == "assistant"] == [
@@ -121,7 +121,7 @@ async def test_uitars_default_prompt_is_the_official_template_with_the_last_n_sc
     with ScriptedOpenAIServer([reply_text(r) for r in replies]) as server:
         policy = get_policy("uitars", model="scripted", client=client_for(server), history_images=3)
         trajectory = await rollout(LAB, task, policy, hits_at_least(5, "#count"), tmp_path / "r", CONFIG)
-        requests = server.requests_for("chat")
+        requests = server.distinct_requests("chat")
     assert trajectory.termination == TerminationReason.success and len(trajectory.steps) == 5
     folder = tmp_path / "r"
     shots = [(folder / name).read_bytes() for name in [trajectory.initial_screenshot] + [s.screenshot for s in trajectory.steps]]
@@ -156,7 +156,7 @@ async def test_uitars_default_history_is_five_screenshots_with_every_earlier_rep
         assert policy.history_images == 5
         trajectory = await rollout(LAB, "Press Add one until the counter reads 7", policy, hits_at_least(7, "#count"),
                                    tmp_path / "r", config)
-        requests = server.requests_for("chat")
+        requests = server.distinct_requests("chat")
     assert trajectory.termination == TerminationReason.success and len(trajectory.steps) == 7
     assert len(requests) == 7
     last = requests[-1]
@@ -178,7 +178,7 @@ async def test_uitars_finished_content_is_the_trajectorys_answer_after_the_check
         policy = get_policy("uitars", model="scripted", client=client_for(server))
         trajectory = await rollout(CORNER, "Press the corner button, then say the answer", policy, hits_at_least(1),
                                    tmp_path / "r", config)
-        assert len(server.requests_for("chat")) == 2
+        assert len(server.distinct_requests("chat")) == 2
     assert [s.model_action.kind for s in trajectory.steps] == ["click", "finished"]
     assert trajectory.termination == TerminationReason.success and trajectory.checker_ever_passed
     assert trajectory.answer == "42" and Trajectory.load(tmp_path / "r").answer == "42"
@@ -199,7 +199,7 @@ async def test_uitars_unparseable_replies_are_re_asked_with_feedback_and_bounded
         policy = get_policy("uitars", model="scripted", client=client_for(server))
         config = CONFIG.model_copy(update={"max_invalid_replies": 3})
         trajectory = await rollout(CORNER, "Press the corner button", policy, hits_at_least(1), tmp_path / "r", config)
-        requests = len(server.requests_for("chat"))
+        requests = len(server.distinct_requests("chat"))
     assert trajectory.termination == TerminationReason.invalid
     assert requests == 3  # bounded: the default (valid) reply was never requested
     assert trajectory.steps[0].invalid_replies == ["I am not sure what to do.", "Action: levitate()", "Thought: hmm"]
@@ -229,7 +229,7 @@ async def test_openai_cua_click_in_display_pixels_hits_the_corner_target(tmp_pat
         trajectory = await rollout(CORNER, "Press the corner button", policy, hits_at_least(1), tmp_path / "r", CONFIG)
     assert trajectory.termination == TerminationReason.success
     assert trajectory.steps[0].target.id == "corner"
-    body = server.requests_for("responses")[0].json
+    body = server.distinct_requests("responses")[0].json
     assert body["tools"] == [{"type": "computer_use_preview", "display_width": 1280, "display_height": 720,
                               "environment": "browser"}]
     assert body["truncation"] == "auto" and "previous_response_id" not in body
@@ -253,7 +253,7 @@ async def test_openai_cua_chains_responses_acknowledges_safety_checks_and_runs_s
     assert trajectory.termination == TerminationReason.success
     assert [s.model_action.kind for s in trajectory.steps] == ["click", "click", "click"]
     assert any("malicious_instructions" in note for note in trajectory.steps[0].notes)
-    requests = [r.json for r in server.requests_for("responses")]
+    requests = [r.json for r in server.distinct_requests("responses")]
     assert len(requests) == 3
     # The screenshot request was answered at once, inside the same decision.
     assert requests[1]["previous_response_id"] == "resp_0"
@@ -284,7 +284,7 @@ async def test_openai_cua_final_message_is_the_trajectorys_answer(tmp_path, clie
         policy = get_policy("openai-cua", model="scripted", client=client_for(server))
         trajectory = await rollout(CORNER, "Press the corner button, then answer: what is six times seven?", policy,
                                    hits_at_least(1), tmp_path / "r", config)
-        assert len(server.requests_for("responses")) == 2
+        assert len(server.distinct_requests("responses")) == 2
     assert [s.model_action.kind for s in trajectory.steps] == ["click", "finished"]
     assert trajectory.success and trajectory.checker_ever_passed
     assert trajectory.answer == "42" and Trajectory.load(tmp_path / "r").answer == "42"
@@ -303,7 +303,7 @@ async def test_openai_cua_display_is_the_viewport_and_the_final_message_is_the_a
         policy = get_policy("openai-cua", model="scripted", client=client_for(server))
         trajectory = await rollout(app, "Press the corner button, then say what you did", policy, hits_at_least(2),
                                    tmp_path / "r", config)
-        requests = [r.json for r in server.requests_for("responses")]
+        requests = [r.json for r in server.distinct_requests("responses")]
     for body in requests:
         assert body["tools"] == [{"type": "computer_use_preview", "display_width": 1024, "display_height": 768,
                                   "environment": "browser"}]
@@ -324,7 +324,7 @@ async def test_openai_cua_unusable_actions_are_invalid_and_bounded_and_every_cal
         policy = get_policy("openai-cua", model="scripted", client=client_for(server))
         config = CONFIG.model_copy(update={"max_invalid_replies": 2})
         trajectory = await rollout(CORNER, "Press the corner button", policy, hits_at_least(1), tmp_path / "r", config)
-        requests = [r.json for r in server.requests_for("responses")]
+        requests = [r.json for r in server.distinct_requests("responses")]
     assert trajectory.termination == TerminationReason.invalid
     assert len(requests) == 2
     assert "teleport" in trajectory.steps[0].error

@@ -62,6 +62,9 @@ def test_without_a_terminal_each_app_round_is_one_plain_line_and_prefects_log_go
     log = (tmp_path / "runs" / "plain" / "log.txt").read_text()
     assert "Task run 'rollout unit-converter/" in log and "Finished in state Completed()" in log
     assert "FC / FC proven / SR" in done.stdout
+    # the roles offline providers played, by the rule every output uses (a tasks file is an offline proposer)
+    assert ("All roles ran on offline providers: coder, proposer, verifier, commenter, judge, cua (heuristic) "
+            "(no model endpoint).") in done.stdout
 
 
 def test_on_a_terminal_the_run_draws_a_live_progress_display(prefect_server, tmp_path):

@@ -1,7 +1,8 @@
-"""`aui defects inject | eval` on a small app: the set, its labelled tuples, a detector's figures, the report."""
+"""`aui defects inject | eval` on a small app: the set, its labelled tuples, detectors' figures, the report."""
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 import textwrap
@@ -11,7 +12,7 @@ import yaml
 from typer.testing import CliRunner
 
 from apps_prompts import load_app, reference_html_path
-from commenter.detector import DetectorMetrics, read_detections
+from commenter.detector import REFERENCE_NOTE, DetectorMetrics, read_detections
 from cua import read_tuples
 from flows.cli import app as cli
 from llm.testing import ScriptedOpenAIServer, reply_text
@@ -53,31 +54,47 @@ def test_inject_then_eval_make_a_labelled_dataset_scored_in_the_report(small_app
             record = defect_set.record(entry.defect_id)
             assert record.type in labels[entry.folder] and set(labels[entry.folder]) <= {record.type, "none"}
 
-    result = CliRunner().invoke(cli, ["defects", "eval", str(run), "--detector", "offline"])
+    # The default: the offline rules compared with the defect-free app (labelled reference-assisted), and blind.
+    result = CliRunner().invoke(cli, ["defects", "eval", str(run)])
     assert result.exit_code == 0, result.output
-    assert "offline (offline baseline)" in result.output and "Recall-D" in result.output
+    assert "offline (offline baseline, reference-assisted): " in result.output and "Recall-D" in result.output
+    assert "offline-blind (offline baseline): " in result.output
+    assert result.output.count(REFERENCE_NOTE) == 1  # beside the reference-assisted figures only
     detections = read_detections(run, "offline")
     assert len(detections) == sum(len(v) for v in labels.values())
     assert all(d.error is None and d.offline for d in detections)
     metrics = DetectorMetrics.model_validate_json((run / "defect-metrics-offline.json").read_bytes())
     assert metrics.overall.tuples == len(detections) and metrics.overall.defective >= 2
+    assert metrics.reference_assisted and metrics.overall.detected >= 1
+    # a true positive: a tuple labelled defective that the detector called defective, not only defective tuples
+    assert any(d.truth not in (None, "none") and d.defect for d in detections)
+    blind = DetectorMetrics.model_validate_json((run / "defect-metrics-offline-blind.json").read_bytes())
+    blind_detections = read_detections(run, "offline-blind")
+    assert not blind.reference_assisted and blind.overall.tuples == len(detections)
+    assert any(d.truth not in (None, "none") and d.defect for d in blind_detections)
+    # no rule of the blind detector compared with the defect-free version
+    assert not any("defect-free" in d.evidence for d in blind_detections)
     report = (run / "report.html").read_text(encoding="utf-8")
     assert "Recall-D" in report and "Confusion matrix" in report and "2 / 2 proven / attempted" in report
+    assert "Detector: offline (offline baseline, reference-assisted)" in report
+    assert html.escape(REFERENCE_NOTE) in report
+    assert "Detector: offline-blind (offline baseline)</h3>" in report
 
     # A model that always answers "no defect" (GTArena's Qwen2-VL): Recall-D 0, Recall-N 100, in the same report.
     never = json.dumps({"defect": False, "type": None, "evidence": "Nothing looks wrong."})
+    # A time limit a loaded machine meets: a call the client timed out and sent again would be counted twice.
     with ScriptedOpenAIServer(default=reply_text(never)) as server:
         models = tmp_path / "models.yaml"
         models.write_text(textwrap.dedent(f"""\
             roles: {{detector: local-vlm}}
             models:
-              - {{name: local-vlm, provider: openai-compatible, model: vlm, base_url: "{server.base_url}", timeout_s: 10}}
+              - {{name: local-vlm, provider: openai-compatible, model: vlm, base_url: "{server.base_url}", timeout_s: 120}}
             """), encoding="utf-8")
         result = CliRunner().invoke(cli, ["defects", "eval", str(run), "--detector", "detector", "--models-config",
                                           str(models)])
     assert result.exit_code == 0, result.output
     assert len(server.requests) == len(detections)  # one call per tuple
-    assert "local-vlm: " in result.output and "Recall-D 0.0, Recall-N 100.0" in result.output
+    assert "local-vlm: " in result.output and "local-vlm (" not in result.output and "Recall-D 0.0, Recall-N 100.0" in result.output
     assert "Detector: local-vlm" in (run / "report.html").read_text(encoding="utf-8")
 
     again = tmp_path / "again"

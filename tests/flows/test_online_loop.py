@@ -39,10 +39,13 @@ async def test_online_loop_runs_every_role_through_the_openai_client_and_reruns_
 
         seen = Counter(role_of(r) for r in server.requests)
         assert seen["unknown"] == 0, [r.json for r in server.requests if role_of(r) == "unknown"][:1]
-        assert seen["coder"] == 2  # v0 and one revision (ids kept: no contract retry)
-        assert seen["proposer"] == 1
-        assert seen["verifier"] == 2  # one batch per version
-        assert seen["commenter"] == 1  # the one failed rollout of round 0 (the last round is not commented)
+        # the calls each role made: a retried request (the client timed out on a loaded machine) counts once; every
+        # call of these roles has a body of its own (UI-TARS's may repeat: the same screen in both rounds)
+        asked = Counter(role_of(r) for r in server.distinct_requests())
+        assert asked["coder"] == 2  # v0 and one revision (ids kept: no contract retry)
+        assert asked["proposer"] == 1
+        assert asked["verifier"] == 2  # one batch per version
+        assert asked["commenter"] == 1  # the one failed rollout of round 0 (the last round is not commented)
         assert seen["uitars"] >= 4  # swap: click (success); miles: finished — in both rounds
 
         by_round = {r.round: r for r in results}
@@ -71,7 +74,7 @@ async def test_online_loop_runs_every_role_through_the_openai_client_and_reruns_
         assert sum(entry["calls"] for entry in by_role.values()) == len(server.requests)
         # Table 5's tokens are the ledger's: the commenter calls under its role per mode.
         ledger = payload["usage"]["by_commenter_mode"]["dashboard"]
-        assert ledger["calls"] == by_role["commenter"]["calls"] == seen["commenter"]
+        assert ledger["calls"] == by_role["commenter"]["calls"] == asked["commenter"]
         (row,) = payload["by_commenter_mode"]
         assert row["commenter"] == "dashboard" and row["tokens"] > 0
         assert row["tokens"] == ledger["prompt_tokens"] + ledger["completion_tokens"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from llm import ModelCallError, get_client, hash_inline_images, image_data_url, user_message
-from llm.testing import RecordedRequest, ScriptedOpenAIServer, reply_status, reply_text
+from llm.testing import RecordedRequest, ScriptedOpenAIServer, reply_status, reply_text, scripted_model
 
 
 async def test_a_callable_script_sees_the_parsed_request(make_client, tiny_png):
@@ -33,6 +33,18 @@ async def test_per_kind_scripts_and_exhaustion_is_reported(make_client):
         with pytest.raises(ModelCallError, match="HTTP 418"):
             await client.chat([user_message("x")], role="cua")
     assert [r.kind for r in server.requests] == ["responses", "chat", "chat", "chat"]
+
+
+async def test_a_call_the_client_retried_is_one_distinct_request(make_client):
+    # the first attempt fails (a 503 here; a time-out on a loaded machine alike) and the client sends the same body again
+    with ScriptedOpenAIServer([reply_status(503), reply_text("ok"), reply_text("next")]) as server:
+        client = make_client(server, cache=False, max_retries=1)
+        await client.chat([user_message("hi")], role="coder")
+        await client.chat([user_message("again")], role="coder")
+    assert len(server.requests) == 3  # every HTTP request, the retry too
+    assert [r.json["messages"][0]["content"] for r in server.distinct_requests()] == ["hi", "again"]
+    assert server.distinct_requests("responses") == []
+    assert scripted_model(server).timeout_s >= 60  # what a loaded machine meets: no retry for a late reader
 
 
 def test_hash_inline_images_replaces_data_urls_everywhere(tiny_png):

@@ -39,8 +39,8 @@ async def test_good_reply_gives_gated_checkers_and_writes_verdicts(counter_spec,
         verdicts = await verify_app(
             counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path), out_dir=tmp_path
         )
-    assert len(server.requests) == 1
-    messages = server.requests[0].json["messages"]
+    assert len(server.distinct_requests()) == 1
+    messages = server.distinct_requests()[0].json["messages"]
     assert messages[0]["role"] == "system" and "end state" in messages[0]["content"]
     assert 'id="inc"' in messages[1]["content"] and '"task_id": "greet-ada"' in messages[1]["content"]
 
@@ -65,10 +65,10 @@ async def test_malformed_json_is_repaired_once_quoting_the_error(counter_spec, c
     script = [reply_text('{"verdicts": [{"task_id": "add-three", "solvable": tru'), answer(*GOOD.values())]
     with ScriptedOpenAIServer(script) as server:
         verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))
-    assert len(server.requests) == 2
-    repair = server.requests[1].json["messages"]
+    assert len(server.distinct_requests()) == 2
+    repair = server.distinct_requests()[1].json["messages"]
     assert [m["role"] for m in repair] == ["system", "user", "assistant", "user"]
-    assert "not valid JSON" in last_user_text(server.requests[1])
+    assert "not valid JSON" in last_user_text(server.distinct_requests()[1])
     assert [v.valid for v in verdicts.verdicts] == [True, True, False]
     assert verdicts.tokens.calls == 2
 
@@ -79,8 +79,8 @@ async def test_schema_violation_is_repaired_quoting_where_and_what(counter_spec,
     script = [answer(GOOD["add-three"], no_checker, GOOD["reset"]), answer(*GOOD.values())]
     with ScriptedOpenAIServer(script) as server:
         verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))
-    assert len(server.requests) == 2
-    quoted = last_user_text(server.requests[1])
+    assert len(server.distinct_requests()) == 2
+    quoted = last_user_text(server.distinct_requests()[1])
     assert "verdicts/1" in quoted and "needs a non-empty 'checker'" in quoted
     assert verdicts.verdict("greet-ada").valid
 
@@ -92,7 +92,7 @@ async def test_reply_still_broken_after_the_repairs_makes_every_task_unsolvable(
             counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path),
             config=LLMVerifierConfig(format_repairs=1),
         )
-    assert len(server.requests) == 2  # bounded: one ask plus one repair
+    assert len(server.distinct_requests()) == 2  # bounded: one ask plus one repair
     assert not any(v.valid for v in verdicts.verdicts)
     assert all("unusable after 1 repair(s)" in v.reason and "solvable" in v.reason for v in verdicts.verdicts)
 
@@ -100,7 +100,7 @@ async def test_reply_still_broken_after_the_repairs_makes_every_task_unsolvable(
 async def test_task_missing_from_the_reply_is_unsolvable_with_a_reason(counter_spec, counter_html, tmp_path):
     with ScriptedOpenAIServer([answer(GOOD["add-three"], GOOD["reset"])]) as server:
         verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))
-    assert len(server.requests) == 1
+    assert len(server.distinct_requests()) == 1
     missing = verdicts.verdict("greet-ada")
     assert not missing.solvable and missing.checker is None
     assert "did not include this task" in missing.reason
@@ -115,8 +115,8 @@ async def test_checker_failing_the_gate_gets_one_repair_with_the_failure(counter
     script = [answer(true_at_load, GOOD["greet-ada"], GOOD["reset"]), answer(fixed)]
     with ScriptedOpenAIServer(script) as server:
         verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))
-    assert len(server.requests) == 2
-    repair = last_user_text(server.requests[1])
+    assert len(server.distinct_requests()) == 2
+    repair = last_user_text(server.distinct_requests()[1])
     assert "task add-three" in repair and "already true on the freshly loaded app" in repair
     assert "greet-ada" not in repair
     add = verdicts.verdict("add-three")
@@ -130,7 +130,7 @@ async def test_checker_failing_the_gate_twice_is_unsolvable_with_both_reasons(co
     script = [answer(app_state, GOOD["greet-ada"], GOOD["reset"]), answer(app_state), answer(*GOOD.values())]
     with ScriptedOpenAIServer(script) as server:
         verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))
-    assert len(server.requests) == 2  # one repair round-trip, no more
+    assert len(server.distinct_requests()) == 2  # one repair round-trip, no more
     add = verdicts.verdict("add-three")
     assert not add.solvable and add.checker is None and add.repairs == 1
     assert "still failed the gate" in add.reason and "window.appState" in add.reason
@@ -148,7 +148,7 @@ async def test_tasks_are_sent_in_batches_with_only_their_own_ids(counter_spec, c
             config=LLMVerifierConfig(batch_size=2),
         )
     asked = sorted(
-        tuple(t for t in GOOD if f'"task_id": "{t}"' in r.json["messages"][1]["content"]) for r in server.requests
+        tuple(t for t in GOOD if f'"task_id": "{t}"' in r.json["messages"][1]["content"]) for r in server.distinct_requests()
     )
     assert asked == [("add-three", "greet-ada"), ("reset",)]
     assert verdicts.task_ids() == ["add-three", "greet-ada", "reset"]
@@ -161,7 +161,7 @@ async def test_screenshot_of_the_loaded_app_is_attached_when_asked(counter_spec,
             counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path),
             config=LLMVerifierConfig(screenshot=True),
         )
-    assert server.requests[0].count_images() == 1
+    assert server.distinct_requests()[0].count_images() == 1
 
 
 async def test_offline_model_in_the_registry_takes_the_reference_path(counter_spec, counter_html, tmp_path):
@@ -203,8 +203,8 @@ async def test_a_solution_that_leaves_the_checker_false_is_repaired_with_its_val
     script = [answer(two_clicks, GOOD["greet-ada"], GOOD["reset"]), answer(GOOD["add-three"])]
     with ScriptedOpenAIServer(script) as server:
         verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))
-    assert len(server.requests) == 2
-    repair = last_user_text(server.requests[1])
+    assert len(server.distinct_requests()) == 2
+    repair = last_user_text(server.distinct_requests()[1])
     assert "- task add-three: passed the gate at load, but was not proven: the checker returned false after the replay " \
            "of the 2-step solution; after the replay '#count' shows text '2'" in repair
     assert '"selector": "#inc"' in repair and "greet-ada" not in repair
@@ -221,8 +221,8 @@ async def test_a_repair_that_does_worse_keeps_the_first_checker_as_claimed(count
     with ScriptedOpenAIServer(script) as server:
         verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path),
                                     config=LLMVerifierConfig(proof_step_timeout_ms=1_000))
-    assert "solution step 2 (click #submit) failed" in last_user_text(server.requests[1])
-    assert "no element matches '#submit'" in last_user_text(server.requests[1])
+    assert "solution step 2 (click #submit) failed" in last_user_text(server.distinct_requests()[1])
+    assert "no element matches '#submit'" in last_user_text(server.distinct_requests()[1])
     greet = verdicts.verdict("greet-ada")
     assert greet.proof == "claimed" and greet.valid and greet.repairs == 1
     assert greet.checker_source == GOOD["greet-ada"]["checker"]
@@ -239,7 +239,7 @@ async def test_a_task_judged_unsolvable_on_repair_is_unsupported(counter_spec, c
     script = [answer(no_solution, GOOD["greet-ada"], GOOD["reset"]), answer(gave_up)]
     with ScriptedOpenAIServer(script) as server:
         verdicts = await verify_app(counter_spec, counter_html, verifier="scripted", client=client_for(server, tmp_path))
-    assert "could not be proven: no solution was given" in last_user_text(server.requests[1])
+    assert "could not be proven: no solution was given" in last_user_text(server.distinct_requests()[1])
     add = verdicts.verdict("add-three")
     assert add.proof == "unsupported" and not add.valid and add.repairs == 1
     assert add.proof_reason == "on reflection the count never reaches 3"

@@ -39,7 +39,8 @@ def test_the_corpus_is_big_and_varied():
 async def test_no_planted_checker_is_proven_and_the_repair_says_what_happened(tmp_path):
     with ScriptedOpenAIServer(scripted_verifier()) as server:
         verdicts = await verify_apps(server, tmp_path)
-    repairs = {app: [request_text(r) for r in server.requests if is_repair(r) and f"App: {load_app(app).title}" in request_text(r, 1)]
+    # each distinct request once: a call the client retried (timed out on a loaded machine) is one repair, not two
+    repairs = {app: [request_text(r) for r in server.distinct_requests() if is_repair(r) and f"App: {load_app(app).title}" in request_text(r, 1)]
                for app in APPS}
     assert all(len(messages) == 1 for messages in repairs.values()), "one repair round-trip per batch"
 
@@ -67,7 +68,7 @@ async def test_a_repair_that_fixes_one_planted_checker_makes_it_proven(tmp_path)
     with ScriptedOpenAIServer(scripted_verifier(fixed)) as server:
         client = ModelClient(scripted_registry(server), cache=False)
         verdicts = await verify_app(load_app(UC), verifier="scripted", client=client, config=CONFIG)
-    assert len(server.requests) == 2
+    assert len(server.distinct_requests()) == 2
     repaired = verdicts.verdict("miles-to-km")
     assert repaired.proven and repaired.repairs == 1 and repaired.static_warnings == []
     assert repaired.checker_source == real(UC, "miles-to-km").checker

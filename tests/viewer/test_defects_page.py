@@ -7,7 +7,7 @@ import io
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from commenter.detector import Detection, score_detections, write_detections, metrics_path
+from commenter.detector import Detection, metrics_path, score_detections, write_detections
 from cua import Action, ElementInfo, Point, TransitionTuple, write_atomic
 from perturb import DefectRecord, DefectSet, dataset_folder, defect_transform, make_defect
 from viewer import create_app
@@ -43,7 +43,11 @@ def _defect_run(root):
     detections = [Detection(trajectory=str(dataset_folder(proven)), step=1, detector="offline", offline=True,
                             defect=True, type="no-response", evidence="click(5,5) changed nothing", truth="no-response")]
     write_detections(run, "offline", detections)
-    write_atomic(metrics_path(run, "offline"), score_detections("offline", detections, offline=True).model_dump_json().encode())
+    write_atomic(metrics_path(run, "offline"), score_detections("offline", detections, offline=True,
+                                                               reference_assisted=True).model_dump_json().encode())
+    blind = [item.model_copy(update={"detector": "offline-blind"}) for item in detections]
+    write_detections(run, "offline-blind", blind)
+    write_atomic(metrics_path(run, "offline-blind"), score_detections("offline-blind", blind, offline=True).model_dump_json().encode())
     return run
 
 
@@ -56,6 +60,12 @@ def test_the_defect_run_page_shows_the_set_the_figures_and_each_defects_tuple(tm
     assert page.status_code == 200
     text = page.text
     assert "1 / 2 defects proven" in text and "Detector: offline" in text and "offline baseline" in text
+    # the figures of the detector given the defect-free app say so; the blind one's do not
+    headings = {part.split("</h2>")[0].split(" <")[0]: part.split("<table")[0]
+                for part in text.split('<h2 class="detector">Detector: ')[1:]}
+    assert set(headings) == {"offline", "offline-blind"}
+    assert "reference-assisted" in headings["offline"] and "given the defect-free app to compare with" in headings["offline"]
+    assert "reference-assisted" not in headings["offline-blind"]
     assert "100.0" in text and "click(5,5) changed nothing" in text  # Recall-D, and the detector's answer
     image = f"/defects/defects-run/files/{dataset_folder(DefectSet.read(run).proven[0])}/step_001.png"
     assert image in text
