@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 
 import yaml
 
 from flows import Track, is_offline_provider, make_config, offline_roles, role_players, write_manifest
-from viewer import load_run
 
 EVERY_OFFLINE = ["coder", "proposer", "verifier", "commenter", "judge", "cua (heuristic)"]
 
@@ -68,25 +66,3 @@ def test_mixed_coders_and_agents_name_each_offline_one_and_a_tasks_file_is_an_of
     assert offline_roles(config, Track(coder="remote", cua="uitars", mode="cua", commenter_mode="dashboard")) == [
         "proposer", "verifier", "commenter", "judge"]
     assert not config.offline
-
-
-def test_the_manifest_records_the_labels_and_the_viewer_shows_them_not_its_own_guess(tmp_path):
-    models = _models(tmp_path)
-    config = make_config({"models_config": models, "coders": ["rules"], "out_dir": str(tmp_path / "runs"),
-                          "name": "labelled"})
-    run_dir = config.run_dir
-    run_dir.mkdir(parents=True)
-    write_manifest(config, run_dir)
-    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["offline"] is True and manifest["offline_roles"] == EVERY_OFFLINE
-    assert manifest["models"] == {}  # no role called a model
-    run = load_run(run_dir)
-    assert run.offline and run.offline_roles == EVERY_OFFLINE
-
-    # only the agent offline: the viewer no longer calls the run offline because its CUA was
-    online = make_config({"models_config": models, "verifier": "remote", "out_dir": str(tmp_path / "runs"),
-                          "name": "mixed"})
-    online.run_dir.mkdir(parents=True)
-    write_manifest(online, online.run_dir)
-    run = load_run(online.run_dir)
-    assert not run.offline and "cua (heuristic)" in run.offline_roles and "verifier" not in run.offline_roles
