@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import yaml
 
 from flows import Track, is_offline_provider, make_config, offline_roles, role_players, write_manifest
