@@ -45,11 +45,6 @@ STAGE_FUNCTIONS: dict[str, tuple[str, str]] = {
 }
 """Stage kind → (module, function): the kinds `results.json`'s `cache` counts."""
 
-STAGE_KIND_OF_FIELD = {"generate": "generate", "propose": "propose", "verify": "verify", "rollout": "rollout",
-                       "comment": "comment", "revise": "revise", "translate": "translate",
-                       "prove_variation": "prove_variation"}
-"""`flows.Stages` field → stage kind."""
-
 READS_APP_SPEC = frozenset({"generate", "propose", "verify", "comment", "revise"})
 """Stages that read the app's spec (prompt, tasks, reference page) by path, not as an input."""
 
@@ -67,6 +62,14 @@ def opens_a_browser(kind: str) -> bool:
     return BROWSER_MODULE in stage_code(kind)
 
 
+def chromium_version(path: str) -> str:
+    """What the binary says with `--version` (the manifest's `chromium`, part of the browser stages' keys)."""
+    try:
+        return subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unavailable: {exc}"
+
+
 @functools.cache
 def chromium_identity() -> str:
     """The binary the run's rollouts launch, the version it reports (`cua.default_chromium`) and the
@@ -74,23 +77,22 @@ def chromium_identity() -> str:
     from cua import BrowserConfig, default_chromium, launch_args
 
     path = default_chromium()
-    try:
-        version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        version = f"unavailable: {type(exc).__name__}"
+    version = chromium_version(path)
     switches = hashlib.sha256(" ".join(launch_args(BrowserConfig(executable_path=path))).encode()).hexdigest()[:12]
     return f"{path} {version} (switches {switches})".strip()
 
 
+def current_version(kind: str) -> dict[str, str]:
+    """What this process runs for stage `kind`: {"code": digest, "chromium": identity (browser stages)}."""
+    version = {"code": digest(stage_code(kind))}
+    if opens_a_browser(kind):
+        version["chromium"] = chromium_identity()
+    return version
+
+
 def stage_versions() -> dict[str, dict[str, str]]:
-    """Per stage kind, what this process's code is: {"code": digest, "chromium": identity (browser stages)}."""
-    versions = {}
-    for kind in STAGE_FUNCTIONS:
-        version = {"code": digest(stage_code(kind))}
-        if opens_a_browser(kind):
-            version["chromium"] = chromium_identity()
-        versions[kind] = version
-    return versions
+    """`current_version` of every stage kind."""
+    return {kind: current_version(kind) for kind in STAGE_FUNCTIONS}
 
 
 def code_files() -> dict[str, str]:
@@ -137,12 +139,7 @@ def pin_versions(run_dir: Path, versions: Mapping[str, Mapping[str, str]] | None
 def version_in_use(kind: str, run_dir: str) -> dict[str, str]:
     """Stage `kind`'s version for the run's keys: pinned by `--reuse-stale`, else the current code's."""
     pinned = _pinned(run_dir).get(kind)
-    if pinned is not None:
-        return dict(pinned)
-    version = {"code": digest(stage_code(kind))}
-    if opens_a_browser(kind):
-        version["chromium"] = chromium_identity()
-    return version
+    return dict(pinned) if pinned is not None else current_version(kind)
 
 
 # ---- what a stage's inputs name outside the project ----------------------------------------------
@@ -295,7 +292,8 @@ def reset_tally(run_dir: str | Path) -> CacheTally:
 
 def tallied(stages, tally: CacheTally):
     """The same `Stages`, each call counted in `tally` as ran or reused (Prefect's `Cached` state)."""
-    return replace(stages, **{f.name: functools.partial(_call_counted, STAGE_KIND_OF_FIELD[f.name], getattr(stages, f.name),
+    # `flows.Stages` fields are named after the stage kinds (`STAGE_FUNCTIONS`)
+    return replace(stages, **{f.name: functools.partial(_call_counted, f.name, getattr(stages, f.name),
                                                         tally) for f in fields(stages)})
 
 

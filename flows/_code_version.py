@@ -270,10 +270,6 @@ class _Closure:
         self.files.add(path)
         self._take(path, *_dependencies(name))
 
-    def _scan(self, module: _Module, node: ast.AST) -> None:
-        """Every import, lazy provider target and named sibling data file inside `node`."""
-        self._take(module.path, *_dependencies_of(module, node))
-
     def _take(self, path: Path, imports, strings) -> None:
         for target, attribute in imports:
             self.add_module(target, attribute)

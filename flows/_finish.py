@@ -12,7 +12,7 @@ from pathlib import Path
 
 from cua import write_atomic
 
-from ._cache import RunCacheState, tally_for
+from ._cache import RunCacheState, chromium_version, tally_for
 from ._config import ExperimentConfig
 from ._offline_roles import offline_roles, role_players
 from ._prefect_env import PROJECT_ROOT
@@ -20,13 +20,6 @@ from ._report import write_report
 from ._results import AppRoundResult, write_results
 
 PACKAGES = ["aui-loop", "prefect", "fastapi", "playwright", "openai", "pydantic", "pillow", "jsonschema", "beautifulsoup4", "axe-playwright-python"]
-
-
-def _chromium_version(path: str) -> str:
-    try:
-        return subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"unavailable: {exc}"
 
 
 def _git_commit() -> str | None:
@@ -144,7 +137,7 @@ def write_manifest(config: ExperimentConfig, run_dir: Path, cache: RunCacheState
         "python": platform.python_version(),
         "platform": platform.platform(),
         "packages": versions,
-        "chromium": _chromium_version(browser.executable_path),
+        "chromium": chromium_version(browser.executable_path),
         "chromium_path": str(browser.executable_path),
         # What the agents' browser does differently from a stock one (README, "The browser"), and which
         # binary with which switches (the headless shell by default: `cua.default_chromium`).
