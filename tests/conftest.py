@@ -20,6 +20,8 @@ os.environ.setdefault("AUI_STAGE_RETRY_DELAYS_S", "0.2,0.5")
 # (ephemeral servers on SQLite) never share one database file between the two processes.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ["PREFECT_HOME"] = str(Path(os.environ.get("PREFECT_HOME", ROOT / ".prefect")) / os.environ["PYTEST_XDIST_WORKER"])
+    # Prefect makes its home without the parents: on a fresh clone `.prefect/` is not there yet (a warning each process)
+    Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
 
 
 @pytest.fixture(scope="session")
