@@ -5,10 +5,11 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 
-async def built_once(tmp_path_factory, name: str, build) -> Path:
+async def built_once(tmp_path_factory, name: str, build: Callable[[Path], Awaitable[None]]) -> Path:
     """`name`, a folder `await build(folder)` fills, built once per test run and copied into this test
     process's own temp folder. Under pytest-xdist each process has its own session fixtures, so a session's
     costly run would otherwise be made once per process; the first builds it under a lock in the folder

@@ -93,3 +93,12 @@ def test_every_stage_kind_names_a_stage_function_that_exists(kind):
     assert any(str(p).endswith(f"{module.replace('.', '/')}.py") for p in stage_files(module, function))
     imported = __import__(module, fromlist=[function])
     assert hasattr(imported, function)
+
+
+def test_the_stages_fields_are_named_after_the_stage_kinds():
+    """`flows._cache.tallied` counts each `Stages` field under its own name as the stage kind."""
+    from dataclasses import fields
+
+    from flows import Stages
+
+    assert {field.name for field in fields(Stages)} == set(STAGE_FUNCTIONS)
