@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +36,31 @@ every stage side by side."""
 
 KEY_MACHINERY = frozenset({"flows._cache", "flows._code_version"})
 """Modules that compute the keys, not results: a stage's decorator names them, but they are not its code."""
+
+_PARSE_LOCK = threading.Lock()
+_PARSE_TRIES = 3
+
+
+def parse_source(source: str, filename: str) -> ast.Module:
+    """`ast.parse`, safe in Prefect's task threads on CPython 3.11.
+
+    CPython 3.11 keeps the AST constructor's depth counter per interpreter, not per thread
+    (python/cpython#106905): when the collector runs a finaliser in the middle of a tree's
+    construction, the GIL can pass to another thread that parses too, and the first parse then
+    fails with a spurious `SystemError: AST constructor recursion depth mismatch` — it failed a
+    sweep in CI. So one parse at a time in this process; and a parse spoiled by a parse outside this
+    lock (3.11's `traceback` parses a line to place its carets) is tried again, a bounded number of
+    times: the source is the same, so a clean parse gives the same tree.
+    """
+    for attempt in range(1, _PARSE_TRIES + 1):
+        try:
+            with _PARSE_LOCK:
+                return ast.parse(source, filename=filename)
+        except SystemError as error:
+            if "recursion depth mismatch" not in str(error) or attempt == _PARSE_TRIES:
+                raise
+    raise AssertionError("unreachable: the last try returns or raises")
+
 
 _LAZY_TARGET = re.compile(r"^([A-Za-z_]\w*(?:\.\w+)*):([A-Za-z_]\w*)$")
 _DATA_SUFFIXES = (".js", ".json", ".css", ".html", ".txt", ".j2", ".jinja", ".yaml", ".yml", ".md")
@@ -81,7 +107,7 @@ def _parse(name: str) -> _Module | None:
     path = module_file(name)
     if path is None:
         return None
-    module = _Module(name, path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+    module = _Module(name, path, parse_source(path.read_text(encoding="utf-8"), str(path)))
     for statement in module.tree.body:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             module.bindings[statement.name] = statement
