@@ -39,7 +39,12 @@
     Object.defineProperty(RealDate.prototype, 'constructor', {value: FixedDate, writable: true, configurable: true, enumerable: false});
     Object.defineProperty(globalThis, 'Date', {value: FixedDate, writable: true, configurable: true, enumerable: false});
     try {
-      const origin = performance.timeOrigin + offset;
+      // The fixed clock's now when the document's monotonic clock read zero, so that
+      // timeOrigin + performance.now() reads what Date.now() reads, as an app expects. Not the
+      // browser's timeOrigin plus the offset: a renderer maps its monotonic clock to the wall clock
+      // once, so after the machine's clock is stepped (a paused VM re-synced) the browser's own
+      // timeOrigin is off by the step (30 s once in CI), and the app's clock would carry it.
+      const origin = now() - performance.now();
       Object.defineProperty(performance, 'timeOrigin', {get() { return origin; }, configurable: true, enumerable: true});
     } catch (e) { /* no performance API: nothing to shift */ }
     try {

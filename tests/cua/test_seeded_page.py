@@ -10,9 +10,11 @@ from datetime import datetime, timezone
 import pytest
 
 from cua import (
+    APP_URL,
     FIXED_CLOCK_START,
     Action,
     AppEnv,
+    BrowserConfig,
     Point,
     RolloutConfig,
     TerminationReason,
@@ -21,6 +23,7 @@ from cua import (
     open_app,
     rollout,
 )
+from cua._seeding import seeding_script
 from cua.policies import get_policy
 
 FAST = RolloutConfig(max_steps=4, step_timeout_s=20, episode_timeout_s=60)
@@ -162,6 +165,32 @@ async def test_a_fixed_clock_starts_at_the_fixed_instant_and_then_runs_in_real_t
         # The harness's isolated world keeps the real clock.
         real = await isolated_world(page).evaluate("Date.now()")
         assert abs(real - time.time() * 1000) < 5_000
+
+
+# A renderer whose monotonic clock maps to a wall clock 30 s behind Date: what Chromium shows after the
+# machine's clock was stepped while the renderer lived (it maps the two once per process).
+SKEWED_ORIGIN = """Object.defineProperty(performance, 'timeOrigin',
+  {value: performance.timeOrigin - 30000, configurable: true, enumerable: true});"""
+ORIGIN_LAG = "performance.timeOrigin + performance.now() - Date.now()"
+
+
+@pytest.mark.parametrize("fixed_clock", [False, True])
+async def test_a_fixed_clocks_time_origin_follows_its_date_whatever_the_browsers_origin_says(fixed_clock):
+    # Once in CI, timeOrigin + performance.now() read 30 s past the fixed Date: the app's origin was the
+    # browser's plus an offset, and the browser's had drifted from the wall clock. Under a fixed clock the
+    # two now agree by construction; without one the page keeps the browser's own (skewed) origin.
+    async with open_app("<!doctype html><p>clock</p>", BrowserConfig(reuse_pages=False)) as app:
+        await app.page.add_init_script(script=SKEWED_ORIGIN)
+        if fixed_clock:
+            await app.page.add_init_script(script=seeding_script(None, True))
+        await app.page.goto(APP_URL)
+        lag = await app.page.evaluate(ORIGIN_LAG)
+        if fixed_clock:
+            assert abs(lag) < 50, lag
+            # The document began (its origin) just before the init script started the fixed clock.
+            assert START_MS - 5_000 < await app.page.evaluate("performance.timeOrigin") <= START_MS
+        else:
+            assert -31_000 < lag < -29_000  # the skew is really there to follow
 
 
 @pytest.mark.parametrize("seed, fixed_clock", [(5, True), (None, True), (5, False)])
