@@ -32,10 +32,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from flows import make_config, sweep, sweep_without_prefect, table_rows  # first: importing `flows` sets Prefect's environment
-
 from apps_prompts import load_apps
+from flows import make_config, sweep, sweep_without_prefect  # first: importing `flows` sets Prefect's environment
 from llm import call_stats
+from results import table_rows
 
 TARGETS = {"rerun_model_calls": 0, "rerun_vs_first": 0.2, "prefect_overhead_ratio": 1.25}
 ONLINE_APP = "unit-converter"
@@ -58,11 +58,11 @@ def sr_by_round(results) -> dict[int, float | None]:
 
 async def warm_up(out: Path, args: argparse.Namespace) -> float:
     """Start Prefect's server and the browser, import what the stages import; returns Prefect's start-up time."""
+    import matplotlib.pyplot  # noqa: F401
     from prefect.client.orchestration import get_client
 
     import cua.policies  # noqa: F401
     import dashboard_render  # noqa: F401
-    import matplotlib.pyplot  # noqa: F401
     from cua import get_browser
 
     started = time.perf_counter()

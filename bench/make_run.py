@@ -97,7 +97,7 @@ def read_cpu(sampler: TreeSampler, seen: dict[int, tuple[str, float]]) -> None:
 
 
 def results_figures(run_dir: Path) -> dict:
-    from flows import read_results, table_rows
+    from results import read_results, table_rows
 
     results = read_results(run_dir).apps
     rollouts = sum(1 for r in results for t in r.tasks if t.trajectory)

@@ -1,9 +1,10 @@
 """Prefect flows of the design loop (generate → propose → verify → roll out → dashboard → comment
-→ revise, for R rounds), the sweep over apps × coders × CUAs × modes, results, report and CLI.
+→ revise, for R rounds) and the sweep over apps × coders × CUAs × modes: orchestration only. What a
+run writes is the `results` package's; the `aui` command sits on top.
 
     config = make_config({"app_ids": ["unit-converter"], "rounds": 1})   # or load_config("sweep.yaml")
-    results = asyncio.run(sweep(config))                                  # → runs/<name>/results.*, report.html
-    print(markdown_table(table_rows(results)))
+    outcomes = asyncio.run(sweep(config))                                 # → runs/<name>/results.*, report.html
+    print(results.markdown_table(results.table_rows(outcomes)))
 
 Public names load on first use (PEP 562), so `import flows` — and the CLI's checks of bad input —
 do not start Prefect; Prefect's settings for this project are applied before it is imported.
@@ -32,24 +33,12 @@ _PUBLIC = {
     "Stages": "_track", "PREFECT_STAGES": "_track", "PLAIN_STAGES": "_track", "TrackSteps": "_track",
     "MODEL_RETRIES": "_stages", "stage_retry_delays": "_stages", "use_browser_slots": "_rollouts",
     # what stages take and return
-    "FileRef": "_refs", "RunContext": "_refs", "Track": "_refs", "AgentSettings": "_refs", "VersionRef": "_refs",
-    "TasksRef": "_refs", "VerifyRef": "_refs", "RolloutRef": "_refs", "FeedbackRef": "_refs",
-    # results and what a run leaves behind
-    "AppRoundResult": "_results", "TaskOutcome": "_results", "TableRow": "_results", "table_rows": "_results",
-    "markdown_table": "_results", "write_results": "_results", "pass_counts": "_results", "scoring_table": "_results", "RunResults": "_results", "read_results": "_results", "finish_run": "_finish", "write_manifest": "_finish", "read_manifest": "_finish",
-    "ROLE_PROMPTS": "_finish", "write_report": "_report", "viewer_url": "_artifacts",
-    # error bars (issue 29): 95 % intervals, paired comparisons, the statistics behind them
-    "Comparison": "_error_bars", "comparisons": "_error_bars", "ERROR_BARS": "_error_bars",
-    "wilson_interval": "_intervals", "bootstrap_ratio_interval": "_intervals", "mcnemar_exact_p": "_intervals",
-    "paired_difference_interval": "_intervals", "minimum_detectable_difference": "_intervals",
-    # variations (OpenApps' axis)
-    "VariantRef": "_refs", "VariationResult": "_results", "RepeatOutcomes": "_results", "VariationRow": "_variation_table",
-    "variation_rows": "_variation_table", "variation_markdown": "_variation_table", "VARIATION_NOTE": "_variation_table",
-    "GAP_FACTOR": "_variation_table",
-    # GUI defects (issue 18): defect runs, detectors scored, their report section
+    "FileRef": "_refs", "RunContext": "_refs", "AgentSettings": "_refs", "VersionRef": "_refs", "TasksRef": "_refs",
+    "VerifyRef": "_refs", "RolloutRef": "_refs", "FeedbackRef": "_refs", "VariantRef": "_refs",
+    # what a run leaves behind besides its results (those are the `results` package's)
+    "finish_run": "_finish", "write_manifest": "_finish", "ROLE_PROMPTS": "_finish", "viewer_url": "_artifacts",
+    # GUI defects (issue 18): defect runs and detectors scored on them
     "inject_run": "_defects", "eval_run": "_defects", "dataset_inputs": "_defects", "DefectRunError": "_defects",
-    "read_defect_metrics": "_report_defects", "write_defects_report": "_report_defects",
-    "defects_section_html": "_report_defects",
 }
 
 __all__ = sorted([*_PUBLIC, "configure_prefect_env"])
@@ -68,49 +57,13 @@ if TYPE_CHECKING:  # what editors and type checkers see
     from ._artifacts import viewer_url
     from ._config import ConfigError, ExperimentConfig, RevisionMode, load_config, make_config
     from ._defects import DefectRunError, dataset_inputs, eval_run, inject_run
-    from ._error_bars import ERROR_BARS, Comparison, comparisons
-    from ._finish import ROLE_PROMPTS, finish_run, read_manifest, write_manifest
-    from ._intervals import (
-        bootstrap_ratio_interval,
-        mcnemar_exact_p,
-        minimum_detectable_difference,
-        paired_difference_interval,
-        wilson_interval,
-    )
+    from ._finish import ROLE_PROMPTS, finish_run, write_manifest
     from ._loop import design_loop, judge_and_revise, run_track
     from ._offline_roles import RolePlayer, is_offline_provider, offline_roles, role_players
     from ._preflight import check_config, check_run_size
-    from ._refs import (
-        AgentSettings,
-        FeedbackRef,
-        FileRef,
-        RolloutRef,
-        RunContext,
-        TasksRef,
-        Track,
-        VariantRef,
-        VerifyRef,
-        VersionRef,
-    )
-    from ._report import write_report
-    from ._report_defects import defects_section_html, read_defect_metrics, write_defects_report
-    from ._run_size import RunSize, run_size, tasks_per_app
-    from ._results import (
-        AppRoundResult,
-        RepeatOutcomes,
-        RunResults,
-        TableRow,
-        TaskOutcome,
-        VariationResult,
-        markdown_table,
-        pass_counts,
-        read_results,
-        scoring_table,
-        table_rows,
-        write_results,
-    )
+    from ._refs import AgentSettings, FeedbackRef, FileRef, RolloutRef, RunContext, TasksRef, VariantRef, VerifyRef, VersionRef
     from ._rollouts import use_browser_slots
+    from ._run_size import RunSize, run_size, tasks_per_app
     from ._stages import MODEL_RETRIES, stage_retry_delays
     from ._sweep import run_context, run_tracks, sweep, sweep_without_prefect
     from ._track import PLAIN_STAGES, PREFECT_STAGES, Stages, TrackSteps
-    from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, variation_markdown, variation_rows

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from prefect.artifacts import acreate_markdown_artifact, acreate_progress_artifact, acreate_table_artifact, aupdate_progress_artifact
+from prefect.artifacts import (
+    acreate_markdown_artifact,
+    acreate_progress_artifact,
+    acreate_table_artifact,
+    aupdate_progress_artifact,
+)
+
+from results import DOMAINS, GAP_FACTOR, AppRoundResult, TableRow, Track, VariationRow, interval_text
 
 from ._config import ExperimentConfig
-from ._error_bars import interval_text
-from ._refs import Track
-from ._results import DOMAINS, AppRoundResult, TableRow
-from ._variation_table import GAP_FACTOR, VariationRow
 
 
 def viewer_url(base: str, run_name: str, trajectory_id: str | None = None, app_id: str | None = None,
@@ -89,7 +92,7 @@ async def publish_table(config: ExperimentConfig, rows: list[TableRow]) -> None:
 def round_table(rows: list[TableRow], round_: int) -> list[dict[str, str]]:
     """The Prefect table of one round: per track, FC, FC proven, SR and the weighted score per domain (the domains
     with tasks, then overall), SR (supported) and SR (proven) overall, and SR per task level — FC, SR and the
-    weighted score each followed by its 95 % interval ("<figure> <domain> 95% CI", `flows._error_bars`)."""
+    weighted score each followed by its 95 % interval ("<figure> <domain> 95% CI", `results._error_bars`)."""
     domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
 
     def with_ci(label: str, row: TableRow, figure: str) -> dict[str, str]:
@@ -106,7 +109,7 @@ def round_table(rows: list[TableRow], round_: int) -> list[dict[str, str]]:
 
 
 async def publish_variations(config: ExperimentConfig, rows: list[VariationRow]) -> None:
-    """One table of SR per variation per round (rows: the tracks; `flows._variation_table`), linking the viewer."""
+    """One table of SR per variation per round (rows: the tracks; `results._variation_table`), linking the viewer."""
     run_page = viewer_url(config.viewer_url, config.name)
     for round_ in sorted({r.round for r in rows}):
         await acreate_table_artifact(

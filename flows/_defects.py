@@ -117,10 +117,15 @@ async def eval_run(run_dir: Path | str, detector: str = "offline", client=None, 
         FileNotFoundError / DefectRunError: the folder is not a defect run with its dataset.
         ValueError: a model detector without a client.
     """
-    from commenter.detector import (detect_trajectories, make_detector, metrics_path, reference_assisted,
-                                    score_detections, write_detections)
-
-    from ._report_defects import write_defects_report
+    from commenter.detector import (
+        detect_trajectories,
+        make_detector,
+        metrics_path,
+        reference_assisted,
+        score_detections,
+        write_detections,
+    )
+    from results import write_defects_report
 
     run_dir = Path(run_dir)
     inputs = dataset_inputs(run_dir)

@@ -11,13 +11,12 @@ from importlib import metadata
 from pathlib import Path
 
 from cua import write_atomic
+from results import AppRoundResult, write_report, write_results
 
 from ._cache import RunCacheState, chromium_version, tally_for
 from ._config import ExperimentConfig
 from ._offline_roles import offline_roles, role_players
 from ._prefect_env import PROJECT_ROOT
-from ._report import write_report
-from ._results import AppRoundResult, write_results
 
 PACKAGES = ["aui-loop", "prefect", "fastapi", "playwright", "openai", "pydantic", "pillow", "jsonschema", "beautifulsoup4", "axe-playwright-python"]
 
@@ -86,8 +85,8 @@ def _prompt_hashes() -> dict[str, dict[str, str]]:
 def _prompt_versions() -> dict[str, str]:
     from coder import PROMPT_VERSION as coder_version
     from commenter import PROMPT_VERSION as commenter_version
-    from verifier import PROMPT_VERSION as verifier_version
     from perturb import TRANSLATOR_PROMPT_VERSION as translator_version
+    from verifier import PROMPT_VERSION as verifier_version
     from verifier.judge import PROMPT_VERSION as judge_version
 
     return {"coder": coder_version, "verifier": verifier_version, "commenter": commenter_version, "judge": judge_version,
@@ -242,22 +241,3 @@ def _record_cache_counts(run_dir: Path, cache: dict) -> None:
         return
     manifest["cache"] = cache
     write_atomic(path, json.dumps(manifest, indent=1, sort_keys=True).encode())
-
-
-def read_manifest(run_dir: Path | str) -> dict:
-    """A run folder's manifest.json as written by `write_manifest` (a record of facts: no defaults are invented).
-
-    Raises:
-        FileNotFoundError: no manifest.json in the folder.
-        ValueError: the file is not a JSON object, naming the file.
-    """
-    path = Path(run_dir) / "manifest.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no manifest.json here")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(manifest, dict):
-        raise ValueError(f"{path}: not a JSON object")
-    return manifest

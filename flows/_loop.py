@@ -20,10 +20,11 @@ from collections.abc import Awaitable, Callable
 
 from prefect import flow, get_run_logger
 
-from ._config import ExperimentConfig
-from ._refs import RunContext, Track
-from ._results import AppRoundResult
+from results import AppRoundResult, Track
+
 from ._cache import tallied, tally_for
+from ._config import ExperimentConfig
+from ._refs import RunContext
 from ._track import PREFECT_STAGES, Stages, TrackSteps
 
 RoundHook = Callable[[ExperimentConfig, AppRoundResult], Awaitable[None]]

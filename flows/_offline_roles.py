@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from llm import ModelRegistry
+    from results import Track
 
     from ._config import ExperimentConfig
-    from ._refs import Track
 
 ROLES = ("coder", "proposer", "verifier", "commenter", "judge", "detector", "translator", "cua")
 """Every role of the loop, in the order labels list them."""

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._results import AppRoundResult
+from results import AppRoundResult
 
 STAGE_KINDS = ("generate", "verify", "vary", "roll out", "comment", "revise")
 OPTIONAL_KINDS = ("vary",)  # drawn only in runs that have them (variations besides the default look)

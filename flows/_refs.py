@@ -65,27 +65,6 @@ class RunContext(BaseModel):
         return FileRef(path=str(relative), sha=sha256_bytes((self.root / relative).read_bytes()))
 
 
-class Track(BaseModel):
-    """One coder × CUA × revision mode × commenter mode: an app's versions after round 0 belong to one track."""
-
-    model_config = _FROZEN
-
-    coder: str
-    cua: str
-    mode: str
-    commenter_mode: str | None = Field(default=None, description="What the commenter sees; None for the "
-                                       "`unsupported` mode, which revises from the verifier's reasons alone.")
-
-    @property
-    def folder(self) -> Path:
-        """Where this track's versions and feedback live under `apps/<app>/` (no ':' in folder names)."""
-        parts = (self.coder, self.cua, self.mode, *([self.commenter_mode] if self.commenter_mode else []))
-        return Path(*(part.replace(":", "-") for part in parts))
-
-    def __str__(self) -> str:
-        return " · ".join(part for part in (self.coder, self.cua, self.mode, self.commenter_mode) if part)
-
-
 class AgentSettings(BaseModel):
     """Which computer-use agent tries the tasks, and in what window."""
 

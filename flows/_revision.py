@@ -10,10 +10,11 @@ from prefect import task
 from coder import Regression
 from cua import Viewport
 from llm import BUDGET_REACHED
+from results import Track
 
-from ._dask import on_worker_loop
-from ._refs import FeedbackRef, FileRef, RunContext, Track, VersionRef
 from ._cache import stage_cache
+from ._dask import on_worker_loop
+from ._refs import FeedbackRef, FileRef, RunContext, VersionRef
 from ._stages import MODEL_RETRIES, model_client, spec_with_tasks
 
 

@@ -11,7 +11,7 @@ call are rough per-role figures (`TOKENS_PER_CALL`, from the prompts' sizes and 
 the cost range is an order of magnitude to plan with, priced from the model registry.
 
 Its size also bounds what a run can show: `describe_power` says how small a difference in SR
-between two rounds or tracks it can still tell from noise (`flows._intervals`).
+between two rounds or tracks it can still tell from noise (`results._intervals`).
 """
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ class RunSize(BaseModel):
     @property
     def detectable_difference(self) -> float | None:
         """The smallest SR difference between two rounds (or two tracks) of this run a 95 % test detects with 80 %
-        power (`flows._intervals.minimum_detectable_difference` over the tasks a round judges); None without tasks."""
-        from ._intervals import minimum_detectable_difference
+        power (`results._intervals.minimum_detectable_difference` over the tasks a round judges); None without tasks."""
+        from results import minimum_detectable_difference
 
         return minimum_detectable_difference(self.tasks) if self.tasks else None
 

@@ -17,15 +17,14 @@ from pathlib import Path
 from prefect import flow
 
 from apps_prompts import load_apps
+from results import AppRoundResult, Track, table_rows, variation_rows
 
 from ._budget import run_budget
 from ._config import ExperimentConfig
 from ._loop import design_loop, run_track
 from ._offline_roles import offline_coders
-from ._refs import RunContext, Track
-from ._results import AppRoundResult, table_rows
+from ._refs import RunContext
 from ._track import PLAIN_STAGES
-from ._variation_table import variation_rows
 
 TrackRunner = Callable[[RunContext, str, Track], Awaitable[list[AppRoundResult]]]
 

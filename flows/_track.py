@@ -22,9 +22,11 @@ from typing import Any, TypeVar
 
 from apps_prompts import Task, load_apps
 from coder import Regression
+from results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, Track, VariationResult
 
 from ._config import ExperimentConfig
 from ._offline_roles import offline_roles
+from ._progress import progress_for
 from ._refs import (
     AgentSettings,
     FeedbackRef,
@@ -32,14 +34,11 @@ from ._refs import (
     RolloutRef,
     RunContext,
     TasksRef,
-    Track,
     VariantRef,
     VerifyRef,
     VersionRef,
     sha256_bytes,
 )
-from ._progress import progress_for
-from ._results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, VariationResult
 from ._revision import comment_failures, revise_version
 from ._rollouts import rollout_task, use_browser_slots
 from ._stages import generate_initial, propose_tasks, read_tasks, slug, verify_version

@@ -27,7 +27,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from cua import Action, Box, ElementInfo, Point, Step, TerminationReason, Trajectory
-from flows import AppRoundResult, RepeatOutcomes, TaskOutcome, VariationResult, write_results
+from results import AppRoundResult, RepeatOutcomes, TaskOutcome, VariationResult, write_results
 
 TRACK = {"coder": "offline", "cua": "heuristic", "mode": "integrated", "commenter_mode": "dashboard"}
 VARIATIONS = ["dark", "adversarial", "popup"]

@@ -39,8 +39,8 @@ def defects_page(name: str, folder: Path) -> dict:
     """What `defects.html` shows for one defect run."""
     from commenter.detector import REFERENCE_NOTE, percent, read_detections
     from cua import DEFECT_TYPES, read_tuples
-    from flows import read_defect_metrics
     from perturb import DefectSet, dataset_folder
+    from results import read_defect_metrics
 
     problems: list[str] = []
     try:

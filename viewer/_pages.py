@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import difflib
 import json
-from urllib.parse import quote
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from coder import ContractResult
 from commenter import Feedback
 from cua import Trajectory
-from flows import AppRoundResult, TableRow, Track, pass_counts
+from results import AppRoundResult, TableRow, Track, pass_counts
 from verifier.judge import Judgement, Label, read_judgements, read_labels
 
 from ._runs import Run, RunIndex, TrajectoryEntry, track_id, track_of

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from flows import AppRoundResult, RunResults, TaskOutcome, Track, read_manifest, read_results
+from results import AppRoundResult, RunResults, TaskOutcome, Track, read_manifest, read_results
 
 RUN_MARKERS = ("results.json", "manifest.json", ".run-key")
 

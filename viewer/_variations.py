@@ -10,7 +10,7 @@ the tasks its proof excluded with the reasons.
 from __future__ import annotations
 
 from cua import FAILURE_MODES
-from flows import GAP_FACTOR, AppRoundResult, Track, VariationRow
+from results import GAP_FACTOR, AppRoundResult, Track, VariationRow
 
 from ._runs import Run, track_id
 

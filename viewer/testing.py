@@ -16,7 +16,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from cua import DEFAULT_VIEWPORT, Action, Box, ElementInfo, Point, Step, TerminationReason, Trajectory
-from flows import AppRoundResult, TaskOutcome, write_results
+from results import AppRoundResult, TaskOutcome, write_results
 
 DOMAINS = ["app", "landing", "game", "interactive", "tool", "utility"]
 

@@ -1,5 +1,5 @@
 """What `aui run` and `aui report` print of the error bars: the overall figures with their 95 % intervals,
-and the paired comparisons as sentences (`flows._error_bars`)."""
+and the paired comparisons as sentences (`results._error_bars`)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from rich.table import Table
 def interval_table(rows) -> Table:
     """Per coder × CUA × mode × round, over all its tasks: FC, FC proven, SR and the weighted score with their
     95 % intervals ("57.3 [47.6, 66.4]"). Per domain they are in results.md, results.json and report.html."""
-    from .._error_bars import INTERVAL_NOTE, with_interval
-    from .._results import best_rounds
+    from results import INTERVAL_NOTE, best_rounds, with_interval
 
     commenters = len({row.commenter_mode for row in rows}) > 1
     labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
@@ -33,7 +32,7 @@ def print_comparisons(console: Console, found) -> None:
     """The paired comparisons, one line each ("… — round 1 vs round 0: +11.7 points [3.6, 19.4], p = 0.008, …")."""
     if not found:
         return
-    from .._error_bars import COMPARISON_NOTE, comparison_lines
+    from results import COMPARISON_NOTE, comparison_lines
 
     console.print("[bold]Paired comparisons of SR[/] (on the same tasks)")
     for line in comparison_lines(found):

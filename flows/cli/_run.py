@@ -19,7 +19,6 @@ from cua import DEFAULT_VIEWPORT
 from .._config import ConfigError, ExperimentConfig, load_config, make_config
 from ._output import _fail, console, err_console
 
-
 BUDGET_EXIT = 3
 """The exit code of a run that stopped at its budget (`budget reached: …` on stderr)."""
 
@@ -42,7 +41,7 @@ def results_table(rows, width: int | None = None) -> Table:
     When the one-line cells would make the table wider than `width` (a 120-column terminal with six
     domains), each domain's cell stacks its four figures on four lines instead: nothing is cut.
     """
-    from .._results import DOMAINS, best_rounds, cell_figures
+    from results import DOMAINS, best_rounds, cell_figures
 
     domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
     commenters = len({row.commenter_mode for row in rows}) > 1  # shown when the sweep compares commenter modes
@@ -127,7 +126,8 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
         raise _fail(str(exc)) from None
     if (stopped := listener.stopped()) is not None:
         raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
-    from .._results import AppRoundResult, table_rows
+    from results import AppRoundResult, table_rows
+
     from .._sweep import sweep
 
     mode = "OFFLINE providers (no model endpoint)" if config.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
@@ -176,13 +176,13 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     rows = table_rows(results, config.weights)
     console.print(results_table(rows, width=console.width))
     console.print(levels_table(rows))
-    from .._error_bars import comparisons
-    from ._error_bars import interval_table, print_comparisons
+    from results import comparisons, interval_table, print_comparisons
 
     console.print(interval_table(rows))
     print_comparisons(console, comparisons(results))
+    from results import variation_rows
+
     from .._budget import budget_line
-    from .._variation_table import variation_rows
     from ._variations import variation_table
 
     if varied := variation_rows(results):
@@ -382,8 +382,7 @@ def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML 
 def report(run_dir: Path = typer.Argument(..., help="A run folder with results.json.")) -> None:
     """Rebuild results.md/.csv, the plot and report.html from a run's results.json; print the overall figures with
     their 95 % intervals and the paired comparisons of SR."""
-    from .._report import write_report
-    from .._results import read_results, write_results
+    from results import read_results, write_report, write_results
 
     try:
         data = read_results(run_dir)
@@ -392,9 +391,8 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
     rows = write_results(run_dir, data.apps, usage=data.usage, offline_roles=data.offline_roles, weights=data.weights,
                          cache=data.cache or None)
     out = write_report(run_dir, rows, data.apps, data.offline_roles, data.usage)
-    from .._error_bars import comparisons
-    from .._variation_table import variation_rows
-    from ._error_bars import interval_table, print_comparisons
+    from results import comparisons, interval_table, print_comparisons, variation_rows
+
     from ._variations import variation_table
 
     console.print(interval_table(rows))
@@ -407,7 +405,8 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
 
 def _print_agreement(run_dir: Path) -> None:
     """The pair table of agreement.json (written with the report when the run has judgements or labels)."""
-    from .._report_agreement import read_agreement
+    from results import read_agreement
+
     from ._labels import agreement_table
 
     agreement = read_agreement(run_dir)

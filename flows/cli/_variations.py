@@ -25,8 +25,7 @@ def variation_table(rows, width: int | None = None) -> Table:
     row stacks instead — its track's parts, its variations with their figures, and its spread, each
     on lines of one cell, as the results table's domains do — and nothing is cut.
     """
-    from .._report_variations import gap_label
-    from .._variation_table import GAP_FACTOR
+    from results import GAP_FACTOR, gap_label
 
     commenters = len({row.commenter_mode for row in rows}) > 1
     labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))

@@ -16,9 +16,10 @@ import yaml
 from rich.console import Console
 
 from apps_prompts import load_app
-from flows import AppRoundResult, TaskOutcome, make_config, table_rows
+from flows import make_config
 from flows.cli._console import RunDisplay
 from flows.cli._run import levels_table, results_table
+from results import AppRoundResult, TaskOutcome, table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 AUI = Path(sys.executable).parent / "aui"
@@ -158,7 +159,7 @@ def test_variations_add_a_vary_stage_per_version_and_their_rollouts(tmp_path):
 
 @pytest.mark.parametrize("usage", [{}, {"by_role": {}, "calls": {"calls": 0}}])
 def test_an_offline_report_says_no_model_calls_instead_of_zeros(tmp_path, usage):
-    from flows import write_report
+    from results import write_report
 
     results = [_result("a", "app", 0, True)]
     html = write_report(tmp_path, table_rows(results), results, ["cua"], usage).read_text()
@@ -168,8 +169,8 @@ def test_an_offline_report_says_no_model_calls_instead_of_zeros(tmp_path, usage)
 def test_a_report_with_model_usage_shows_calls_tokens_and_cost_per_role_as_a_table(tmp_path):
     """The usage ledger of a run with model calls, stored in results.json as a run stores it, rebuilt into
     report.html as `aui report` does: one table row per role (and per commenter mode), never a JSON dump."""
-    from flows import read_results, write_report, write_results
     from llm import CallRecord, Usage, UsageLedger
+    from results import read_results, write_report, write_results
 
     ledger = UsageLedger()
     for role, prompt, completion, cost in (("coder", 12000, 3400, 0.0188), ("coder", 9000, 2600, 0.0142),

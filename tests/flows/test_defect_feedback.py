@@ -10,8 +10,9 @@ from typer.testing import CliRunner
 from commenter import Feedback
 from cua import Action, Point, RolloutConfig, rollout
 from cua.policies import get_policy
-from flows import PLAIN_STAGES, ConfigError, TrackSteps, Track, make_config
+from flows import PLAIN_STAGES, ConfigError, TrackSteps, make_config
 from flows._sweep import run_context
+from results import Track
 
 # A shop whose Buy control does nothing (a real defect of the app, not an injected one).
 SHOP = """<!doctype html><html><body style="margin:0;font-family:sans-serif">
@@ -69,7 +70,7 @@ async def test_the_rollout_stage_writes_tuples_labelled_on_a_defect_app(tmp_path
     from pathlib import Path
 
     from apps_prompts import BUNDLED_DIR, load_app, reference_html_path
-    from cua import read_tuples, transition_tuples, Trajectory
+    from cua import Trajectory, read_tuples, transition_tuples
     from flows import AgentSettings, RunContext
     from flows._refs import FileRef, sha256_bytes
     from flows._rollouts import rollout_task

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from flows import Track, is_offline_provider, make_config, offline_roles, role_players, write_manifest
+from flows import is_offline_provider, make_config, offline_roles, role_players, write_manifest
+from results import Track
 
 EVERY_OFFLINE = ["coder", "proposer", "verifier", "commenter", "judge", "cua (heuristic)"]
 

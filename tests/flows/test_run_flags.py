@@ -16,7 +16,7 @@ from PIL import Image
 
 from apps_prompts import load_app
 from cua import Trajectory
-from flows import read_results
+from results import read_results
 
 ROOT = Path(__file__).resolve().parents[2]
 AUI = Path(sys.executable).parent / "aui"

@@ -12,24 +12,27 @@ import pytest
 
 from apps_prompts import Level, Task, load_app
 from flows import (
-    AppRoundResult,
     RolloutRef,
     RunContext,
-    RunResults,
     Stages,
-    TaskOutcome,
     TasksRef,
-    Track,
     TrackSteps,
     VerifyRef,
     VersionRef,
     judge_and_revise,
     make_config,
+)
+from results import (
+    AppRoundResult,
+    RunResults,
+    TaskOutcome,
+    Track,
+    pass_counts,
     read_results,
+    scoring_table,
     table_rows,
     write_results,
 )
-from flows import pass_counts, scoring_table
 from verifier import AppVerdicts, Verdict, write_verdicts
 
 APP = "unit-converter"
@@ -167,9 +170,9 @@ CELLS = {"app": ("100.0", "100.0", "66.7", "89.5"), "tool": ("75.0", "100.0", "5
 def test_the_weighted_score_per_domain_is_beside_fc_and_sr_in_results_md_the_cli_the_report_and_prefect(tmp_path):
     from rich.console import Console
 
-    from flows import write_report
     from flows._artifacts import round_table
     from flows.cli._run import levels_table, results_table
+    from results import write_report
 
     results = list(_hand_computed())
     rows = write_results(tmp_path, results)
@@ -279,7 +282,7 @@ async def test_a_levels_step_budget_ends_a_real_rollout_at_that_count(tmp_path, 
 
 
 async def test_k_of_n_per_task_is_in_results_json_and_the_report(tmp_path):
-    from flows import write_report
+    from results import write_report
 
     results, _, config = await _run(tmp_path / "loop", repeats=2)
     rows = write_results(tmp_path, results, weights=config.weights)

@@ -14,7 +14,8 @@ from prefect.serializers import JSONSerializer
 
 from apps_prompts import load_app
 from cua import Viewport
-from flows import PREFECT_STAGES, AgentSettings, FileRef, RunContext, Track
+from flows import PREFECT_STAGES, AgentSettings, FileRef, RunContext
+from results import Track
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,9 +16,10 @@ import yaml
 
 from apps_prompts import load_app
 from cua import Trajectory
-from flows import make_config, read_results, sweep
+from flows import make_config, sweep
 from flows.testing import TRANSLATED_PREFIX, ScriptedRoles, role_of
 from llm.testing import ScriptedOpenAIServer
+from results import read_results
 
 APP = "unit-converter"
 TASKS = ["swap-to-feet-metres", "miles-to-km"]

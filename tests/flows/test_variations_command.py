@@ -72,7 +72,7 @@ async def test_the_readme_pictures_show_one_app_in_every_offline_variation(tmp_p
 
 
 def test_aui_report_prints_the_variation_table_of_a_run_with_variations(tmp_path):
-    from flows import write_results
+    from results import write_results
     from tests.variation_runs import variation_results
 
     write_results(tmp_path, variation_results())  # results.json is all `aui report` reads

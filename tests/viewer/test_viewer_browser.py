@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from cua import Trajectory
-from flows import read_results
+from results import read_results
 from verifier.judge import read_labels
 
 RUN = "viewer-run"
@@ -308,7 +308,8 @@ async def test_the_readme_screenshots_are_made_by_this_test(served, viewer_roots
 
 
 async def test_the_links_prefect_artifacts_carry_open_the_viewers_pages(served, viewer_roots, browser_page):
-    from flows import Track, viewer_url
+    from flows import viewer_url
+    from results import Track
 
     results = read_results(viewer_roots["good"])
     last = results.apps[-1]

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
-from flows import read_results
+from results import read_results
 from tests.variation_runs import EXCLUDED_REASON, POPUP_ERROR, variation_run
 from tests.viewer.conftest import Served
 

@@ -15,9 +15,9 @@ from apps_prompts import load_app, reference_html_path
 from cua import RolloutConfig, TerminationReason, Trajectory, rollout
 from cua.policies import get_policy
 from dashboard_render import DASHBOARD_FILE, render_dashboard
-from flows import AppRoundResult, TaskOutcome, write_results
-from verifier import rollout_checker
+from results import AppRoundResult, TaskOutcome, write_results
 from tests.trajectories import synthetic_trajectory
+from verifier import rollout_checker
 
 # task → (checker valid, checker success); t8's task has no valid checker, so the checker has no say on it.
 CHECKER = {"t1": (True, True), "t2": (True, True), "t3": (True, True), "t4": (True, False),

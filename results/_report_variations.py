@@ -1,7 +1,7 @@
 """The report's "Reliability across variations" section (issue 17, OpenApps' axis), per track and round.
 
 Each section says over which tasks each figure is computed, since a variant may exclude a task its
-proof shows it breaks (`flows._variation_table`): the heatmap and the spread are over the **common
+proof shows it breaks (`results._variation_table`): the heatmap and the spread are over the **common
 tasks** (per app, the tasks with a valid checker on the default look that every variant kept); the
 "kept" column over each variation's own kept tasks; the failure modes over every rollout of a
 variation. Colours come from classes (`heat-0` … `heat-10`, tenths of SR), not inline styles, so
@@ -14,7 +14,7 @@ import html
 
 from cua import FAILURE_MODES
 
-from ._results import AppRoundResult
+from ._outcomes import AppRoundResult
 from ._variation_table import GAP_FACTOR, VariationRow
 
 # Red (0 %) through amber to green (100 %), one per tenth of SR; light enough for dark text.

@@ -1,6 +1,6 @@
 """Table 5's shape: one row per commenter mode, SR (FC) pooled over its tracks, tokens from the ledger."""
 
-from flows._results import AppRoundResult, TaskOutcome, by_commenter_mode_table, table_rows
+from results import AppRoundResult, TaskOutcome, by_commenter_mode_table, table_rows
 
 
 def _round(coder: str, cua: str, commenter_mode: str | None, round_: int, successes: int, valid: int, tasks: int = 4,

@@ -1,4 +1,4 @@
-"""The statistics behind the error bars (`flows._intervals`), each against values worked out by hand or published.
+"""The statistics behind the error bars (`results._intervals`), each against values worked out by hand or published.
 
 Hand arithmetic, z = 1.959964 (z² = 3.841459):
 - Wilson at k = 0: low 0, high z² / (n + z²); at k = n: low n / (n + z²), high 1.
@@ -18,7 +18,7 @@ import math
 
 import pytest
 
-from flows._intervals import (
+from results._intervals import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     Z95,

@@ -1,7 +1,7 @@
 """The report's one-line account of a revision's non-regression contract."""
 
-from flows._report import _contract_note, _stage_errors
-from flows._results import AppRoundResult
+from results._report import _contract_note, _stage_errors
+from results import AppRoundResult
 
 
 def test_a_violated_contract_says_what_was_retried_and_what_is_still_missing():
@@ -28,8 +28,8 @@ def test_failed_stages_are_listed_per_round_and_absent_when_none_failed():
 
 
 def test_the_report_lists_regressions_and_gaming_suspects_with_their_task_ids_and_reasons(tmp_path):
-    from flows import TaskOutcome, write_report, write_results
-    from flows._results import GamingSuspect
+    from results import GamingSuspect
+    from results import TaskOutcome, write_report, write_results
 
     def outcome(task_id: str, success: bool) -> TaskOutcome:
         return TaskOutcome(task_id=task_id, solvable=True, checker_valid=True, proof="proven", success=success,

@@ -1,6 +1,6 @@
 """Error bars of the results: a 95 % interval for every FC, SR and weighted score, and paired comparisons.
 
-Which interval (the formulas are in `flows._intervals`):
+Which interval (the formulas are in `results._intervals`):
 
 - FC and FC proven count each task once (repeat 0), over all tasks: Wilson.
 - SR, SR (supported), SR (proven), SR per level and the weighted score, over the tasks their figure
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -41,9 +41,7 @@ from ._intervals import (
     paired_difference_interval,
     wilson_interval,
 )
-
-if TYPE_CHECKING:
-    from ._results import AppRoundResult
+from ._outcomes import AppRoundResult
 
 ERROR_BARS = {
     "level": LEVEL,

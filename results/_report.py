@@ -13,23 +13,23 @@ from pathlib import Path
 from cua import write_atomic
 
 from ._error_bars import COMPARISON_NOTE, INTERVAL_NOTE, Comparison, comparisons, shown_records
-from ._results import (
-    DOMAINS,
+from ._outcomes import DOMAINS, AppRoundResult
+from ._report_agreement import agreement_section_html, write_agreement
+from ._report_defects import defects_section_html
+from ._report_variations import STYLE as VARIATION_STYLE
+from ._report_variations import variation_section_html
+from ._tables import (
     SCORING_NOTE,
-    AppRoundResult,
     TableRow,
     best_rounds,
     by_commenter_mode_table,
-    cell_figures,
     by_cua_table,
+    cell_figures,
     interval_records,
     markdown_table,
     pass_counts,
     scoring_table,
 )
-
-from ._report_variations import STYLE as VARIATION_STYLE
-from ._report_variations import variation_section_html
 from ._variation_table import variation_rows
 
 PLOT_FILE = "fc_sr_by_round.png"
@@ -302,13 +302,9 @@ def _gaming(rounds: list[AppRoundResult]) -> str:
 
 def _agreement_section(run_dir: Path) -> str:
     """The section "Agreement between judges" (and agreement.json) when the run has judgements or labels, else ""."""
-    from ._report_agreement import agreement_section_html, write_agreement
-
     return agreement_section_html(write_agreement(run_dir))
 
 
 def _defects_section(run_dir: Path) -> str:
     """The section "GUI defects" when the run folder holds a defect set or detector metrics, else ""."""
-    from ._report_defects import defects_section_html
-
     return defects_section_html(run_dir)

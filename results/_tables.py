@@ -16,26 +16,17 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections import defaultdict
 from dataclasses import replace
-from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
 
-from apps_prompts import LEVELS, Domain
-from cua import write_atomic
-from verifier import CheckOutcome
+from apps_prompts import LEVELS
 
 from ._error_bars import (
-    COMPARISON_NOTE,
-    ERROR_BARS,
-    INTERVAL_NOTE,
     Comparison,
     TaskTally,
     cell_intervals,
-    comparisons,
     percent,
     rate_interval,
     rounded,
@@ -43,132 +34,7 @@ from ._error_bars import (
     task_tallies,
     with_interval,
 )
-
-DOMAINS = [d.value for d in Domain]
-
-
-class TaskOutcome(BaseModel):
-    task_id: str
-    solvable: bool
-    checker_valid: bool
-    proof: Literal["proven", "claimed", "unsupported"] | None = Field(default=None, description=(
-        "proven: the checker is false at load and true after its reference solution; claimed: it passed the "
-        "load gate only; unsupported: no valid checker. None: not verified (or a run from before proofs)."))
-    proof_reason: str | None = None
-    success: bool = False
-    termination: str | None = None
-    steps: int = 0
-    trajectory: str | None = Field(default=None, description="Trajectory folder, relative to the run folder.")
-    dashboard: str | None = None
-    trace: str | None = Field(default=None, description="Playwright trace.zip of the rollout (see `trace`), relative to the run folder.")
-    reason: str | None = Field(default=None, description="Why unsolvable, or the rollout's error.")
-    level: str | None = Field(default=None, description="The task's level (paper … gold), None without one.")
-    checks: list[CheckOutcome] = Field(default_factory=list, description="Each check's result (dom, answer, judge).")
-    answer: str | None = Field(default=None, description="The agent's final answer, if it gave one.")
-    failure_modes: list[str] = Field(default_factory=list, description=(
-        "How the rollout went wrong (`cua.failure_modes`: action_loop, invalid_action, stuck, max_steps, finished_early, "
-        "decoy, left_app, wrong_answer)."))
-
-    @property
-    def passed(self) -> bool:
-        """Counted as a success: every check passed, and the task had a valid checker (the paper's SR)."""
-        return self.success and self.checker_valid
-
-
-class RepeatOutcomes(BaseModel):
-    """The same app version's tasks rolled out again (repeat ≥ 1, its own seed)."""
-
-    repeat: int = Field(ge=1)
-    tasks: list[TaskOutcome] = Field(default_factory=list)
-
-
-class VariationResult(BaseModel):
-    """The version's tasks in another variation (OpenApps' axis): the proven variant's kept tasks, rolled out."""
-
-    variation: str
-    transform: str | None = Field(default=None, description="The transform's recorded name (with its seed).")
-    transform_sha256: str | None = None
-    kept: list[str] = Field(default_factory=list, description="Tasks the variant keeps (proven on it, or unproven "
-                            "for want of a reference solution).")
-    unproven: list[str] = Field(default_factory=list, description="Kept tasks that have no reference solution to replay.")
-    excluded: dict[str, str] = Field(default_factory=dict, description="Task id → why the variant breaks it.")
-    tasks: list[TaskOutcome] = Field(default_factory=list, description="Repeat 0's outcomes of the kept tasks.")
-    repeats: list[RepeatOutcomes] = Field(default_factory=list)
-    proof: str | None = Field(default=None, description="The variant's proof.json, relative to the run folder.")
-    screenshot: str | None = Field(default=None, description="The variant at load (a rollout's first screenshot).")
-    error: str | None = Field(default=None, description="Why the variant could not be made (then nothing was rolled out).")
-
-    def every_repeat(self) -> list[tuple[int, list[TaskOutcome]]]:
-        return [(0, self.tasks)] + [(r.repeat, r.tasks) for r in self.repeats]
-
-    @property
-    def sr(self) -> float:
-        """Successes / kept tasks (repeat 0)."""
-        return _ratio(sum(t.passed for t in self.tasks), len(self.tasks))
-
-
-class GamingSuspect(BaseModel):
-    """A task that flipped to success after a revision that changed what its checker reads but no code that writes it."""
-
-    task_id: str
-    reason: str
-    planted_text: list[str] = Field(default_factory=list)
-
-
-class AppRoundResult(BaseModel):
-    """One app version judged by one CUA."""
-
-    app_id: str
-    domain: str
-    coder: str
-    cua: str
-    mode: str
-    commenter_mode: str | None = Field(default=None, description="What the commenter saw (None: the track does not comment).")
-    round: int
-    html: str = Field(description="The app version's HTML, relative to the run folder.")
-    html_sha: str
-    screenshot: str | None = None
-    tasks: list[TaskOutcome] = Field(default_factory=list)
-    contract: dict | None = Field(default=None, description="Non-regression outcome of the revision that made this version.")
-    revised_from: int | None = Field(default=None, description="The round whose version this one revises (carry: best "
-                                     "may go back to an earlier round); None for round 0 and kept versions.")
-    regressions: list[str] = Field(default_factory=list, description="Tasks that succeeded in the previous round and fail in this one.")
-    gaming_suspects: list[GamingSuspect] = Field(default_factory=list, description=(
-        "Tasks that flipped to success with this version although its revision changed only the markup their checker "
-        "reads, not the code that writes it (`verifier.audit_revision`, a static audit)."))
-    offline_roles: list[str] = Field(default_factory=list)
-    repeats: list[RepeatOutcomes] = Field(default_factory=list, description=(
-        "Repeats 1…N−1 of this version's rollouts (`repeats: N`); `tasks` is repeat 0."))
-    variations: list[VariationResult] = Field(default_factory=list, description=(
-        "The same version in every other variation of the run (`variations:`); `tasks` is the default look."))
-    errors: list[str] = Field(default_factory=list, description=(
-        "Model stages that failed for good (after their retries) and degraded this round: its "
-        "verification, or the commenting/revision that should have made this version (then the "
-        "previous version is kept), or for a round that could not be judged at all, the first "
-        "version or the task list."))
-
-    @property
-    def fc(self) -> float:
-        return _ratio(sum(t.checker_valid for t in self.tasks), len(self.tasks))
-
-    @property
-    def sr(self) -> float:
-        return _ratio(sum(t.success and t.checker_valid for t in self.tasks), len(self.tasks))
-
-    def every_repeat(self) -> list[tuple[int, list[TaskOutcome]]]:
-        """(repeat, its task outcomes) for repeat 0 (`tasks`) and every further repeat."""
-        return [(0, self.tasks)] + [(r.repeat, r.tasks) for r in self.repeats]
-
-    @property
-    def fc_proven(self) -> float | None:
-        """Proven checkers / all tasks; None when the verdicts say nothing of proofs (an older run)."""
-        if not any(t.proof for t in self.tasks):
-            return None
-        return _ratio(sum(t.proof == "proven" for t in self.tasks), len(self.tasks))
-
-    @property
-    def track_key(self) -> tuple[str, str, str, str]:
-        return (self.coder, self.cua, self.mode, self.commenter_mode or "")
+from ._outcomes import DOMAINS, AppRoundResult, share
 
 
 class TableRow(BaseModel):
@@ -191,7 +57,7 @@ class TableRow(BaseModel):
     sr_repeats: list[float] = Field(default_factory=list, description="Overall SR of each repeat (repeat 0 first).")
     weighted_repeats: list[float] = Field(default_factory=list, description="Overall weighted score of each repeat.")
     # Each figure's 95 % interval beside it, per domain: [low, high] as fractions (6 digits), None where the figure is
-    # None; empty in a results file from before intervals. See `flows._error_bars` for which interval and over what.
+    # None; empty in a results file from before intervals. See `results._error_bars` for which interval and over what.
     fc_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description="FC's 95 % interval (Wilson, all tasks).")
     sr_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
         "SR's 95 % interval over all tasks (Wilson; with repeats, the bootstrap over tasks)."))
@@ -227,9 +93,6 @@ def _spread(name: str, values: list[float]) -> dict[str, float | None]:
 DEFAULT_WEIGHTS = {"paper": 0.5, "wood": 1.0, "bronze": 2.0, "silver": 4.0, "gold": 8.0}
 """OSUniverse's level weights (a run's own come from `ExperimentConfig.levels`)."""
 
-
-def _ratio(part: int, whole: int) -> float:
-    return part / whole if whole else 0.0
 
 
 def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None = None) -> list[TableRow]:
@@ -422,7 +285,7 @@ def by_commenter_mode_table(rows: list[TableRow], usage: dict | None) -> list[di
         pooled = [replace(t, app_id=f"{i}/{t.app_id}") for i, row in enumerate(track_rows)
                   for t in row._tallies.get("overall", [])]
         intervals = cell_intervals(pooled) if pooled else {}
-        cell = CuaCell(sr=_ratio(successes, tasks) if tasks else None, fc=_ratio(valid, tasks) if tasks else None, tasks=tasks,
+        cell = CuaCell(sr=share(successes, tasks) if tasks else None, fc=share(valid, tasks) if tasks else None, tasks=tasks,
                        sr_ci95=rounded(intervals.get("sr")), fc_ci95=rounded(intervals.get("fc")))
         rounds = sorted({row.round for row in track_rows})
         used = tokens.get(mode) or {}
@@ -434,7 +297,7 @@ def by_commenter_mode_table(rows: list[TableRow], usage: dict | None) -> list[di
     return table
 
 
-def _markdown(records: list[dict]) -> str:
+def records_markdown(records: list[dict]) -> str:
     if not records:
         return ""
     records = shown_records(records)
@@ -472,7 +335,7 @@ _INTERVAL_COLUMNS = {"FC": "fc", "FC proven": "fc_proven", "SR": "sr", "W": "wei
 
 def interval_markdown(rows: list[TableRow]) -> str:
     """`interval_records` as a Markdown table."""
-    return _markdown(interval_records(rows))
+    return records_markdown(interval_records(rows))
 
 
 def comparisons_markdown(found: list[Comparison]) -> str:
@@ -538,99 +401,3 @@ SCORING_NOTE = ("Weighted score = Σ w·passed / Σ w·n over tasks (and repeats
                 "wood 1, bronze 2, silver 4, gold 8 by default; 1 for a task without a level); a task passes when every "
                 "one of its checks passes. SR per level is over all domains; 'none' = tasks without a level. With "
                 "repeats: mean ± population std and min–max across repeats.")
-
-
-def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | None = None,
-                  offline_roles: list[str] | None = None, weights: dict[str, float] | None = None,
-                  cache: dict | None = None) -> list[TableRow]:
-    """Write results.json / results.csv / results.md atomically; returns the table rows.
-
-    `cache` (`flows._cache`): per stage kind, the stage runs this invocation ran and reused.
-    """
-    rows = table_rows(results, weights)
-    by_cua, by_commenter = by_cua_table(rows), by_commenter_mode_table(rows, usage)
-    scoring = scoring_table(rows)
-    found = comparisons(results)
-    payload = {
-        "offline_roles": offline_roles or [],
-        "weights": {**DEFAULT_WEIGHTS, **(weights or {})},
-        "table": [r.model_dump() for r in rows],
-        "by_cua": by_cua,
-        "by_commenter_mode": by_commenter,
-        "scoring": scoring,
-        "pass_counts": [{"app_id": r.app_id, "coder": r.coder, "cua": r.cua, "mode": r.mode,
-                         "commenter_mode": r.commenter_mode, "round": r.round, "task_id": task, "passed": k, "repeats": n}
-                        for r in results if r.repeats for task, (k, n) in pass_counts(r).items()],
-        "best_round": {"/".join(part for part in k if part): v for k, v in best_rounds(rows).items()},
-        "comparisons": [comparison.model_dump() for comparison in found],
-        "error_bars": ERROR_BARS,
-        "apps": [r.model_dump() for r in results],
-        "usage": usage or {},
-    }
-    if cache is not None:
-        payload["cache"] = cache
-    from ._variation_table import variation_rows
-
-    varied = variation_rows(results)
-    if varied:
-        payload["variations"] = [row.model_dump() for row in varied]
-    write_atomic(run_dir / "results.json", json.dumps(payload, indent=1, sort_keys=True).encode())
-    write_atomic(run_dir / "results.csv", csv_table(rows).encode())
-    sections = [markdown_table(rows), "", "The same figures with their 95 % intervals, %:", "", interval_markdown(rows), "",
-                INTERVAL_NOTE]
-    if found:
-        sections += ["", "Paired comparisons of SR on the same tasks:", "", comparisons_markdown(found), "", COMPARISON_NOTE]
-    sections += ["", "SR (FC) per CUA, % (paper Table 4 shape):", "", _markdown(by_cua)]
-    if by_commenter:
-        sections += ["", "Per commenter mode: SR (FC) pooled over its tracks' last rounds, and commenter tokens (paper Table 5 shape):", "",
-                     _markdown(by_commenter)]
-    sections += ["", "Weighted score and SR per level, % (OSUniverse's scoring):", "", _markdown(scoring), "", SCORING_NOTE]
-    if varied:
-        from ._variation_table import VARIATION_NOTE, variation_markdown
-
-        sections += ["", "Reliability across variations, % (OpenApps' axis):", "", variation_markdown(varied), "",
-                     VARIATION_NOTE]
-    if offline_roles:
-        sections += ["", f"_Offline providers were used for: {', '.join(offline_roles)} (no model endpoint)._"]
-    write_atomic(run_dir / "results.md", ("\n".join(sections) + "\n").encode())
-    return rows
-
-
-class RunResults(BaseModel):
-    """A run's `results.json`, as `write_results` writes it: read it through this model, never by key names."""
-
-    offline_roles: list[str] = Field(default_factory=list)
-    weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS), description="Level → weight of the run.")
-    scoring: list[dict] = Field(default_factory=list, description="`scoring_table`: weighted score, SR per level, spread.")
-    pass_counts: list[dict] = Field(default_factory=list, description="With repeats: per task, app round and track, "
-                                    "how many repeats passed (k of N).")
-    table: list[TableRow] = Field(default_factory=list)
-    by_cua: list[dict] = Field(default_factory=list, description="Table 4's shape (`by_cua_table`).")
-    by_commenter_mode: list[dict] = Field(default_factory=list, description="Table 5's shape (`by_commenter_mode_table`).")
-    best_round: dict[str, int] = Field(default_factory=dict)
-    apps: list[AppRoundResult] = Field(default_factory=list)
-    usage: dict = Field(default_factory=dict, description="The usage ledger: calls, tokens and cost per role.")
-    cache: dict[str, dict[str, int]] = Field(default_factory=dict, description="Per stage kind, the stage runs the "
-                                             "last invocation ran and reused from the cache (`flows._cache`).")
-    variations: list[dict] = Field(default_factory=list, description="Reliability across variations per track and "
-                                   "round (`flows._variation_table.VariationRow`); empty without other variations.")
-    comparisons: list[Comparison] = Field(default_factory=list, description="Paired comparisons of SR on the same tasks "
-                                          "(`flows._error_bars`): rounds of a track, tracks that differ in one setting.")
-    error_bars: dict = Field(default_factory=dict, description="Which interval and test each `_ci95` field and "
-                             "comparison uses (`flows._error_bars.ERROR_BARS`); empty in a run from before them.")
-
-
-def read_results(run_dir: Path | str) -> RunResults:
-    """Read a run folder's results.json.
-
-    Raises:
-        FileNotFoundError: no results.json (not a finished run), naming the folder.
-        ValueError: the file is not JSON or not in the shape `write_results` writes, naming the file.
-    """
-    path = Path(run_dir) / "results.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no results.json here — is '{run_dir}' a finished run folder?")
-    try:
-        return RunResults.model_validate_json(path.read_bytes())
-    except ValueError as exc:
-        raise ValueError(f"{path}: not a valid results file: {str(exc).splitlines()[0]}") from None

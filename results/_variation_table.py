@@ -19,7 +19,7 @@ from collections import defaultdict
 from pydantic import BaseModel, Field
 
 from ._error_bars import rate_interval, rounded, with_interval
-from ._results import AppRoundResult, TaskOutcome
+from ._outcomes import AppRoundResult, TaskOutcome
 
 GAP_FACTOR = 2.0
 
@@ -38,7 +38,7 @@ class VariationRow(BaseModel):
     sr_kept: dict[str, float | None] = Field(description="SR over each variation's own kept tasks, every repeat pooled.")
     sr_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
         "SR's 95 % interval over the common tasks, [low, high] fractions (Wilson; with repeats, the bootstrap over "
-        "tasks: `flows._error_bars`)."))
+        "tasks: `results._error_bars`)."))
     sr_kept_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
         "SR (kept)'s 95 % interval over the variation's own kept tasks."))
     kept: dict[str, int] = Field(default_factory=dict, description="Tasks each variation kept (over apps).")

@@ -13,7 +13,9 @@ import html
 from collections import Counter
 from pathlib import Path
 
+from commenter.detector import REFERENCE_NOTE, DetectorMetrics, percent
 from cua import DEFECT_TYPES, write_atomic
+from perturb import DefectSet
 
 METRICS_GLOB = "defect-metrics-*.json"
 _STYLE = ("body{font-family:sans-serif;margin:24px;max-width:1400px}table{border-collapse:collapse;margin:8px 0}"
@@ -27,8 +29,6 @@ def _e(text: object) -> str:
 
 def read_defect_metrics(run_dir: Path) -> list:
     """Every detector's metrics in the run folder, by detector name (unreadable files are skipped)."""
-    from commenter.detector import DetectorMetrics
-
     found = []
     for path in sorted(Path(run_dir).glob(METRICS_GLOB)):
         try:
@@ -39,8 +39,6 @@ def read_defect_metrics(run_dir: Path) -> list:
 
 
 def _rates_row(label: str, rates) -> str:
-    from commenter.detector import percent
-
     return (f"<tr><td>{_e(label)}</td><td>{rates.tuples}</td><td>{rates.defective}</td><td>{rates.normal}</td>"
             f"<td>{percent(rates.accuracy)}</td><td>{percent(rates.recall_d)}</td><td>{percent(rates.recall_n)}</td>"
             f"<td>{percent(rates.type_accuracy)}</td><td>{rates.errors}</td></tr>")
@@ -48,8 +46,6 @@ def _rates_row(label: str, rates) -> str:
 
 def detector_html(metrics) -> str:
     """One detector's tables: overall, per kind, per type, and the confusion matrix."""
-    from commenter.detector import REFERENCE_NOTE
-
     head = ("<tr><th></th><th>tuples</th><th>defective</th><th>normal</th><th>Accuracy %</th><th>Recall-D %</th>"
             "<th>Recall-N %</th><th>type right %</th><th>errors</th></tr>")
     rows = _rates_row("all", metrics.overall)
@@ -75,8 +71,6 @@ def detector_html(metrics) -> str:
 
 def defect_set_html(run_dir: Path) -> str:
     """Proven / attempted per type, and the dropped defects with their reasons (empty without a defect set)."""
-    from perturb import DefectSet
-
     try:
         defect_set = DefectSet.read(run_dir)
     except (FileNotFoundError, ValueError):

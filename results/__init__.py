@@ -1,0 +1,79 @@
+"""What a run folder holds and how to read and write it: the results' records, tables and report.
+
+The flows write a run through this package; the viewer, the benchmarks and the CLI read it through
+it, so none of them needs the orchestration to read a results file. A run folder
+(`runs/<name>/`, the README's "What a run folder holds"):
+
+    manifest.json          how to reproduce the run (written by `flows.write_manifest`; `read_manifest`)
+    results.json/.csv/.md  every app version's outcomes and the paper's tables (`write_results`, `read_results`)
+    report.html            the same, readable from disk, with the plot `fc_sr_by_round.png` (`write_report`)
+    agreement.json         judges against people's labels, when the run has either (`write_agreement`)
+    defect-metrics-*.json  a detector's GTArena figures on a defect run (`read_defect_metrics`)
+
+    results = read_results("runs/quickstart")
+    print(markdown_table(results.table))
+"""
+
+from ._error_bars import (
+    COMPARISON_NOTE,
+    ERROR_BARS,
+    INTERVAL_NOTE,
+    Comparison,
+    TaskTally,
+    cell_intervals,
+    comparison_lines,
+    comparisons,
+    interval_text,
+    percent,
+    rate_interval,
+    rounded,
+    shown_records,
+    task_tallies,
+    with_interval,
+)
+from ._files import RunResults, read_manifest, read_results, write_results
+from ._intervals import (
+    bootstrap_ratio_interval,
+    mcnemar_exact_p,
+    minimum_detectable_difference,
+    paired_difference_interval,
+    wilson_interval,
+)
+from ._outcomes import DOMAINS, AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, Track, VariationResult
+from ._report import PLOT_FILE, write_plot, write_report
+from ._report_agreement import agreement_section_html, read_agreement, write_agreement
+from ._report_defects import METRICS_GLOB, defects_section_html, read_defect_metrics, write_defects_report
+from ._tables import (
+    DEFAULT_WEIGHTS,
+    SCORING_NOTE,
+    TableRow,
+    best_rounds,
+    by_commenter_mode_table,
+    by_cua_table,
+    cell_figures,
+    comparisons_markdown,
+    csv_table,
+    interval_markdown,
+    interval_records,
+    markdown_table,
+    pass_counts,
+    records_markdown,
+    scoring_table,
+    table_rows,
+)
+from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, variation_markdown, variation_rows
+
+__all__ = [
+    "COMPARISON_NOTE", "DEFAULT_WEIGHTS", "DOMAINS", "ERROR_BARS", "GAP_FACTOR", "INTERVAL_NOTE", "METRICS_GLOB",
+    "PLOT_FILE", "SCORING_NOTE", "VARIATION_NOTE",
+    "AppRoundResult", "Comparison", "GamingSuspect", "RepeatOutcomes", "RunResults", "TableRow", "TaskOutcome",
+    "TaskTally", "Track", "VariationResult", "VariationRow",
+    "agreement_section_html", "best_rounds", "bootstrap_ratio_interval", "by_commenter_mode_table", "by_cua_table",
+    "cell_figures", "cell_intervals", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
+    "defects_section_html", "interval_markdown", "interval_records", "interval_text", "markdown_table",
+    "mcnemar_exact_p", "minimum_detectable_difference", "paired_difference_interval", "pass_counts", "percent",
+    "rate_interval", "read_agreement", "read_defect_metrics", "read_manifest", "read_results", "records_markdown",
+    "rounded", "scoring_table", "shown_records", "table_rows", "task_tallies", "variation_markdown", "variation_rows",
+    "wilson_interval", "with_interval", "write_agreement", "write_defects_report", "write_plot", "write_report",
+    "write_results",
+]
