@@ -1,6 +1,6 @@
 """Prefect flows of the design loop (generate → propose → verify → roll out → dashboard → comment
 → revise, for R rounds) and the sweep over apps × coders × CUAs × modes: orchestration only. What a
-run writes is the `results` package's; the `aui` command sits on top.
+run writes is the `results` package's; the `aui` command sits on top and drives these.
 
     config = make_config({"app_ids": ["unit-converter"], "rounds": 1})   # or load_config("sweep.yaml")
     outcomes = asyncio.run(sweep(config))                                 # → runs/<name>/results.*, report.html
@@ -36,7 +36,12 @@ _PUBLIC = {
     "FileRef": "_refs", "RunContext": "_refs", "AgentSettings": "_refs", "VersionRef": "_refs", "TasksRef": "_refs",
     "VerifyRef": "_refs", "RolloutRef": "_refs", "FeedbackRef": "_refs", "VariantRef": "_refs",
     # what a run leaves behind besides its results (those are the `results` package's)
-    "finish_run": "_finish", "write_manifest": "_finish", "ROLE_PROMPTS": "_finish", "viewer_url": "_artifacts",
+    "finish_run": "_finish", "write_manifest": "_finish", "ROLE_PROMPTS": "_finish", "viewer_url": "_artifacts", "round_table": "_artifacts",
+    # what the `aui` command drives: stop signals, progress, budgets, Dask
+    "Stopped": "_stop", "SignalListener": "_stop", "run_stoppable": "_stop", "listen_from_startup": "_stop",
+    "RunProgress": "_progress", "LimitSampler": "_progress", "watching": "_progress", "format_duration": "_progress",
+    "OPTIONAL_KINDS": "_progress", "what_limits": "_progress", "expected_stages": "_run_size", "budget_line": "_budget",
+    "dask_task_runner": "_dask",
     # GUI defects (issue 18): defect runs and detectors scored on them
     "inject_run": "_defects", "eval_run": "_defects", "dataset_inputs": "_defects", "DefectRunError": "_defects",
 }
@@ -54,16 +59,20 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:  # what editors and type checkers see
-    from ._artifacts import viewer_url
+    from ._artifacts import round_table, viewer_url
+    from ._budget import budget_line
     from ._config import ConfigError, ExperimentConfig, RevisionMode, load_config, make_config
+    from ._dask import dask_task_runner
     from ._defects import DefectRunError, dataset_inputs, eval_run, inject_run
     from ._finish import ROLE_PROMPTS, finish_run, write_manifest
     from ._loop import design_loop, judge_and_revise, run_track
     from ._offline_roles import RolePlayer, is_offline_provider, offline_roles, role_players
     from ._preflight import check_config, check_run_size
+    from ._progress import OPTIONAL_KINDS, LimitSampler, RunProgress, format_duration, watching, what_limits
     from ._refs import AgentSettings, FeedbackRef, FileRef, RolloutRef, RunContext, TasksRef, VariantRef, VerifyRef, VersionRef
     from ._rollouts import use_browser_slots
-    from ._run_size import RunSize, run_size, tasks_per_app
+    from ._run_size import RunSize, expected_stages, run_size, tasks_per_app
     from ._stages import MODEL_RETRIES, stage_retry_delays
+    from ._stop import SignalListener, Stopped, listen_from_startup, run_stoppable
     from ._sweep import run_context, run_tracks, sweep, sweep_without_prefect
     from ._track import PLAIN_STAGES, PREFECT_STAGES, Stages, TrackSteps

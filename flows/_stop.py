@@ -17,7 +17,7 @@ Either way the caller gets `Stopped` (or the process ends) well inside `STOP_BUD
 bound by changing `GRACE_S`.
 
 A signal may also come while `aui run`/`aui sweep` is still starting (importing, reading its
-config): the command's entry point (`flows._entry`) calls `listen_from_startup` before it imports
+config): the command's entry point (`aui._entry`) calls `listen_from_startup` before it imports
 anything heavy, so such a process ends at once, "not started", with the same kind of line, until
 the run's `SignalListener` takes over. This module imports only light standard-library modules at
 its top (asyncio and threading load when a run starts). Only a signal in the interpreter's own start-up,

@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from apps_prompts import BUNDLED_DIR
-
 from tests.apps_prompts.test_loader import GOOD_SPEC, write_app
 
-AUI = [sys.executable, "-m", "flows.cli"]
+AUI = [sys.executable, "-m", "aui"]
 
 
 def run_aui(*args: str) -> subprocess.CompletedProcess:

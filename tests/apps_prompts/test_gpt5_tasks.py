@@ -20,7 +20,7 @@ from apps_prompts import TaskCategory, load_tasks_file
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS_FILE = ROOT / "configs" / "gpt5-tasks.yaml"
-AUI = [sys.executable, "-m", "flows.cli"]
+AUI = [sys.executable, "-m", "aui"]
 
 TINY_HTML = "<button id=go onclick=\"document.getElementById('out').textContent='pressed'\">Go</button><p id=out></p>"
 TINY_TASKS = """

@@ -7,7 +7,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from flows.cli import rollout_command
+from aui import rollout_command
 from llm.testing import ScriptedOpenAIServer, reply_text
 from tests.cua.cua_lab import INC_BUTTON, LAB
 

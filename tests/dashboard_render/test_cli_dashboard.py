@@ -1,4 +1,4 @@
-"""`aui dashboard` and `aui comment`, wired into a local Typer app the way `flows.cli` wires them."""
+"""`aui dashboard` and `aui comment`, wired into a local Typer app the way `aui` wires them."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import typer
 from PIL import Image
 from typer.testing import CliRunner
 
-from flows.cli import comment_command, dashboard_command
+from aui import comment_command, dashboard_command
 from llm.testing import ScriptedOpenAIServer, reply_text
-
 from tests.commenter.test_model_commenter import VALID
 from tests.commenter.test_offline_commenter import PLANTED
 

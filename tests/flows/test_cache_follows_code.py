@@ -1,6 +1,6 @@
 """A re-run reuses a stage's result only when the code that made it is the same (issue 29, part 1).
 
-Each test runs the real `aui run` (as `python -m flows.cli`) from a copy of the project in a temp
+Each test runs the real `aui run` (as `python -m aui`) from a copy of the project in a temp
 folder, changes one file of that copy, and runs the same command again: the stages whose code
 changed run again, the others come from Prefect's cache, and the run says which and why.
 """
@@ -52,7 +52,7 @@ def aui(project: Path, folder: Path, *args: str, name: str = "cached") -> tuple[
     env.update({"PYTHONPATH": str(project), "PREFECT_HOME": str(folder / "prefect-home"),
                 "PREFECT_API_URL": PREFECT_API_URL.value(), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
                 "DO_NOT_TRACK": "1", "AUI_CACHE_DIR": str(folder / "cache"), "AUI_LLM_CACHE": "off", "COLUMNS": "200"})
-    done = subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=project, env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "aui", *args], cwd=project, env=env, capture_output=True,
                           text=True, timeout=500)
     output = done.stdout + done.stderr
     assert done.returncode == 0, output

@@ -60,7 +60,7 @@ async def test_detected_defects_are_added_to_the_feedback_the_coder_reads(tmp_pa
 
 
 def test_the_run_command_takes_feedback_and_detector_flags(tmp_path):
-    from flows.cli import app as cli
+    from aui import app as cli
 
     result = CliRunner().invoke(cli, ["run", "--offline", "--feedback", "+wobble", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "feedback" in result.output

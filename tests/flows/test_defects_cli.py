@@ -12,9 +12,9 @@ import yaml
 from typer.testing import CliRunner
 
 from apps_prompts import load_app, reference_html_path
+from aui import app as cli
 from commenter.detector import REFERENCE_NOTE, DetectorMetrics, read_detections
 from cua import read_tuples
-from flows.cli import app as cli
 from llm.testing import ScriptedOpenAIServer, reply_text
 from perturb import DefectSet, dataset_trajectories
 

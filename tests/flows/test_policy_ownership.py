@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 import cua.policies
 from apps_prompts import BUNDLED_DIR, load_app, reference_html_path
+from aui import rollout_command
 from flows import PLAIN_STAGES, AgentSettings, RunContext
-from flows.cli import rollout_command
 
 APP, TASK = "unit-converter", "five-decimals"  # the heuristic agent does it in one step
 

@@ -1,4 +1,4 @@
-"""`aui run`/`aui sweep` handle SIGTERM/SIGINT from their first moment (`flows._entry`, `flows._stop`).
+"""`aui run`/`aui sweep` handle SIGTERM/SIGINT from their first moment (`aui._entry`, `flows._stop`).
 
 Each case runs in a fresh interpreter: the handlers under test end the process.
 """
@@ -64,9 +64,9 @@ def test_only_run_and_sweep_listen_from_start_up(argv, listens):
     """Other commands keep Python's handling (Ctrl-C ends `aui serve`, SIGTERM ends any)."""
     done = _python(f"""
         import signal, sys
-        import flows.cli
-        from flows import _entry
-        flows.cli.app = lambda: print(signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL)
+        import aui._app
+        from aui import _entry
+        aui._app.app = lambda: print(signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL)
         sys.argv = ["aui", *{argv!r}]
         _entry.main()
     """)

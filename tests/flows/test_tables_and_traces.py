@@ -100,34 +100,3 @@ async def test_trace_off_keeps_no_trace(tmp_path, prefect_server):
     assert all(t.trace is None for t in tasks)
     assert not list(config.run_dir.rglob("trace.zip"))
     assert "playwright show-trace" not in (config.run_dir / "report.html").read_text()
-
-
-@pytest.mark.parametrize("argv, expected", [
-    (["run", "--offline", "--app", APP, "--trace", "all"], "all"),
-    (["run", "--offline", "--app", APP, "--trace", "off"], "off"),
-    (["run", "--offline", "--app", APP], "off"),  # the default
-    (["sweep", EXAMPLE, "--trace", "all"], "all"),  # the file says off: the flag wins
-    (["sweep", EXAMPLE], "off"),
-    (["run", "--config", EXAMPLE, "--trace", "failures"], "failures"),
-])
-def test_the_trace_flag_reaches_the_runs_config(monkeypatch, argv, expected):
-    from typer.testing import CliRunner
-
-    from flows.cli import _run
-    from flows.cli import app as cli
-
-    seen = []
-    monkeypatch.setattr(_run, "_execute", lambda config, *args, **kwargs: seen.append(config))
-    result = CliRunner().invoke(cli, argv)
-    assert result.exit_code == 0, result.output
-    assert [config.trace for config in seen] == [expected]
-
-
-def test_a_bad_trace_flag_is_one_error_line():
-    from typer.testing import CliRunner
-
-    from flows.cli import app as cli
-
-    result = CliRunner().invoke(cli, ["run", "--offline", "--trace", "sometimes"])
-    assert result.exit_code == 2
-    assert "error:" in result.output and "trace" in result.output

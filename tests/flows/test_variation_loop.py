@@ -78,7 +78,7 @@ async def test_every_variation_is_proven_rolled_out_and_cached_and_german_is_tra
 
 def test_an_offline_run_that_asks_for_german_is_refused_in_one_line(tmp_path):
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
-    done = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--offline", "--variations", "dark,german",
+    done = subprocess.run([sys.executable, "-m", "aui", "run", "--offline", "--variations", "dark,german",
                            "--out", str(tmp_path / "runs")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     lines = [line for line in done.stderr.splitlines() if line.strip()]

@@ -12,8 +12,8 @@ import pytest
 from bs4 import BeautifulSoup
 from rich.console import Console
 
+from aui import variation_table
 from flows._artifacts import publish_variations, variation_round_table
-from flows.cli import variation_table
 from results import AppRoundResult, TaskOutcome, VariationResult, table_rows, variation_rows, write_report
 from tests.variation_runs import EXCLUDED_REASON, POPUP_ERROR, variation_results
 
@@ -167,8 +167,7 @@ async def test_the_variation_tables_are_published_to_prefect_with_a_link_to_the_
 def test_each_variations_sr_has_its_interval_over_the_same_tasks_in_results_json_and_results_md(tmp_path):
     """Round 0's common tasks are alpha t1, t2 and beta u1, u2, each rolled out twice with the same outcome: the
     interval is the bootstrap over those 4 tasks (in app, task order), each with its 2 repeats — not over 8 rollouts."""
-    from results import variation_markdown
-    from results import bootstrap_ratio_interval, write_results
+    from results import bootstrap_ratio_interval, variation_markdown, write_results
 
     (first, _) = variation_rows(variation_results())
     for name, passes in {"default": [2, 2, 2, 0], "dark": [2, 0, 2, 0], "adversarial": [0, 2, 2, 2]}.items():

@@ -12,12 +12,12 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from apps_prompts import load_app
+from aui import rollout_command
 from commenter import collect_facts
 from cua import Trajectory, Viewport, smart_resize
 from flows import AgentSettings, ConfigError, FileRef, RunContext, make_config, sweep
 from flows._refs import sha256_bytes
 from flows._rollouts import rollout_task
-from flows.cli import rollout_command
 from llm.testing import ScriptedOpenAIServer, reply_text
 
 # A 12×12 button centred at (980, 740): below the fold of the default 1280×720, inside 1024×768.

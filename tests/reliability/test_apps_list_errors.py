@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-AUI = [sys.executable, "-m", "flows.cli"]
+AUI = [sys.executable, "-m", "aui"]
 ROOT = Path(__file__).resolve().parents[2]
 
 

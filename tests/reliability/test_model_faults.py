@@ -342,9 +342,8 @@ async def test_a_refused_request_is_not_retried_by_the_stage_but_a_rate_limit_is
     # Prefect's stage retries come on top of the client's: a 401 fails the same way every time.
     from prefect import task as prefect_task
 
-    from llm import ModelCallError
-
     from coder import CoderError, HtmlExtractionError
+    from llm import ModelCallError
 
     attempts = {"refused": 0, "limited": 0, "no-html": 0}
 
@@ -374,7 +373,7 @@ def test_the_waits_between_a_stage_s_attempts_come_from_the_environment_and_a_ba
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--offline", "--app", APP, "--rounds", "0"],
+    done = subprocess.run([sys.executable, "-m", "aui", "run", "--offline", "--app", APP, "--rounds", "0"],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "AUI_STAGE_RETRY_DELAYS_S": "soon"})
     assert done.returncode == 2 and done.stderr.strip() == "error: AUI_STAGE_RETRY_DELAYS_S='soon': expected two " \

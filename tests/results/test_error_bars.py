@@ -1,6 +1,6 @@
 """Error bars in the results (issue 29): every FC, SR and weighted score carries its 95 % interval, and
 rounds and tracks are compared on the same tasks — in results.json, results.md, report.html, the CLI and
-the Prefect table. Figures are checked against the statistics' hand-worked values (tests/flows/test_intervals.py)."""
+the Prefect table. Figures are checked against the statistics' hand-worked values (tests/results/test_intervals.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from results import AppRoundResult, RepeatOutcomes, TaskOutcome, read_results, table_rows, write_report, write_results
 from results._error_bars import comparisons
 from results._intervals import bootstrap_paired_difference_interval, bootstrap_ratio_interval, wilson_interval
-from results import AppRoundResult, RepeatOutcomes, TaskOutcome, read_results, table_rows, write_report, write_results
 
 FIGURES = ("fc", "sr", "sr_supported", "fc_proven", "sr_proven", "weighted", "sr_per_level")
 

@@ -1,4 +1,4 @@
-"""`aui verify` as a function wired into a Typer app, the way flows.cli wires it."""
+"""`aui verify` as a function wired into a Typer app, the way `aui` wires it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from flows.cli import verify_command
+from aui import verify_command
 
 from .conftest import COUNTER_HTML
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app as cli
+from aui import app as cli
 from verifier.judge import AgreementReport, Judgement, Label, agreement_report, append_labels
 
 from .conftest import dashboard_of, trajectory_id

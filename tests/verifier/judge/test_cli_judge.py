@@ -8,10 +8,10 @@ import textwrap
 import typer
 from typer.testing import CliRunner
 
+from aui import judge_command
 from cua import Trajectory
-from flows.cli import judge_command
-from verifier.judge import read_judgements, run_trajectories
 from llm.testing import ScriptedOpenAIServer, reply_text
+from verifier.judge import read_judgements, run_trajectories
 
 cli = typer.Typer()
 cli.callback()(lambda: None)  # keep `judge` a subcommand, as in `aui judge`

@@ -35,7 +35,7 @@ async def test_the_budget_stops_new_calls_and_a_higher_one_resumes_from_what_fin
         run_dir = tmp_path / "runs" / "budget"
         saved = json.loads((run_dir / "budget.json").read_text())
         assert saved["spent"]["*"]["calls"] == 4 and saved["reached"].startswith("the run has made 4 of its 4")
-        from flows._budget import budget_line
+        from flows import budget_line
 
         assert budget_line(run_dir).startswith("budget reached: the run has made 4 of its 4 model calls")
 
@@ -56,8 +56,8 @@ async def test_the_budget_stops_new_calls_and_a_higher_one_resumes_from_what_fin
 
 
 def test_budget_flags_override_the_config_and_bad_ones_are_named(tmp_path):
+    from aui._run import with_budget
     from flows import ConfigError
-    from flows.cli._run import with_budget
 
     config = make_config({"budget": {"max_model_calls": 5, "roles": {"cua": {"max_model_calls": 3}}}})
     changed = with_budget(config, max_cost_usd=2.5, max_model_calls=None)

@@ -15,8 +15,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from cua import DEFAULT_VIEWPORT
+from flows import ConfigError, ExperimentConfig, load_config, make_config
 
-from .._config import ConfigError, ExperimentConfig, load_config, make_config
 from ._output import _fail, console, err_console
 
 BUDGET_EXIT = 3
@@ -100,7 +100,7 @@ def _pct(value: float | None) -> str:
 
 
 def _execute(config: ExperimentConfig, source: str = "flags", assume_yes: bool = False, verbose: bool = False) -> None:
-    from .._stop import SignalListener
+    from flows import SignalListener
 
     # From here on, SIGTERM/SIGINT stop the run in bounded time with one line, instead of killing it
     # half-way or being swallowed by one of its coroutines (`flows._stop`).
@@ -114,10 +114,9 @@ def _stopped_line(config: ExperimentConfig, what: str) -> str:
 
 
 def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: bool, verbose: bool = False) -> None:
-    from .._preflight import check_config, check_run_size
-    from .._stop import Stopped, run_stoppable
+    from flows import Stopped, check_config, check_run_size, run_stoppable
 
-    if (stopped := listener.stopped()) is not None:  # a signal while the command started (`flows._entry`)
+    if (stopped := listener.stopped()) is not None:  # a signal while the command started (`aui._entry`)
         raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
     try:
         app_ids = check_config(config, source=source)  # bad input fails here, before Prefect is even imported
@@ -126,9 +125,8 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
         raise _fail(str(exc)) from None
     if (stopped := listener.stopped()) is not None:
         raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
+    from flows import sweep
     from results import AppRoundResult, table_rows
-
-    from .._sweep import sweep
 
     mode = "OFFLINE providers (no model endpoint)" if config.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
@@ -144,7 +142,7 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
                         "and export PREFECT_API_URL=http://127.0.0.1:4200/api")
         console.print("Prefect: ephemeral local server (SQLite). For the UI run [bold]aui ui[/] first and set PREFECT_API_URL.")
     if config.task_runner == "dask":
-        from .._dask import dask_task_runner
+        from flows import dask_task_runner
 
         try:
             dask_task_runner(config.dask_address)  # fails now, with the install command, if prefect-dask is missing
@@ -159,7 +157,8 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     def hard_stop(message: str) -> None:
         _fail(_stopped_line(config, message))
 
-    from .._run_size import tasks_per_app
+    from flows import tasks_per_app
+
     from ._console import RunDisplay
 
     try:
@@ -176,19 +175,21 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     rows = table_rows(results, config.weights)
     console.print(results_table(rows, width=console.width))
     console.print(levels_table(rows))
-    from results import comparisons, interval_table, print_comparisons
+    from results import comparisons
+
+    from ._error_bars import interval_table, print_comparisons
 
     console.print(interval_table(rows))
     print_comparisons(console, comparisons(results))
+    from flows import budget_line
     from results import variation_rows
 
-    from .._budget import budget_line
     from ._variations import variation_table
 
     if varied := variation_rows(results):
         console.print(variation_table(varied, width=console.width))
     stopped_by_budget = budget_line(config.run_dir)
-    from .._offline_roles import offline_roles
+    from flows import offline_roles
 
     if played_offline := offline_roles(config):
         said = "All roles ran on offline providers" if config.offline else "Offline providers played"
@@ -209,7 +210,7 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
 
 def cache_lines(run_dir: Path) -> list[str]:
     """What this invocation ran and took from the cache, per stage kind, and why earlier results were not reused."""
-    from .._finish import read_manifest
+    from results import read_manifest
 
     try:
         manifest = read_manifest(run_dir)
@@ -391,7 +392,9 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
     rows = write_results(run_dir, data.apps, usage=data.usage, offline_roles=data.offline_roles, weights=data.weights,
                          cache=data.cache or None)
     out = write_report(run_dir, rows, data.apps, data.offline_roles, data.usage)
-    from results import comparisons, interval_table, print_comparisons, variation_rows
+    from results import comparisons, variation_rows
+
+    from ._error_bars import interval_table, print_comparisons
 
     from ._variations import variation_table
 
@@ -432,8 +435,7 @@ def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
            pool: str = typer.Option(None, "--pool", help="Deploy to this work pool (e.g. a process pool whose workers run "
                                     "on other machines) and return, instead of serving from this process.")) -> None:
     """Serve a scheduled sweep (flow.serve with a cron schedule; runs until interrupted), or deploy it to a work pool."""
-    from .._preflight import check_config
-    from .._sweep import sweep
+    from flows import check_config, sweep
 
     try:
         config = load_config(config_file)

@@ -17,9 +17,15 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from .._config import ExperimentConfig
-from .._progress import OPTIONAL_KINDS, LimitSampler, RunProgress, format_duration, watching
-from .._run_size import expected_stages
+from flows import (
+    OPTIONAL_KINDS,
+    ExperimentConfig,
+    LimitSampler,
+    RunProgress,
+    expected_stages,
+    format_duration,
+    watching,
+)
 
 LOG_FILE = "log.txt"
 

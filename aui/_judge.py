@@ -1,6 +1,6 @@
 """`aui judge RUN_DIR`: judge every trajectory of a finished run; a thin wrapper over `judge.judge_run`.
 
-Registered in `flows/cli/__init__.py` with `app.command("judge")(judge_command)`.
+Registered in `aui/_app.py` with `app.command("judge")(judge_command)`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def judge_command(
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trajectories judged at once."),
 ) -> None:
     """Judge every trajectory of a finished run and append the verdicts to RUN_DIR/judgements.jsonl."""
-    from verifier.judge import JUDGEMENTS_FILE, judge_run, make_judge
     from llm import ModelClient, ModelConfigError, UnknownNameError
+    from verifier.judge import JUDGEMENTS_FILE, judge_run, make_judge
 
     if not (run_dir / "results.json").is_file():
         err_console.print(f"[red]error:[/] {run_dir}: not a finished run folder (no results.json)", soft_wrap=True)

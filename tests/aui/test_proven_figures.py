@@ -7,9 +7,8 @@ import json
 
 from rich.console import Console
 
-from results import csv_table, markdown_table
-from flows.cli._run import results_table
-from results import AppRoundResult, TaskOutcome, table_rows, write_report, write_results
+from aui._run import results_table
+from results import AppRoundResult, TaskOutcome, csv_table, markdown_table, table_rows, write_report, write_results
 
 
 def _result(domain: str, tasks: list[TaskOutcome], round_: int = 0) -> AppRoundResult:

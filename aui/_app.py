@@ -1,20 +1,11 @@
-"""The `aui` command: a thin layer over the library functions (each module owns its commands).
-
-    aui run | sweep | report | ui | deploy            (`_run.py`: the design loop and its outputs)
-    aui view [RUN_DIR …]                              (`_view.py`: the run viewer; `aui serve` is its old name)
-    aui apps list | import | validate                   (`_apps.py`)
-    aui label import                                    (`_labels.py`: people's labels of a run)
-    aui verify / rollout / dashboard / comment          (one stage at a time)
-    aui judge RUN_DIR                                   (`_judge.py`: judges of a finished run's trajectories)
-    aui variations [--show APP_ID]                      (`_variations.py`: the variations, and pictures of an app in each)
-    aui defects inject | eval                           (`_defects.py`: GUI defects, GTArena's way)
-"""
+"""The `aui` Typer app: every sub-command, assembled (the package docstring lists them)."""
 
 from __future__ import annotations
 
 import typer
 
-from .. import configure_prefect_env
+from flows import configure_prefect_env
+
 from ._apps import apps_app
 from ._dashboard import comment_command, dashboard_command
 from ._defects import defects_app

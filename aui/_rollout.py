@@ -1,6 +1,6 @@
 """`aui rollout`: one agent, one task, one app — prints the termination reason and step count.
 
-Registered in `flows/cli/__init__.py` with `app.command("rollout")(rollout_command)`.
+Registered in `aui/_app.py` with `app.command("rollout")(rollout_command)`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`aui dashboard` and `aui comment`: render a trajectory's dashboard, comment on a trajectory.
 
-Thin wrappers over `dashboard_render` and `commenter`; wired into `flows.cli` with
+Thin wrappers over `dashboard_render` and `commenter`; wired into `aui` with
 `app.command("dashboard")(dashboard_command)` and `app.command("comment")(comment_command)`.
 """
 

@@ -16,9 +16,9 @@ import yaml
 from rich.console import Console
 
 from apps_prompts import load_app
+from aui._console import RunDisplay
+from aui._run import levels_table, results_table
 from flows import make_config
-from flows.cli._console import RunDisplay
-from flows.cli._run import levels_table, results_table
 from results import AppRoundResult, TaskOutcome, table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,7 +194,7 @@ def test_a_report_with_model_usage_shows_calls_tokens_and_cost_per_role_as_a_tab
 
 
 def test_the_display_says_what_limits_the_run():
-    from flows._progress import LimitSampler, what_limits
+    from flows import LimitSampler, what_limits
 
     assert what_limits(1.9, 2, 3, 2, 0, 0).startswith("CPU (1.9 of 2 cores busy)")
     assert what_limits(0.4, 2, 0, 8, 2, 6).startswith("model endpoint (6 calls in flight, 2 waiting")

@@ -1,12 +1,12 @@
 """The `aui` command's entry point (`[project.scripts]`): it listens for SIGTERM/SIGINT first.
 
 `aui run`/`aui sweep` stop on the first SIGTERM or SIGINT with one line saying how to resume
-(`flows._stop`). Importing the CLI takes about a second (Prefect, OpenAI, Playwright) and the
+(`flows.listen_from_startup`). Importing the CLI takes about a second (Prefect, OpenAI, Playwright) and the
 config is read after that; a signal landing then would otherwise kill the process with no word.
 So, for those two commands, a handler that ends the process at once with that line is installed
-before anything heavy is imported (this module and `flows._stop` import only light modules of
-the standard library: no asyncio, no third-party package; a few milliseconds), until the run's
-listener takes over. Other commands keep Python's default handling (Ctrl-C ends them).
+before anything heavy is imported (this module, `aui`'s and `flows`' lazy `__init__` and `flows._stop`
+import only light modules of the standard library: no asyncio, no third-party package; a few
+milliseconds), until the run's listener takes over. Other commands keep Python's default handling (Ctrl-C ends them).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ STOPPABLE_COMMANDS = ("run", "sweep")
 def main() -> None:
     """`aui …`."""
     if sys.argv[1:2] and sys.argv[1] in STOPPABLE_COMMANDS:
-        from ._stop import listen_from_startup
+        from flows import listen_from_startup
 
         listen_from_startup(sys.argv[1])
     try:
-        from .cli import app
+        from ._app import app
 
         app()
     except ValueError as exc:  # a setting read when a module loads (AUI_STAGE_RETRY_DELAYS_S): one line, no traceback

@@ -1,6 +1,6 @@
 """`aui defects inject | eval`: GUI defects the GTArena way; thin wrappers over `flows._defects`.
 
-Registered in `flows/cli/__init__.py` with `app.add_typer(defects_app, name="defects")`.
+Registered in `aui/_app.py` with `app.add_typer(defects_app, name="defects")`.
 """
 
 from __future__ import annotations
@@ -50,9 +50,8 @@ def inject_command(
                                   "(each proven defect and its task on the defect-free app, with tuples.jsonl)."),
 ) -> None:
     """Inject defects into apps, prove each on the page, and write the defect set (and its labelled tuples)."""
+    from flows import DefectRunError
     from perturb import DefectError
-
-    from .._defects import DefectRunError
 
     try:
         defect_set = asyncio.run(_inject(out, apps_dir, _split(apps), _split(types), per_app, seed, viewport, rollouts))
@@ -68,8 +67,7 @@ def inject_command(
 
 async def _inject(out, apps_dir, app_ids, types, per_app, seed, viewport, rollouts):
     from cua import close_browser
-
-    from .._defects import inject_run
+    from flows import inject_run
 
     try:
         return await inject_run(out, apps_path=apps_dir, app_ids=app_ids, types=types, per_app=per_app, seed=seed,
@@ -90,9 +88,8 @@ def eval_command(
 ) -> None:
     """Score detectors on a defect run's tuples: Accuracy, Recall-D, Recall-N, per type and kind; report.html."""
     from commenter.detector import OFFLINE_DETECTORS, REFERENCE_NOTE, percent
+    from flows import DefectRunError
     from llm import ModelClient, ModelConfigError, UnknownNameError
-
-    from .._defects import DefectRunError
 
     names = _split(detector)
     if not names:
@@ -127,8 +124,7 @@ def eval_command(
 
 async def _eval(run_dir, detectors, client, concurrency):
     from cua import close_browser
-
-    from .._defects import eval_run
+    from flows import eval_run
 
     try:
         return [await eval_run(run_dir, name, client, concurrency=concurrency) for name in detectors]

@@ -11,8 +11,8 @@ from PIL import Image, ImageChops
 from typer.testing import CliRunner
 
 from apps_prompts import load_app
-from flows.cli import app as cli
-from flows.cli._variations import write_variation_pictures
+from aui import app as cli
+from aui._variations import write_variation_pictures
 from perturb import VARIATIONS, offline_variation_names, variation_names
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -150,8 +150,7 @@ def validate_apps(
 
 def _with_file_tasks(apps: list, tasks_file: Path) -> tuple[list, list[str]]:
     """The apps with their tasks replaced by the file's, and the ids of apps the file has none for."""
-    from apps_prompts import load_tasks_file
-    from apps_prompts import TasksFileError
+    from apps_prompts import TasksFileError, load_tasks_file
 
     kept, skipped = [], []
     for spec in apps:

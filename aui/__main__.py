@@ -1,0 +1,5 @@
+"""`python -m aui …` is `aui …`."""
+
+from ._entry import main
+
+main()

@@ -1,5 +1,0 @@
-"""`python -m flows.cli …` is `aui …`."""
-
-from .._entry import main
-
-main()
