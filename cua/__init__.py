@@ -46,6 +46,7 @@ from ._coordinates import (
     place_action,
     smart_resize,
 )
+from ._defect_types import DEFECT_TAXONOMY, DEFECT_TYPES, DefectKind, DefectType
 from ._failure_modes import FAILURE_MODES, failure_modes
 from ._executor import ExecutionResult, UnknownKeyError, execute, key_combination, normalize_key, page_fingerprint
 from ._isolated import IsolatedWorld, JavaScriptError, JavaScriptTimeout, isolated_world
@@ -74,10 +75,8 @@ from ._trajectory import (
 from ._transform import INJECTED_ATTRIBUTE, PageTransform, serve_html
 from ._tuples import (
     DEFECT_PREFIX,
-    DEFECT_TYPES,
     NO_DEFECT,
     TUPLES_FILE,
-    DefectKind,
     TransitionTuple,
     defect_of,
     is_defect_transform,
@@ -90,10 +89,12 @@ from ._viewport import DEFAULT_VIEWPORT, Viewport
 __all__ = [
     "DEFAULT_VIEWPORT",
     "DEFECT_PREFIX",
+    "DEFECT_TAXONOMY",
     "DEFECT_TYPES",
     "NO_DEFECT",
     "TUPLES_FILE",
     "DefectKind",
+    "DefectType",
     "TransitionTuple",
     "defect_of",
     "is_defect_transform",

@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
-
 from PIL import Image, ImageChops
 from pydantic import BaseModel, Field
 
 from ._actions import Action
+from ._defect_types import DEFECT_TYPES
 from ._trajectory import ElementInfo, Trajectory, write_atomic
 
 TUPLES_FILE = "tuples.jsonl"
@@ -47,26 +46,6 @@ on the element a defect is bound to (`defect:<type>`)."""
 
 NO_DEFECT = "none"
 """The ground truth of a tuple known to be defect-free."""
-
-DefectKind = Literal["display", "interaction"]
-
-DEFECT_TYPES: dict[str, DefectKind] = {
-    # GTArena's taxonomy of GUI defects (13 types), display ones first.
-    "content-error": "display",
-    "data-format-error": "display",
-    "element-missing": "display",
-    "elements-overlapping": "display",
-    "misalignment": "display",
-    "uneven-spacing": "display",
-    "inconsistent-colour": "display",
-    "inconsistent-size": "display",
-    "abnormal-state": "display",
-    "no-response": "interaction",
-    "input-keyboard": "interaction",
-    "navigation-error": "interaction",
-    "unexpected-result": "interaction",
-}
-"""The defect types by name → display (seen in one state) or interaction (seen across an action)."""
 
 
 class TransitionTuple(BaseModel):

@@ -78,7 +78,7 @@ _OFF_PALETTE = (("#e4007c", "#ffffff"), ("#7fff00", "#111111"), ("#ff6f00", "#ff
 
 def _add(design: DefectDesign) -> None:
     if design.type not in DEFECT_TYPES:
-        raise DefectError(f"defect {design.type!r} is not a type of cua.DEFECT_TYPES")
+        raise DefectError(f"defect {design.type!r} is not a type of cua.DEFECT_TAXONOMY (add its row there first)")
     DEFECTS.add(design.type, design)
 
 

@@ -1,9 +1,10 @@
 """What the model detector is told, and the shape of its answer.
 
 GTArena's detector task: given one transition — the screen before an action, the action, the
-screen after — say whether the GUI shows a defect and which of the 13 types. The reply is
-`{defect, type, evidence}`, `type` one of the taxonomy or null. Everything here is hashed into
-`prompt_sha256()` (recorded with every detection), so a changed word is a new prompt.
+screen after — say whether the GUI shows a defect and of which type. The reply is
+`{defect, type, evidence}`, `type` one of the taxonomy (`cua.DEFECT_TAXONOMY`) or null. Everything
+here, and the taxonomy's definitions the model is told, is hashed into `prompt_sha256()` (recorded
+with every detection), so a changed word is a new prompt.
 """
 
 from __future__ import annotations
@@ -12,28 +13,13 @@ import hashlib
 import json
 from typing import Any
 
-from cua import DEFECT_TYPES, TransitionTuple
+from cua import DEFECT_TAXONOMY, DEFECT_TYPES, TransitionTuple
 from llm import Message, assistant_message, system_message, user_message
 
 PROMPT_VERSION = "detector-1"
 
-DEFINITIONS = {
-    "content-error": "text that does not fit the element or its place (a label naming another function, placeholder words)",
-    "data-format-error": "a value in the wrong type or format (NaN, undefined, null, [object Object], a number with "
-                         "a long tail of decimals or in scientific notation)",
-    "element-missing": "an element that should be there is not drawn (an empty gap where a control or its text belongs)",
-    "elements-overlapping": "two elements drawn over each other, one hiding part of the other",
-    "misalignment": "an element out of line with the elements beside it",
-    "uneven-spacing": "spacing around an element unlike the spacing between its neighbours",
-    "inconsistent-colour": "an element in a colour unlike the other elements of its kind or the app's palette",
-    "inconsistent-size": "an element larger or smaller than the other elements of its kind, or text cut off",
-    "abnormal-state": "an element shown in a state it is not in (looks disabled, faded or selected while it works)",
-    "no-response": "the action on a control changed nothing on the screen",
-    "input-keyboard": "typed text or keys did not arrive in the field (refused, or some keys dropped)",
-    "navigation-error": "the control led to another view, tab or item than the one it names",
-    "unexpected-result": "the action had an effect, but the wrong one (another value, another option, counted twice)",
-}
-"""One line per defect type, as the model is told."""
+DEFINITIONS: dict[str, str] = {defect.name: defect.definition for defect in DEFECT_TAXONOMY}
+"""One line per defect type, as the model is told: the taxonomy's definitions (`cua.DEFECT_TAXONOMY`), in its order."""
 
 DETECTION_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -69,7 +55,7 @@ _REPAIR = (
 
 
 def system_prompt(width: int, height: int) -> str:
-    types = "\n".join(f"- {name} ({DEFECT_TYPES[name]}): {text}" for name, text in DEFINITIONS.items())
+    types = "\n".join(f"- {defect.name} ({defect.kind}): {defect.definition}" for defect in DEFECT_TAXONOMY)
     schema = json.dumps(DETECTION_SCHEMA, ensure_ascii=False, separators=(",", ":"))
     return _SYSTEM.format(width=width, height=height, types=types, schema=schema)
 
