@@ -30,6 +30,7 @@ from pathlib import Path
 import yaml
 
 from apps_prompts import load_app, reference_html_path
+from cua import BrowserConfig, open_app, smart_resize
 from cua.policies import uitars_task_of_request
 from llm.testing import RecordedRequest, Reply, ScriptedOpenAIServer, reply_status, reply_text
 
@@ -176,9 +177,6 @@ class ScriptedRoles:
 
 async def click_point(app_id: str, selector: str, apps: str | Path | None = None) -> tuple[int, int]:
     """The centre of `selector` on the app's reference page, in UI-TARS-1.5 pixels (smart-resized screenshot)."""
-    from cua import BrowserConfig, open_app
-    from cua import smart_resize
-
     spec = load_app(app_id, apps) if apps else load_app(app_id)
     html = Path(reference_html_path(spec)).read_text(encoding="utf-8")
     async with open_app(html) as app:
@@ -188,22 +186,3 @@ async def click_point(app_id: str, selector: str, apps: str | Path | None = None
     resized_width, resized_height = smart_resize(width, height)
     return (round((box["x"] + box["width"] / 2) * resized_width / width),
             round((box["y"] + box["height"] / 2) * resized_height / height))
-
-
-# Every role on real apps, with latency (benchmarks at model speed): see `flows._latency_roles`.
-from ._latency_roles import (  # noqa: E402  (after the scripted roles it builds on)
-    PAPER_LATENCIES_S,
-    ROLE_MODELS,
-    AppPlan,
-    LatencyRoles,
-    PlannedTask,
-    plan_app,
-    plan_apps,
-    role_latencies,
-    write_latency_models,
-)
-
-LATENCY_ROLES = {"coders": [ROLE_MODELS["coder"]], "proposer": ROLE_MODELS["proposer"],
-                 "verifier": ROLE_MODELS["verifier"], "commenter": ROLE_MODELS["commenter"],
-                 "cua_policies": ["uitars"], "cua_model": ROLE_MODELS["cua"]}
-"""Config fields that send every role to its model of `write_latency_models`."""

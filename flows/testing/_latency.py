@@ -18,7 +18,7 @@ What each role answers (all schema-valid, all about the app the request is for):
   page's visible controls in turn and never finishes (fixed-length rollouts for throughput);
 - commenter: a fixed, valid feedback document.
 
-Requests are told apart by their system prompts (`flows.testing.role_of`) and their app by its
+Requests are told apart by their system prompts (`role_of`) and their app by its
 prompt text; each role is its own model id (`latency-coder`, …), so the server's latency — and a
 model's `max_concurrency` — is per role.
 """
@@ -35,6 +35,12 @@ from typing import Any, Literal
 import yaml
 
 from apps_prompts import Task
+from cua import DEFAULT_VIEWPORT, BrowserConfig, open_app, smart_resize
+from cua.policies import uitars_task_of_request
+from llm import Latency
+from llm.testing import assistant_turns, reply_status, reply_text, uitars_click, uitars_finished, uitars_type
+
+from ._scripted import role_of, user_text
 
 _CONTROLS_JS = Path(__file__).with_name("_latency_controls.js").read_text(encoding="utf-8")
 
@@ -44,6 +50,11 @@ ROLE_MODELS = {"coder": "latency-coder", "proposer": "latency-proposer", "verifi
 
 PAPER_LATENCIES_S = {"coder": 30.0, "proposer": 10.0, "verifier": 10.0, "commenter": 5.0, "cua": 1.0, "judge": 5.0}
 """Mean latencies per role for a round at model speed (issue 19's figures)."""
+
+LATENCY_ROLES = {"coders": [ROLE_MODELS["coder"]], "proposer": ROLE_MODELS["proposer"],
+                 "verifier": ROLE_MODELS["verifier"], "commenter": ROLE_MODELS["commenter"],
+                 "cua_policies": ["uitars"], "cua_model": ROLE_MODELS["cua"]}
+"""Config fields that send every role to its model of `write_latency_models`."""
 
 REVISION_MARK = "<!-- revised by the latency coder -->"
 COMMENT = {
@@ -87,8 +98,6 @@ class AppPlan:
 
 
 def _uitars_point(x: float, y: float, viewport) -> tuple[int, int]:
-    from cua import smart_resize
-
     width, height = viewport.width, viewport.height
     resized_width, resized_height = smart_resize(width, height)
     return round(x * resized_width / width), round(y * resized_height / height)
@@ -99,9 +108,6 @@ async def plan_app(app_id: str, html: str, known: list[Task], *, count: int = 30
 
     One page load in this process's browser; every point is where the element is on the loaded page.
     """
-    from cua import DEFAULT_VIEWPORT, BrowserConfig, open_app
-    from llm.testing import uitars_click, uitars_finished, uitars_type
-
     viewport = viewport or DEFAULT_VIEWPORT
     points: dict[str, tuple[int, int] | None] = {}
     async with open_app(html, BrowserConfig(viewport=viewport)) as app:
@@ -229,10 +235,6 @@ class LatencyRoles:
         self._task_app.update({description: app_id for description in descriptions})
 
     def __call__(self, request):
-        from llm.testing import assistant_turns, reply_status, reply_text
-
-        from .testing import role_of, user_text
-
         role = role_of(request)
         if role == "uitars":
             return reply_text(self._cua(request, assistant_turns(request)))
@@ -283,9 +285,6 @@ class LatencyRoles:
         return verdicts
 
     def _cua(self, request, turn: int) -> str:
-        from cua.policies import uitars_task_of_request
-        from llm.testing import uitars_click, uitars_finished
-
         description = uitars_task_of_request(request.json.get("messages") or []) or ""
         task = self._tasks.get(description)
         plan = self.plans.get(self._task_app.get(description, ""))
@@ -301,8 +300,6 @@ class LatencyRoles:
 def role_latencies(latencies_s: dict[str, float] | None = None, *, kind: str = "lognormal", sigma: float = 0.3):
     """`LatencyOpenAIServer` latencies by model id: each role's mean (default `PAPER_LATENCIES_S`);
     the CUA's is fixed whatever `kind` (its steps are what throughput is measured in)."""
-    from llm import Latency
-
     means = {**PAPER_LATENCIES_S, **(latencies_s or {})}
     found = {}
     for role, model in ROLE_MODELS.items():

@@ -1,0 +1,42 @@
+"""Test doubles of the loop's model roles, for tests and benchmarks: nothing on the product path imports them.
+
+- `ScriptedRoles` (`_scripted.py`): every role scripted from a bundled app's own files, so the online
+  path runs end to end through the real `openai` client with no endpoint and no key (`ONLINE_ROLES`
+  sends a config's roles to it).
+- `LatencyRoles` (`_latency.py`): every role played on real apps at a model's speed (coder ≈ 30 s,
+  CUA 1 s a step) by a `llm.testing.LatencyOpenAIServer`, for benchmarks (`LATENCY_ROLES`,
+  `write_latency_models`).
+
+Both tell requests apart by their system prompts (`role_of`).
+"""
+
+from ._latency import (
+    LATENCY_ROLES,
+    PAPER_LATENCIES_S,
+    ROLE_MODELS,
+    AppPlan,
+    LatencyRoles,
+    PlannedTask,
+    plan_app,
+    plan_apps,
+    role_latencies,
+    write_latency_models,
+)
+from ._scripted import (
+    COMMENT,
+    ONLINE_ROLES,
+    REVISION_MARK,
+    ROLE_MARKERS,
+    TRANSLATED_PREFIX,
+    UNSUPPORTED_TASK,
+    ScriptedRoles,
+    click_point,
+    role_of,
+    user_text,
+)
+
+__all__ = [
+    "COMMENT", "LATENCY_ROLES", "ONLINE_ROLES", "PAPER_LATENCIES_S", "REVISION_MARK", "ROLE_MARKERS", "ROLE_MODELS",
+    "TRANSLATED_PREFIX", "UNSUPPORTED_TASK", "AppPlan", "LatencyRoles", "PlannedTask", "ScriptedRoles", "click_point",
+    "plan_app", "plan_apps", "role_latencies", "role_of", "user_text", "write_latency_models",
+]
