@@ -24,6 +24,7 @@ from flows import (
     RunProgress,
     expected_stages,
     format_duration,
+    runs_offline,
     watching,
 )
 
@@ -41,7 +42,7 @@ class RunDisplay:
         self.console, self.config, self.verbose = console, config, verbose
         totals, app_rounds = expected_stages(config, counts)
         self.live = console.is_terminal
-        self.progress = RunProgress(totals, app_rounds, config.rounds, offline=config.offline,
+        self.progress = RunProgress(totals, app_rounds, config.rounds, offline=runs_offline(config),
                                     on_round=None if self.live else self._plain_line)
         self.log_path = Path(config.run_dir) / LOG_FILE
         self._removed: list[logging.Handler] = []

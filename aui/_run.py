@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cua import DEFAULT_VIEWPORT
-from flows import ConfigError, ExperimentConfig, load_config, make_config
+from flows import ConfigError, ExperimentConfig, load_config, make_config, runs_offline
 
 from ._output import _fail, console, err_console
 
@@ -128,7 +128,7 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     from flows import sweep
     from results import AppRoundResult, table_rows
 
-    mode = "OFFLINE providers (no model endpoint)" if config.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
+    mode = "OFFLINE providers (no model endpoint)" if runs_offline(config) else "model endpoints from " + str(config.models_config or "configs/models.yaml")
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
     console.print(escape(size.describe()), soft_wrap=True)
     console.print(escape(size.describe_power()), soft_wrap=True, highlight=False)
@@ -192,7 +192,7 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     from flows import offline_roles
 
     if played_offline := offline_roles(config):
-        said = "All roles ran on offline providers" if config.offline else "Offline providers played"
+        said = "All roles ran on offline providers" if runs_offline(config) else "Offline providers played"
         console.print(f"[yellow]{said}[/]: {escape(', '.join(played_offline))} (no model endpoint).", soft_wrap=True)
     for line in cache_lines(config.run_dir):
         console.print(escape(line), soft_wrap=True, highlight=False)
@@ -395,7 +395,6 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
     from results import comparisons, variation_rows
 
     from ._error_bars import interval_table, print_comparisons
-
     from ._variations import variation_table
 
     console.print(interval_table(rows))

@@ -25,7 +25,7 @@ _PUBLIC = {
     "make_config": "_config", "check_config": "_preflight", "check_run_size": "_preflight",
     # who plays each role, and which are offline providers (the one rule behind every "offline" label)
     "RolePlayer": "_offline_roles", "role_players": "_offline_roles", "offline_roles": "_offline_roles",
-    "is_offline_provider": "_offline_roles",
+    "is_offline_provider": "_offline_names", "runs_offline": "_offline_roles",
     "RunSize": "_run_size", "run_size": "_run_size", "tasks_per_app": "_run_size",
     # the flows and the loop
     "sweep": "_sweep", "sweep_without_prefect": "_sweep", "run_tracks": "_sweep", "run_context": "_sweep",
@@ -66,7 +66,8 @@ if TYPE_CHECKING:  # what editors and type checkers see
     from ._defects import DefectRunError, dataset_inputs, eval_run, inject_run
     from ._finish import ROLE_PROMPTS, finish_run, write_manifest
     from ._loop import design_loop, judge_and_revise, run_track
-    from ._offline_roles import RolePlayer, is_offline_provider, offline_roles, role_players
+    from ._offline_names import is_offline_provider
+    from ._offline_roles import RolePlayer, offline_roles, role_players, runs_offline
     from ._preflight import check_config, check_run_size
     from ._progress import OPTIONAL_KINDS, LimitSampler, RunProgress, format_duration, watching, what_limits
     from ._refs import AgentSettings, FeedbackRef, FileRef, RolloutRef, RunContext, TasksRef, VariantRef, VerifyRef, VersionRef

@@ -13,6 +13,7 @@ from apps_prompts import BUNDLED_DIR, Level, Task
 from cua import DEFAULT_VIEWPORT, Viewport
 
 from ._budget import RunBudget
+from ._offline_names import is_offline_provider, registry_at
 
 RevisionMode = Literal["unsupported", "cua", "integrated"]
 CommenterMode = Literal["dashboard", "text-only", "screenshots-only"]
@@ -212,11 +213,9 @@ class ExperimentConfig(BaseModel):
     def _variations_have_what_they_need(self) -> ExperimentConfig:
         from perturb import needed_roles
 
-        from ._offline_roles import is_offline_provider, run_registry
-
         if self.revise_on not in self.variations:
             raise ValueError(f"revise_on {self.revise_on!r} is not one of the run's variations ({', '.join(self.variations)})")
-        registry = run_registry(self) if any("translator" in needed_roles(name) for name in self.variations) else None
+        registry = registry_at(self.models_config) if any("translator" in needed_roles(name) for name in self.variations) else None
         for name in self.variations:
             if "translator" in needed_roles(name) and is_offline_provider("translator", self.translator, registry):
                 raise ValueError(f"variation {name!r} translates the app's text and needs a model (`translator:`, e.g. "
@@ -259,13 +258,6 @@ class ExperimentConfig(BaseModel):
         """The largest step budget any rollout of the run may get (for the run's size)."""
         return self.max_steps if self.max_steps is not None else max(UNLEVELLED_MAX_STEPS,
                                                                      *(s.max_steps for s in self.levels.values()))
-
-    @property
-    def offline(self) -> bool:
-        """Whether every role the run uses is played by an offline provider (`flows._offline_roles`: by the registries)."""
-        from ._offline_roles import runs_offline
-
-        return runs_offline(self)
 
 
 def load_config(path: Path, flags: dict[str, str] | None = None, **overrides) -> ExperimentConfig:

@@ -15,7 +15,7 @@ from results import AppRoundResult, write_report, write_results
 
 from ._cache import RunCacheState, chromium_version, tally_for
 from ._config import ExperimentConfig
-from ._offline_roles import offline_roles, role_players
+from ._offline_roles import offline_roles, role_players, runs_offline
 from ._prefect_env import PROJECT_ROOT
 
 PACKAGES = ["aui-loop", "prefect", "fastapi", "playwright", "openai", "pydantic", "pillow", "jsonschema", "beautifulsoup4", "axe-playwright-python"]
@@ -154,7 +154,7 @@ def write_manifest(config: ExperimentConfig, run_dir: Path, cache: RunCacheState
         "seeds": {"config": config.seed, "models": {name: m["params"].get("seed") for name, m in models.items()}},
         "inputs": _input_hashes(config),
         # Which roles offline providers played, and whether all did (`flows._offline_roles`, the rule of every label).
-        "offline": config.offline,
+        "offline": runs_offline(config),
         "offline_roles": offline_roles(config),
         # Rollouts in flight as run (config.concurrency None: chosen from the cores or the agents' models).
         "rollout_slots": config.rollout_slots(),

@@ -20,16 +20,12 @@ from its task list at any round.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from llm import ModelRegistry
-    from results import Track
+from llm import ModelRegistry
+from results import Track
 
-    from ._config import ExperimentConfig
-
-ROLES = ("coder", "proposer", "verifier", "commenter", "judge", "detector", "translator", "cua")
-"""Every role of the loop, in the order labels list them."""
+from ._config import ExperimentConfig
+from ._offline_names import ROLES, is_offline_provider, registry_at
 
 
 @dataclass(frozen=True)
@@ -42,69 +38,9 @@ class RolePlayer:
     offline: bool
 
 
-def _own_offline_names(role: str) -> frozenset[str]:
-    """The role's implementations that call no model, by the names its factory knows them by."""
-    if role == "coder":
-        from coder import coders
-
-        return frozenset(coders.names())  # registered coders are not models (any other name is one)
-    if role == "proposer":
-        from apps_prompts import OFFLINE_PROPOSERS
-
-        return frozenset(OFFLINE_PROPOSERS)
-    if role == "verifier":
-        from verifier import OFFLINE
-
-        return frozenset({OFFLINE})
-    if role == "commenter":
-        from commenter import COMMENTERS
-
-        return frozenset(name for name in COMMENTERS.names() if getattr(COMMENTERS.get(name), "offline", False))
-    if role == "judge":
-        from verifier.judge import OFFLINE_JUDGE
-
-        return frozenset({OFFLINE_JUDGE})
-    if role == "detector":
-        from commenter.detector import OFFLINE_DETECTORS
-
-        return frozenset(OFFLINE_DETECTORS)
-    if role == "translator":
-        from perturb import NO_TRANSLATOR
-
-        return frozenset({NO_TRANSLATOR})  # nothing translates offline: the name says no model is asked
-    raise ValueError(f"no role {role!r}; the roles are {', '.join(ROLES)}")
-
-
-def is_offline_provider(role: str, name: str, registry: ModelRegistry | None = None) -> bool:
-    """Whether `name`, playing `role`, is an offline provider (see the module's docstring).
-
-    `registry`: the run's model registry (None: only the role's own offline implementations count). A name the
-    registry does not know is not offline (the run's preflight refuses it before anything starts).
-    """
-    if role == "cua":
-        from cua.policies import is_offline_policy, policies
-
-        return name in policies and is_offline_policy(name)
-    if name in _own_offline_names(role):
-        return True
-    if registry is None:
-        return False
-    from llm import UnknownModelError
-
-    try:
-        return registry.is_offline(name)
-    except UnknownModelError:
-        return False
-
-
 def run_registry(config: ExperimentConfig) -> ModelRegistry | None:
     """The run's model registry (None when it cannot be read: only the roles' own offline names then count)."""
-    from llm import ModelConfigError, load_model_registry
-
-    try:
-        return load_model_registry(config.models_config)
-    except ModelConfigError:
-        return None
+    return registry_at(config.models_config)
 
 
 def role_players(config: ExperimentConfig, track: Track | None = None,

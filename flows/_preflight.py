@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ._config import ConfigError, ExperimentConfig
-from ._offline_roles import is_offline_provider, offline_coders, role_players, run_registry
+from ._offline_names import is_offline_provider
+from ._offline_roles import offline_coders, role_players, run_registry
 
 if TYPE_CHECKING:
     from llm import ModelConfig

@@ -21,7 +21,8 @@ import math
 from pydantic import BaseModel, Field
 
 from ._config import ExperimentConfig
-from ._offline_roles import is_offline_provider, run_registry
+from ._offline_names import is_offline_provider
+from ._offline_roles import run_registry
 
 # (prompt tokens, completion tokens) per call, low and high, per role. Rough on purpose; see above.
 TOKENS_PER_CALL: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from flows import is_offline_provider, make_config, offline_roles, role_players, write_manifest
+from flows import is_offline_provider, make_config, offline_roles, role_players, runs_offline
 from results import Track
 
 EVERY_OFFLINE = ["coder", "proposer", "verifier", "commenter", "judge", "cua (heuristic)"]
@@ -24,7 +24,7 @@ def _models(tmp_path, **roles: str):
 
 def test_the_default_run_is_offline_in_every_role_it_uses():
     config = make_config({})
-    assert offline_roles(config) == EVERY_OFFLINE and config.offline
+    assert offline_roles(config) == EVERY_OFFLINE and runs_offline(config)
     track = Track(coder="offline", cua="heuristic", mode="integrated", commenter_mode="dashboard")
     assert offline_roles(config, track) == ["coder", "proposer", "verifier", "commenter", "judge", "cua"]
 
@@ -35,10 +35,10 @@ def test_a_second_model_name_the_registry_maps_to_the_offline_provider_counts_as
                           "commenter": "rules", "judge": "judge", "feedback": "+defects", "detector": "detector"})
     assert offline_roles(config) == ["coder", "proposer", "verifier", "commenter", "judge", "detector",
                                      "cua (heuristic)"]
-    assert config.offline
+    assert runs_offline(config)
     # the same spellings on a model endpoint are not offline, whatever the name says
     online = make_config({"models_config": models, "verifier": "remote", "judge": "remote"})
-    assert offline_roles(online) == ["coder", "proposer", "commenter", "cua (heuristic)"] and not online.offline
+    assert offline_roles(online) == ["coder", "proposer", "commenter", "cua (heuristic)"] and not runs_offline(online)
     assert not is_offline_provider("verifier", "offline-looking-but-unknown", None)
 
 
@@ -49,9 +49,9 @@ def test_a_role_counts_only_where_the_run_uses_it(tmp_path):
     assert "translator" not in {p.role for p in role_players(plain)}  # no variation translates
     german = make_config({"models_config": models, "variations": ["german"], "translator": "translator"})
     assert [p for p in role_players(german) if p.role == "translator"][0].offline is False
-    assert "translator" not in offline_roles(german) and not german.offline
+    assert "translator" not in offline_roles(german) and not runs_offline(german)
     defects_only = make_config({"feedback": "defects", "commenter": "remote", "models_config": models})
-    assert "commenter" not in {p.role for p in role_players(defects_only)} and defects_only.offline
+    assert "commenter" not in {p.role for p in role_players(defects_only)} and runs_offline(defects_only)
     unsupported = Track(coder="offline", cua="heuristic", mode="unsupported")
     assert "commenter" not in offline_roles(make_config({}), unsupported)  # this mode does not comment
 
@@ -65,4 +65,4 @@ def test_mixed_coders_and_agents_name_each_offline_one_and_a_tasks_file_is_an_of
                                      "cua (heuristic)"]
     assert offline_roles(config, Track(coder="remote", cua="uitars", mode="cua", commenter_mode="dashboard")) == [
         "proposer", "verifier", "commenter", "judge"]
-    assert not config.offline
+    assert not runs_offline(config)
