@@ -145,3 +145,129 @@ def test_the_readme_layout_table_names_every_tracked_folder_and_only_folders_tha
     assert len(named) > 10, "the Layout table was not found in README.md"
     assert sorted(tracked_top_level_folders() - set(named)) == [], "tracked folders without a row in the README's Layout table"
     assert [folder for folder in named if not (ROOT / folder).is_dir()] == [], "Layout rows naming no folder"
+
+
+# ---- the house's floors (issue 30) ------------------------------------------------------------------
+
+FLOORS = {
+    "aui": 5,                                  # the command, on top
+    "flows": 4, "viewer": 4, "bench": 4,       # orchestration, the viewer, the benchmarks
+    "results": 3,                              # what a run folder holds
+    "coder": 2, "verifier": 2, "commenter": 2, "dashboard_render": 2, "perturb": 2,  # the roles
+    "cua": 1, "apps_prompts": 1,               # the environment, the apps and tasks
+    "llm": 0,                                  # models
+}
+"""Each product folder's floor: a folder imports only folders on lower floors (or on its own, without a loop)."""
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_imports(root: Path = ROOT, folders: tuple[str, ...] = (*FOLDERS, "bench")) -> dict[str, set[str]]:
+    """Product module → the product modules it imports anywhere in it (function bodies and TYPE_CHECKING too):
+    `from package import name` counts as an import of `package.name` when that is a module, else of `package`."""
+    paths = {_module_name(path, root): path for folder in folders for path in (root / folder).rglob("*.py")}
+    edges: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package
+                    for _ in range(node.level - 1):
+                        anchor = anchor.rpartition(".")[0]
+                    base = f"{anchor}.{base}" if base else anchor
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in paths else base for alias in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in paths:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    edges.setdefault(name, set()).add(target)
+    return edges
+
+
+def import_circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every set of modules that import each other in a loop: the strongly connected sets of more than one
+    (Tarjan's algorithm, iterative: the graph has hundreds of modules)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+    for start in sorted({*edges, *(b for targets in edges.values() for b in targets)}):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges.get(start, ()))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(edges.get(successor, ())))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        circles.append(sorted(component))
+    return sorted(circles)
+
+
+def imports_against_the_floors(edges: dict[str, set[str]]) -> list[str]:
+    """`a -> b` for every folder import that goes up a floor, or sideways in a loop."""
+    folder_edges = {(a.split(".")[0], b.split(".")[0]) for a, targets in edges.items() for b in targets}
+    folder_edges = {(a, b) for a, b in folder_edges if a != b and a in FLOORS and b in FLOORS}
+    found = [f"{a} -> {b}" for a, b in sorted(folder_edges) if FLOORS[a] < FLOORS[b]]
+    sideways = {}
+    for a, b in folder_edges:
+        if FLOORS[a] == FLOORS[b]:
+            sideways.setdefault(a, set()).add(b)
+    found += [f"{' <-> '.join(loop)} (a loop on one floor)" for loop in import_circles(sideways)]
+    return found
+
+
+def test_every_product_folder_has_a_floor():
+    assert set(FLOORS) == {*FOLDERS, "bench"}
+
+
+def test_folders_import_only_downwards_and_no_files_import_each_other_in_a_circle():
+    edges = module_imports()
+    assert imports_against_the_floors(edges) == []
+    assert import_circles(edges) == []
+
+
+def test_the_floor_rules_catch_an_upward_import_and_a_circle(tmp_path):
+    """The checks themselves can fail: results importing flows goes up a floor, two roles importing each other loop on
+    one floor, and two modules importing each other (one inside a function) are a circle."""
+    for path, text in (("results/__init__.py", "from ._a import A\n"), ("results/_a.py", "from ._b import B\nA = 1\n"),
+                       ("results/_b.py", "def late():\n    from ._a import A\n\nfrom flows import sweep\nB = 2\n"),
+                       ("flows/__init__.py", "from results import A\n"),
+                       ("coder/__init__.py", "import verifier\n"), ("verifier/__init__.py", "from coder import x\n")):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    edges = module_imports(tmp_path, ("results", "flows", "coder", "verifier"))
+    assert imports_against_the_floors(edges) == ["results -> flows", "coder <-> verifier (a loop on one floor)"]
+    assert import_circles(edges) == [["coder", "verifier"], ["flows", "results", "results._a", "results._b"]]
