@@ -12,12 +12,12 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from cua import DEFAULT_VIEWPORT
 from flows import ConfigError, ExperimentConfig, load_config, make_config, runs_offline
 
 from ._output import _fail, console, err_console
+from ._tables import levels_table, results_table
 
 BUDGET_EXIT = 3
 """The exit code of a run that stopped at its budget (`budget reached: …` on stderr)."""
@@ -35,70 +35,6 @@ FLAG_OF_FIELD = {"apps": "--apps", "app_ids": "--app", "rounds": "--rounds", "re
 """The `aui run` / `aui sweep` flag that sets each `ExperimentConfig` field: a bad value is blamed on the flag."""
 
 
-def results_table(rows, width: int | None = None) -> Table:
-    """FC / FC proven / SR / weighted per domain (only domains with tasks), one line per coder × CUA × mode × round.
-
-    When the one-line cells would make the table wider than `width` (a 120-column terminal with six
-    domains), each domain's cell stacks its four figures on four lines instead: nothing is cut.
-    """
-    from results import DOMAINS, best_rounds, cell_figures
-
-    domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
-    commenters = len({row.commenter_mode for row in rows}) > 1  # shown when the sweep compares commenter modes
-    labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
-    best = best_rounds(rows)
-    records = []
-    for row in rows:
-        star = " ★" if best.get(row.track_key) == row.round else ""
-        figures = [cell_figures(row, d) for d in domains]
-        names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
-        records.append((names, f"{row.round}{star}", figures, _pct(row.sr_supported.get("overall")),
-                        _pct(row.sr_proven.get("overall")), str(row.tasks["overall"])))
-    headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks")
-
-    def needed(stacked: bool) -> int:
-        widths = [len(h) for h in headers]
-        for names, round_, figures, *rest in records:
-            cells = [*names, round_, *[max(map(len, f)) if stacked else len(" / ".join(f)) for f in figures], *rest]
-            widths = [max(w, c if isinstance(c, int) else len(c)) for w, c in zip(widths, cells)]
-        return sum(widths) + 3 * len(widths) + 1
-
-    stacked = width is not None and needed(False) > width
-    table = Table(title="FC / FC proven / SR / weighted (%) — paper Table 3 shape, with OSUniverse's weighted score",
-                  caption=("★ best round · each domain cell: FC, FC proven, SR, weighted (top to bottom)" if stacked else
-                           "★ best round · each domain cell: FC / FC proven / SR / weighted")
-                          + " · SR over all tasks (the paper's); weighted = Σ w·passed / Σ w·n by task level; sup. = SR "
-                          "over tasks with a valid checker; prov. = SR over tasks with a proven checker",
-                  show_lines=stacked)
-    for column in headers:
-        table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
-    for names, round_, figures, *rest in records:
-        cells = ["\n".join(f) if stacked else " / ".join(f) for f in figures]
-        table.add_row(*names, round_, *cells, *rest)
-    return table
-
-
-def levels_table(rows) -> Table:
-    """SR per task level (only the levels with tasks; 'none': tasks without a level), one line per table row."""
-    from apps_prompts import LEVELS
-
-    levels = [level for level in [*LEVELS, "none"] if any(level in row.sr_per_level for row in rows)]
-    commenters = len({row.commenter_mode for row in rows}) > 1
-    labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
-    table = Table(title="SR per task level (%)",
-                  caption="over all domains" + ("; 'none' = tasks without a level" if "none" in levels else ""))
-    for column in (*labels, "round", *levels):
-        table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
-    for row in rows:
-        names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
-        table.add_row(*names, str(row.round), *(_pct(row.sr_per_level.get(level)) for level in levels))
-    return table
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
-
-
 def _execute(config: ExperimentConfig, source: str = "flags", assume_yes: bool = False, verbose: bool = False) -> None:
     from flows import SignalListener
 
@@ -114,7 +50,7 @@ def _stopped_line(config: ExperimentConfig, what: str) -> str:
 
 
 def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: bool, verbose: bool = False) -> None:
-    from flows import Stopped, check_config, check_run_size, run_stoppable
+    from flows import check_config, check_run_size
 
     if (stopped := listener.stopped()) is not None:  # a signal while the command started (`aui._entry`)
         raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
@@ -125,9 +61,13 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
         raise _fail(str(exc)) from None
     if (stopped := listener.stopped()) is not None:
         raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
-    from flows import sweep
-    from results import AppRoundResult, table_rows
+    _announce(config, size)
+    results = _sweep_on_display(config, app_ids, listener, verbose)
+    _print_outcome(config, results)
 
+
+def _announce(config: ExperimentConfig, size) -> None:
+    """Where the run goes, who plays its roles, its size and power, and where Prefect and Dask are."""
     mode = "OFFLINE providers (no model endpoint)" if runs_offline(config) else "model endpoints from " + str(config.models_config or "configs/models.yaml")
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
     console.print(escape(size.describe()), soft_wrap=True)
@@ -151,19 +91,25 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
         console.print(f"Stages run on the Dask cluster at {config.dask_address} (prefect-dask).")
         if not config.budget.unlimited:
             console.print("[yellow]The budget is not enforced on Dask workers[/]: their processes make the model calls.")
-    debug = bool(os.environ.get("AUI_DEBUG"))
-    if not debug:
-        _tracebacks_off_the_console()
-    def hard_stop(message: str) -> None:
-        _fail(_stopped_line(config, message))
 
-    from flows import tasks_per_app
+
+def _sweep_on_display(config: ExperimentConfig, app_ids: list[str], listener, verbose: bool) -> list:
+    """The sweep, under the live display, stoppable by a signal; a failure is one line (AUI_DEBUG=1: the traceback)."""
+    # Prefect loads with `sweep`, only once the config and the run's size have been checked.
+    from flows import Stopped, run_stoppable, sweep, tasks_per_app
 
     from ._console import RunDisplay
 
+    debug = bool(os.environ.get("AUI_DEBUG"))
+    if not debug:
+        _tracebacks_off_the_console()
+
+    def hard_stop(message: str) -> None:
+        _fail(_stopped_line(config, message))
+
     try:
         with RunDisplay(console, config, tasks_per_app(config, app_ids), verbose=verbose):
-            results: list[AppRoundResult] = run_stoppable(lambda: sweep(config), listener, on_hard_stop=hard_stop)
+            return run_stoppable(lambda: sweep(config), listener, on_hard_stop=hard_stop)
     except Stopped as stopped:
         raise _fail(_stopped_line(config, str(stopped)), stopped.exit_code) from None
     except Exception as exc:  # noqa: BLE001 - the CLI's edge: one line, not a traceback (AUI_DEBUG=1 keeps it)
@@ -172,25 +118,25 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
         code = 2 if isinstance(exc, (ConfigError, ValueError, FileNotFoundError, LookupError)) else 1
         raise _fail(f"run '{config.name}' stopped: {type(exc).__name__}: {exc} "
                     f"(finished stages are kept and cached; fix the cause and run the same command again)", code) from None
+
+
+def _print_outcome(config: ExperimentConfig, results: list) -> None:
+    """The tables, the comparisons, who played offline, what the cache reused, where to look next; the exit code
+    says whether the budget stopped the run or a stage failed for good."""
+    from flows import budget_line, offline_roles
+    from results import comparisons, table_rows, variation_rows
+
+    from ._tables import interval_table, print_comparisons
+    from ._variations import variation_table
+
     rows = table_rows(results, config.weights)
     console.print(results_table(rows, width=console.width))
     console.print(levels_table(rows))
-    from results import comparisons
-
-    from ._error_bars import interval_table, print_comparisons
-
     console.print(interval_table(rows))
     print_comparisons(console, comparisons(results))
-    from flows import budget_line
-    from results import variation_rows
-
-    from ._variations import variation_table
-
     if varied := variation_rows(results):
         console.print(variation_table(varied, width=console.width))
     stopped_by_budget = budget_line(config.run_dir)
-    from flows import offline_roles
-
     if played_offline := offline_roles(config):
         said = "All roles ran on offline providers" if runs_offline(config) else "Offline providers played"
         console.print(f"[yellow]{said}[/]: {escape(', '.join(played_offline))} (no model endpoint).", soft_wrap=True)
@@ -394,7 +340,7 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
     out = write_report(run_dir, rows, data.apps, data.offline_roles, data.usage)
     from results import comparisons, variation_rows
 
-    from ._error_bars import interval_table, print_comparisons
+    from ._tables import interval_table, print_comparisons
     from ._variations import variation_table
 
     console.print(interval_table(rows))

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from apps_prompts import Task, load_apps
 from coder import Regression
-from results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, Track, VariationResult
+from results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, Track
 
 from ._config import ExperimentConfig
 from ._offline_roles import offline_roles
@@ -40,6 +40,7 @@ from ._refs import (
     sha256_bytes,
 )
 from ._revision import comment_failures, revise_version
+from ._round_result import gaming_suspects, task_outcomes, variation_result
 from ._rollouts import rollout_task, use_browser_slots
 from ._stages import generate_initial, propose_tasks, read_tasks, slug, verify_version
 from ._variations import prove_variation, translate_version
@@ -362,25 +363,10 @@ class TrackSteps:
                rollouts: dict[str, RolloutRef]) -> AppRoundResult:
         """This round's result; it takes the errors recorded since the last one."""
         errors, self.errors = self.errors, []
-        valid = verdicts.valid if verdicts is not None else {}
         reasons = verdicts.reasons if verdicts is not None else {t.id: self.verify_error for t in self.tasks(tasks)}
 
         def outcomes(refs: dict[str, RolloutRef]) -> list[TaskOutcome]:
-            found = []
-            for task in self.tasks(tasks):
-                ref = refs.get(task.id)
-                found.append(TaskOutcome(
-                    task_id=task.id, solvable=valid.get(task.id, False), checker_valid=valid.get(task.id, False),
-                    proof=verdicts.proof.get(task.id) if verdicts is not None else None,
-                    proof_reason=verdicts.proof_reasons.get(task.id) if verdicts is not None else None,
-                    success=bool(ref and ref.success), termination=ref.termination if ref else None,
-                    steps=ref.steps if ref else 0, trajectory=ref.trajectory if ref else None,
-                    dashboard=ref.dashboard if ref else None, trace=ref.trace if ref else None,
-                    reason=(ref.error if ref else reasons.get(task.id)) or None,
-                    level=task.level.value if task.level else None, checks=ref.checks if ref else [],
-                    answer=ref.answer if ref else None, failure_modes=ref.failure_modes if ref else [],
-                ))
-            return found
+            return task_outcomes(self.tasks(tasks), verdicts, reasons, refs)
 
         result = self._result(version, outcomes(rollouts), errors)
         by_repeat: dict[int, dict[str, RolloutRef]] = {}
@@ -388,7 +374,7 @@ class TrackSteps:
             by_repeat.setdefault(ref.repeat, {})[ref.task_id] = ref
         result.repeats = [RepeatOutcomes(repeat=repeat, tasks=outcomes(refs)) for repeat, refs in sorted(by_repeat.items())]
         varied = self.varied.pop(version.round, {})
-        result.variations = [self._variation_result(*varied[name], outcomes)
+        result.variations = [variation_result(*varied[name], outcomes, self.run.root)
                              for name in self.config.variations if name in varied]  # the config's order
         previous = self.judged.get(version.round - 1)
         if previous is not None:
@@ -403,47 +389,16 @@ class TrackSteps:
         self.progress.round_finished(result)
         return result
 
-    def _variation_result(self, variant: VariantRef, refs: list[RolloutRef],
-                          outcomes: Callable[[dict[str, RolloutRef]], list[TaskOutcome]]) -> VariationResult:
-        """One variation's part of the round's result: its kept tasks' outcomes per repeat, and its exclusions."""
-        kept = set(variant.kept)
-        by_repeat: dict[int, dict[str, RolloutRef]] = {}
-        for ref in refs:
-            by_repeat.setdefault(ref.repeat, {})[ref.task_id] = ref
-        per_repeat = {repeat: [o for o in outcomes(found) if o.task_id in kept] for repeat, found in by_repeat.items()}
-        first = next((r.trajectory for r in refs if r.repeat == 0 and r.trajectory), None)
-        screenshot = str(Path(first) / "step_000.png") if first and (self.run.root / first / "step_000.png").exists() else None
-        transform = variant.transform
-        return VariationResult(
-            variation=variant.variation, transform=transform.name if transform else None,
-            transform_sha256=transform.sha256 if transform else None, kept=list(variant.kept),
-            unproven=list(variant.unproven), excluded=dict(variant.excluded), tasks=per_repeat.get(0, []),
-            repeats=[RepeatOutcomes(repeat=r, tasks=t) for r, t in sorted(per_repeat.items()) if r > 0],
-            proof=variant.proof.path if variant.proof else None, screenshot=screenshot, error=variant.error)
-
     def _audit(self, version: VersionRef, verdicts: VerifyRef | None, result: AppRoundResult) -> list[GamingSuspect]:
         """Tasks that flipped to success with this version, whose revision changed what their checker reads
         without changing the code that writes it (a static audit: `verifier.audit_revision`)."""
         before = self.judged.get(version.revised_from) if version.revised_from is not None else None
         if before is None or verdicts is None:
             return []
-        from verifier import audit_revision, read_verdicts
-
-        passed_before = {t.task_id for t in before.result.tasks if t.success}
-        flipped = [t.task_id for t in result.tasks if t.success and t.task_id not in passed_before]
-        if not flipped:
-            return []
-        judged = read_verdicts(self.run.file(verdicts.file))
-        old_html, new_html = self.run.read_text(before.version.html), self.run.read_text(version.html)
-        suspects = []
-        for task_id in flipped:
-            checker = judged.verdict(task_id).checker
-            if not checker:
-                continue
-            audit = audit_revision(old_html, new_html, checker)
-            if audit.suspect:
-                suspects.append(GamingSuspect(task_id=task_id, reason=audit.reason, planted_text=audit.planted_text))
-                self.logger.warning("%s round %d: %s may be gamed: %s", self.app_id, version.round, task_id, audit.reason)
+        suspects = gaming_suspects(self.run, before.version, before.result, version, verdicts, result)
+        for suspect in suspects:
+            self.logger.warning("%s round %d: %s may be gamed: %s", self.app_id, version.round, suspect.task_id,
+                                suspect.reason)
         return suspects
 
     def unjudged(self, version: VersionRef | None, tasks: TasksRef | None) -> list[AppRoundResult]:

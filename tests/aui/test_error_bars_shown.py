@@ -3,7 +3,7 @@
 
 from rich.console import Console
 
-from aui._error_bars import interval_table, print_comparisons
+from aui._tables import interval_table, print_comparisons
 from flows import round_table
 from results import comparisons, write_results
 from tests.results.test_error_bars import _the_issues_example

@@ -7,7 +7,7 @@ import json
 
 from rich.console import Console
 
-from aui._run import results_table
+from aui._tables import results_table
 from results import AppRoundResult, TaskOutcome, csv_table, markdown_table, table_rows, write_report, write_results
 
 

@@ -3,7 +3,7 @@ round table (the figures are worked out by hand in tests/flows/test_scoring.py, 
 
 from rich.console import Console
 
-from aui._run import levels_table, results_table
+from aui._tables import levels_table, results_table
 from flows import round_table
 from results import write_report, write_results
 from tests.flows.test_scoring import _hand_computed

@@ -1,0 +1,99 @@
+"""The results' tables as `aui run` and `aui report` print them: Table 3's shape, SR per level, the overall figures
+with their 95 % intervals, and the paired comparisons as sentences (the figures are `results`')."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from apps_prompts import LEVELS
+from results import COMPARISON_NOTE, DOMAINS, INTERVAL_NOTE, best_rounds, cell_figures, comparison_lines, with_interval
+
+
+def results_table(rows, width: int | None = None) -> Table:
+    """FC / FC proven / SR / weighted per domain (only domains with tasks), one line per coder × CUA × mode × round.
+
+    When the one-line cells would make the table wider than `width` (a 120-column terminal with six
+    domains), each domain's cell stacks its four figures on four lines instead: nothing is cut.
+    """
+    domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
+    commenters = len({row.commenter_mode for row in rows}) > 1  # shown when the sweep compares commenter modes
+    labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
+    best = best_rounds(rows)
+    records = []
+    for row in rows:
+        star = " ★" if best.get(row.track_key) == row.round else ""
+        figures = [cell_figures(row, d) for d in domains]
+        names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
+        records.append((names, f"{row.round}{star}", figures, _pct(row.sr_supported.get("overall")),
+                        _pct(row.sr_proven.get("overall")), str(row.tasks["overall"])))
+    headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks")
+
+    def needed(stacked: bool) -> int:
+        widths = [len(h) for h in headers]
+        for names, round_, figures, *rest in records:
+            cells = [*names, round_, *[max(map(len, f)) if stacked else len(" / ".join(f)) for f in figures], *rest]
+            widths = [max(w, c if isinstance(c, int) else len(c)) for w, c in zip(widths, cells)]
+        return sum(widths) + 3 * len(widths) + 1
+
+    stacked = width is not None and needed(False) > width
+    table = Table(title="FC / FC proven / SR / weighted (%) — paper Table 3 shape, with OSUniverse's weighted score",
+                  caption=("★ best round · each domain cell: FC, FC proven, SR, weighted (top to bottom)" if stacked else
+                           "★ best round · each domain cell: FC / FC proven / SR / weighted")
+                          + " · SR over all tasks (the paper's); weighted = Σ w·passed / Σ w·n by task level; sup. = SR "
+                          "over tasks with a valid checker; prov. = SR over tasks with a proven checker",
+                  show_lines=stacked)
+    for column in headers:
+        table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
+    for names, round_, figures, *rest in records:
+        cells = ["\n".join(f) if stacked else " / ".join(f) for f in figures]
+        table.add_row(*names, round_, *cells, *rest)
+    return table
+
+
+def levels_table(rows) -> Table:
+    """SR per task level (only the levels with tasks; 'none': tasks without a level), one line per table row."""
+    levels = [level for level in [*LEVELS, "none"] if any(level in row.sr_per_level for row in rows)]
+    commenters = len({row.commenter_mode for row in rows}) > 1
+    labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
+    table = Table(title="SR per task level (%)",
+                  caption="over all domains" + ("; 'none' = tasks without a level" if "none" in levels else ""))
+    for column in (*labels, "round", *levels):
+        table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
+    for row in rows:
+        names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
+        table.add_row(*names, str(row.round), *(_pct(row.sr_per_level.get(level)) for level in levels))
+    return table
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def interval_table(rows) -> Table:
+    """Per coder × CUA × mode × round, over all its tasks: FC, FC proven, SR and the weighted score with their
+    95 % intervals ("57.3 [47.6, 66.4]"). Per domain they are in results.md, results.json and report.html."""
+    commenters = len({row.commenter_mode for row in rows}) > 1
+    labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
+    table = Table(title="Overall, with 95 % intervals (%)", caption=escape(INTERVAL_NOTE + " Per domain: results.md, report.html."))
+    for column in (*labels, "round", "tasks", "FC", "FC proven", "SR", "weighted"):
+        table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
+    best = best_rounds(rows)
+    for row in rows:
+        names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
+        figures = [with_interval(_pct(getattr(row, figure).get("overall")), getattr(row, f"{figure}_ci95").get("overall"))
+                   for figure in ("fc", "fc_proven", "sr", "weighted")]
+        star = " ★" if best.get(row.track_key) == row.round else ""
+        table.add_row(*names, f"{row.round}{star}", str(row.tasks.get("overall", 0)), *figures)
+    return table
+
+
+def print_comparisons(console: Console, found) -> None:
+    """The paired comparisons, one line each ("… — round 1 vs round 0: +11.7 points [3.6, 19.4], p = 0.008, …")."""
+    if not found:
+        return
+    console.print("[bold]Paired comparisons of SR[/] (on the same tasks)")
+    for line in comparison_lines(found):
+        console.print("  " + escape(line), soft_wrap=True, highlight=False)
+    console.print(escape(COMPARISON_NOTE), soft_wrap=True, highlight=False, style="dim")
