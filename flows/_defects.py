@@ -21,7 +21,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from apps_prompts import BUNDLED_DIR, AppSpec, load_apps, reference_html_path
+from commenter.detector import TrajectoryInput
 from cua import DEFAULT_VIEWPORT, BrowserConfig, Trajectory, Viewport, write_atomic
+from perturb import DefectSet, dataset_trajectories, inject_defects, roll_out_dataset
+from results import write_defects_report
 
 APPS_DIR = "apps"
 
@@ -55,8 +58,6 @@ async def inject_run(run_dir: Path | str, *, apps_path: Path | str = BUNDLED_DIR
     Raises:
         DefectRunError: an unknown app or one without HTML. perturb.DefectError: an unknown type.
     """
-    from perturb import inject_defects, roll_out_dataset
-
     run_dir = Path(run_dir)
     pairs = _apps(apps_path, app_ids)
     config = BrowserConfig(viewport=viewport)
@@ -89,8 +90,6 @@ def dataset_inputs(run_dir: Path | str):
 
     The defect-free version is offered to every detector; only one that uses it (`offline`) is then
     reference-assisted, and its figures say so."""
-    from commenter.detector import TrajectoryInput
-    from perturb import DefectSet, dataset_trajectories
 
     run_dir = Path(run_dir)
     defect_set = DefectSet.read(run_dir)
@@ -125,8 +124,6 @@ async def eval_run(run_dir: Path | str, detector: str = "offline", client=None, 
         score_detections,
         write_detections,
     )
-    from results import write_defects_report
-
     run_dir = Path(run_dir)
     inputs = dataset_inputs(run_dir)
     chosen = make_detector(detector, client)

@@ -10,8 +10,16 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from cua import write_atomic
+from apps_prompts import load_apps, reference_html_path
+from coder import PROMPT_VERSION as coder_version
+from commenter import PROMPT_VERSION as commenter_version
+from cua import is_headless_shell, launch_args, write_atomic
+from cua.policies import policy_model
+from llm import call_stats, load_model_registry, shared_clients
+from perturb import TRANSLATOR_PROMPT_VERSION as translator_version
 from results import AppRoundResult, write_report, write_results
+from verifier import PROMPT_VERSION as verifier_version
+from verifier.judge import PROMPT_VERSION as judge_version
 
 from ._cache import RunCacheState, chromium_version, tally_for
 from ._config import ExperimentConfig
@@ -34,14 +42,10 @@ def _models_used(config: ExperimentConfig) -> dict:
     """Model ids, endpoints and request settings of every named model (never keys)."""
     # every role the run uses that a model plays (judge, detector and translator too), and the agents' models
     names = {player.name for player in role_players(config) if player.role != "cua" and not player.offline}
-    from cua.policies import policy_model
-
     names |= {policy_model(policy, config.cua_model) for policy in config.cua_policies}
     names -= {None}
     if not names:
         return {}
-    from llm import load_model_registry
-
     registry = load_model_registry(config.models_config)
     described = {}
     for name in sorted(names):
@@ -83,11 +87,6 @@ def _prompt_hashes() -> dict[str, dict[str, str]]:
 
 
 def _prompt_versions() -> dict[str, str]:
-    from coder import PROMPT_VERSION as coder_version
-    from commenter import PROMPT_VERSION as commenter_version
-    from perturb import TRANSLATOR_PROMPT_VERSION as translator_version
-    from verifier import PROMPT_VERSION as verifier_version
-    from verifier.judge import PROMPT_VERSION as judge_version
 
     return {"coder": coder_version, "verifier": verifier_version, "commenter": commenter_version, "judge": judge_version,
             "translator": translator_version}
@@ -95,8 +94,6 @@ def _prompt_versions() -> dict[str, str]:
 
 def _input_hashes(config: ExperimentConfig) -> dict:
     """sha256 of the inputs the config names by path: app specs (and their reference HTML), tasks file, v0 apps."""
-    from apps_prompts import load_apps, reference_html_path
-
     def digest(path: Path) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -120,8 +117,6 @@ def _input_hashes(config: ExperimentConfig) -> dict:
 def write_manifest(config: ExperimentConfig, run_dir: Path, cache: RunCacheState | None = None) -> Path:
     """manifest.json: versions, Chromium, git commit, models (no keys), prompt hashes, seeds, inputs, config,
     and (`cache`) the code each stage kind ran as its cache keys saw it (`flows._cache`)."""
-    from cua import is_headless_shell, launch_args
-
     from ._rollouts import run_browser_config
 
     versions = {}
@@ -204,8 +199,6 @@ def settings_changed(before: dict | None, now: dict) -> list[str]:
 
 def usage_summary(config: ExperimentConfig) -> dict:
     """Token use and cost per role over the model clients of this run's registry, and the call counters."""
-    from llm import call_stats, shared_clients
-
     by_role: dict[str, dict] = {}
     by_commenter_mode: dict[str, dict] = {}
     for client in shared_clients(config.models_config or None):  # as the stages call get_client

@@ -7,10 +7,13 @@ from pathlib import Path
 
 from prefect import task
 
-from coder import Regression
+from coder import Feedback as CoderFeedback
+from coder import Regression, RevisionRequest, UnsupportedTask, get_coder
+from commenter import Feedback, comment_app, get_commenter
 from cua import Viewport
-from llm import BUDGET_REACHED
+from llm import BUDGET_REACHED, BudgetReached
 from results import Track
+from verifier import read_verdicts
 
 from ._cache import stage_cache
 from ._dask import on_worker_loop
@@ -30,8 +33,6 @@ async def comment_failures(*, run: RunContext, app_id: str, round: int, html: Fi
     """
     if track.mode == "unsupported" or track.commenter_mode is None or not trajectories:
         return None  # the `unsupported` mode revises from the verifier's reasons alone
-    from commenter import Feedback, comment_app, get_commenter
-
     sources = sources or ["commenter"]
     mode = track.commenter_mode
     if commenter == "offline":
@@ -48,8 +49,6 @@ async def comment_failures(*, run: RunContext, app_id: str, round: int, html: Fi
         if refused:
             # Feedback missing comments the budget refused is not this stage's result (it would be cached):
             # the stage fails, and a re-run with a higher budget comments again (comments made come from the call cache).
-            from llm import BudgetReached
-
             raise BudgetReached(f"commenting {app_id} round {round}: {refused[0].error}", model=commenter, endpoint="budget")
     else:
         feedback = Feedback(app_id=app_id, offline=True)
@@ -81,8 +80,6 @@ async def revise_version(*, run: RunContext, app_id: str, round: int, html: File
     A version whose contract is still violated after the coder's retry is kept (as the paper
     does) and the violation is shown in the report.
     """
-    from coder import Feedback, RevisionRequest, UnsupportedTask, get_coder
-    from verifier import read_verdicts
 
     spec = spec_with_tasks(run, app_id, tasks)
     judged = read_verdicts(run.file(verdicts))
@@ -90,7 +87,7 @@ async def revise_version(*, run: RunContext, app_id: str, round: int, html: File
     unsupported = [UnsupportedTask(task_id=v.task_id, description=descriptions.get(v.task_id, ""), reason="; ".join(v.reasons))
                    for v in judged.verdicts if not (v.solvable and v.checker)]
     checkers = [v.checker for v in judged.verdicts if v.solvable and v.checker]
-    comments = [Feedback.model_validate(json.loads(run.read_text(feedback)))] if feedback else []
+    comments = [CoderFeedback.model_validate(json.loads(run.read_text(feedback)))] if feedback else []
     request = RevisionRequest(mode=track.mode, app=spec, html=run.read_text(html), unsupported=unsupported,
                               feedback=comments, checkers=checkers, style_block=style_block, regressions=regressions,
                               viewport=viewport)

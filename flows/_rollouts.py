@@ -20,12 +20,27 @@ from pathlib import Path
 from prefect import task
 
 from apps_prompts import Check, Task
-from cua import TUPLES_FILE, BrowserConfig, PageTransform, RolloutConfig, Trajectory, Viewport, failure_modes, write_tuples
+from cua import (
+    TUPLES_FILE,
+    BrowserConfig,
+    PageTransform,
+    RolloutConfig,
+    Trajectory,
+    Viewport,
+    failure_modes,
+    rollout,
+    write_tuples,
+)
+from cua.policies import get_policy, policy_model
+from dashboard_render import draw_dashboard_file
+from llm import BudgetReached, load_model_registry
+from verifier import rollout_checker, score_rollout
+from verifier.judge import make_judge
 
 from ._budget import stopped_by_budget
+from ._cache import stage_cache, version_in_use
 from ._dask import on_worker_loop
 from ._refs import AgentSettings, FileRef, RolloutRef, RunContext, sha256_bytes
-from ._cache import stage_cache, version_in_use
 
 ROLLOUT_INPUTS = "rollout-inputs.json"
 DASHBOARD = "dashboard.png"
@@ -83,8 +98,6 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
             if stopped_by_budget(trajectory.error):
                 # Cut short, not ended: never taken for a finished rollout (nor cached); a re-run does it again.
                 (staging / ROLLOUT_INPUTS).unlink(missing_ok=True)
-                from llm import BudgetReached
-
                 raise BudgetReached(f"rollout {app_id}/{task.id} stopped: {trajectory.error}",
                                     model=agent.model or agent.policy, endpoint="budget")
         if trajectory.success and agent.trace == "failures":
@@ -111,13 +124,9 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
 async def _score(run: RunContext, trajectory: Trajectory, checker: str | None, checks: list[Check], judge: str,
                  out_path: str, round_: int, cua: str):
     """Every check of the task on the ended rollout (`verifier.score_rollout`); judges are made only when needed."""
-    from verifier import score_rollout
-
     judges = {}
     kinds = {check.kind for check in checks} & {"final_screenshot", "flow"}
     if kinds:
-        from verifier.judge import make_judge
-
         from ._stages import model_client
 
         client = model_client(run) if judge != "offline" else None
@@ -190,9 +199,6 @@ def finished_rollout(folder: Path, inputs_sha: str) -> Trajectory | None:
 
 async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str | None, html: FileRef, agent: AgentSettings,
                     folder: Path, stop_on_checker: bool = True, transform: PageTransform | None = None) -> Trajectory:
-    from cua import rollout
-    from cua.policies import get_policy
-    from verifier import rollout_checker
 
     from ._limits import use_cross_process_limits
 
@@ -211,8 +217,6 @@ async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str | Non
 def _sampling_seed(run: RunContext, agent: AgentSettings) -> dict[str, int]:
     """The model's sampling seed for this rollout: where the registry gives the model a `params.seed` (its server
     takes one), that seed plus the rollout's, so each repeat samples differently and reproducibly; else nothing."""
-    from cua.policies import policy_model
-    from llm import load_model_registry
 
     name = policy_model(agent.policy, agent.model)
     if name is None or agent.seed is None:
@@ -247,8 +251,6 @@ def _drawing_process() -> ProcessPoolExecutor | None:
 
 async def _draw_dashboard(trajectory: Trajectory, folder: Path) -> None:
     global _drawing_pool, _drawing_pool_failed
-    from dashboard_render import draw_dashboard_file
-
     try:
         # Drawing is CPU work that holds the GIL (text layout, PNG rows): in a process of its own, so
         # the event loop — and every other rollout in flight — is not held up by it (bench/scale.py's

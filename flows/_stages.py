@@ -15,23 +15,24 @@ import json
 import os
 from pathlib import Path
 
-
 from prefect import task
 
-from apps_prompts import AppSpec, Task, load_app
+from apps_prompts import AppSpec, Task, get_proposer, load_app
+from coder import CoderError, get_coder
 from cua import Viewport
+from llm import ModelCallError, get_client
+from verifier import VERDICTS_FILE, verify_app
 
 from ._cache import stage_cache
 from ._dask import on_worker_loop
 from ._refs import FileRef, RunContext, TasksRef, VerifyRef, VersionRef
+
 
 def _worth_retrying(task, task_run, state) -> bool:
     """Prefect's stage retries sit on top of the client's own: spend them only on faults that may
     pass (rate limits, 5xx, timeouts), not on a request refused as such (400/401/404), nor on a
     coder reply without usable HTML — the coder already asked again with a nudge, and a stage
     retry would only replay the same (cached) replies."""
-    from coder import CoderError
-    from llm import ModelCallError
 
     error = state.data
     if isinstance(error, CoderError):
@@ -69,8 +70,6 @@ MODEL_RETRIES = dict(retries=2, retry_delay_seconds=stage_retry_delays(), retry_
 
 def model_client(run: RunContext, roles: dict[str, str] | None = None):
     """The process-wide model client for the run's registry (never a stage argument)."""
-    from llm import get_client
-
     from ._limits import use_cross_process_limits
 
     use_cross_process_limits()  # endpoints' max_concurrency across processes, where several share them
@@ -95,8 +94,6 @@ def slug(name: str) -> str:
 @on_worker_loop
 async def generate_initial(*, run: RunContext, app_id: str, coder: str, viewport: Viewport) -> VersionRef:
     """The app's first version, for an agent working in `viewport`, written to `apps/<app>/<coder>/round-0/index.html`."""
-    from coder import get_coder
-
     spec = load_app(app_id, run.apps)
     client = None if coder == "offline" else model_client(run)
     result = await get_coder(coder, client, v0_dir=run.v0_dir).generate(spec, viewport=viewport)
@@ -110,8 +107,6 @@ async def generate_initial(*, run: RunContext, app_id: str, coder: str, viewport
 async def propose_tasks(*, run: RunContext, app_id: str, proposer: str, tasks_file: FileRef | None,
                         tasks_per_app: int) -> TasksRef:
     """The app's tasks: the spec's own / a tasks file (offline) or N proposed by a model."""
-    from apps_prompts import get_proposer
-
     spec = load_app(app_id, run.apps)
     client = None if proposer == "offline" else model_client(run)
     # the proposer it resolves to says whether it was offline (a model the registry marks offline, a tasks file)
@@ -127,8 +122,6 @@ async def propose_tasks(*, run: RunContext, app_id: str, proposer: str, tasks_fi
 async def verify_version(*, run: RunContext, app_id: str, round: int, html: FileRef, tasks: FileRef,
                          verifier: str) -> VerifyRef:
     """Per task: solvable? and a checker that passed the gate (writes verdicts.json beside the HTML)."""
-    from verifier import VERDICTS_FILE, verify_app
-
     spec = spec_with_tasks(run, app_id, tasks)
     client = None if verifier == "offline" else model_client(run)
     out_dir = run.file(html).parent

@@ -20,9 +20,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
-from apps_prompts import Task, load_apps
-from coder import Regression
+from apps_prompts import ProposerError, Task, load_apps
+from coder import CoderError, Regression
+from llm import BudgetReached, ModelCallError, current_budget
+from perturb import TranslationError, needed_roles
 from results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, Track
+from verifier import read_verdicts
 
 from ._config import ExperimentConfig
 from ._offline_roles import offline_roles
@@ -40,8 +43,8 @@ from ._refs import (
     sha256_bytes,
 )
 from ._revision import comment_failures, revise_version
-from ._round_result import gaming_suspects, task_outcomes, variation_result
 from ._rollouts import rollout_task, use_browser_slots
+from ._round_result import gaming_suspects, task_outcomes, variation_result
 from ._stages import generate_initial, propose_tasks, read_tasks, slug, verify_version
 from ._variations import prove_variation, translate_version
 
@@ -82,10 +85,6 @@ def _one_at_a_time(*key: object) -> asyncio.Lock:
 def is_model_fault(error: BaseException) -> bool:
     """What a model endpoint and its replies can do to a stage after every bounded retry: a failed
     call, no usable HTML, no usable tasks. Anything else is a bug or a broken setup."""
-    from apps_prompts import ProposerError
-    from coder import CoderError
-    from llm import ModelCallError
-    from perturb import TranslationError
 
     return isinstance(error, ModelCallError | CoderError | ProposerError | TranslationError)
 
@@ -135,8 +134,6 @@ class TrackSteps:
 
     def out_of_budget(self) -> bool:
         """Whether this process's budget refused a model call: no further round is started."""
-        from llm import current_budget
-
         budget = current_budget()
         return budget is not None and budget.reached is not None
 
@@ -214,8 +211,6 @@ class TrackSteps:
 
     async def _variant(self, version: VersionRef, verdicts: VerifyRef, variation: str) -> VariantRef:
         """The proven variant (shared by every track judging this version: proven once, then Prefect's cache)."""
-        from perturb import needed_roles
-
         async with _one_at_a_time("vary", self.run.run_dir, version.html.path, variation):
             with self.progress.stage("vary", (version.html.path, variation), round_=version.round):
                 translations = None
@@ -235,8 +230,6 @@ class TrackSteps:
     async def _roll_out_tasks(self, version: VersionRef, tasks: list[Task], verdicts: VerifyRef,
                               variant: VariantRef | None, all_tasks: int) -> list[RolloutRef]:
         """`tasks` × `repeats` on the default look (`variant` None) or a proven variant, concurrently."""
-        from verifier import read_verdicts
-
         judged = read_verdicts(self.run.file(verdicts.file))
         use_browser_slots(self.config.rollout_slots())
         variation = variant.variation if variant else "default"
@@ -259,8 +252,6 @@ class TrackSteps:
             return ref.model_copy(update={"repeat": repeat})
 
         async def within_budget(task: Task, repeat: int) -> RolloutRef | None:
-            from llm import BudgetReached
-
             try:
                 return await one(task, repeat)
             except BudgetReached:

@@ -13,11 +13,13 @@ from pathlib import Path
 
 from prefect import task
 
-from cua import Viewport
+from cua import BrowserConfig, Viewport
+from perturb import Translations, checker_reads, prove_variant, translate_app, variation_transform
+from verifier import read_verdicts
 
+from ._cache import stage_cache
 from ._dask import on_worker_loop
 from ._refs import FileRef, RunContext, VariantRef
-from ._cache import stage_cache
 from ._stages import MODEL_RETRIES, model_client, slug
 
 PROOF_FILE = "proof.json"
@@ -34,8 +36,6 @@ def variant_folder(html: FileRef, variation: str) -> Path:
 async def translate_version(*, run: RunContext, app_id: str, round: int, html: FileRef, translator: str,
                             viewport: Viewport) -> FileRef:
     """The version's visible texts translated by `translator` (a model or role), written to translations.json."""
-    from cua import BrowserConfig
-    from perturb import translate_app
 
     translations = await translate_app(run.read_text(html), model_client(run), translator,
                                        config=BrowserConfig(viewport=viewport))
@@ -49,9 +49,6 @@ async def prove_variation(*, run: RunContext, app_id: str, round: int, html: Fil
                           variation: str, seed: int, viewport: Viewport,
                           translations: FileRef | None = None) -> VariantRef:
     """The variant's transform, and which tasks still pass their reference solutions on it."""
-    from cua import BrowserConfig
-    from perturb import Translations, checker_reads, prove_variant, variation_transform
-    from verifier import read_verdicts
 
     judged = read_verdicts(run.file(verdicts))
     texts = Translations.model_validate_json(run.read_text(translations)).texts if translations else None
