@@ -9,10 +9,13 @@ prompt can quote back to the model.
 
 Where the JSON is, in order:
 
-1. the first ```` ``` ```` (or ```` ```json ````) fence whose body is an object, `{` … `}`;
-2. else from the first `{` to the last `}` of the reply (prose before and after is dropped);
+1. the first ```` ``` ```` (or ```` ```json ````) fence whose body is one whole object, `{` … `}`;
+2. else the first fence's body from `{` to the first `}` that a fence follows, or, with no such
+   fence, from the first `{` to the last `}` of the reply (prose before and after is dropped);
 3. else, when the reply has a `{` but no `}` after it (a reply cut short), from that `{` to the
    end, so that the parser's message says where the object stops.
+
+When nothing parses, the error is the parser's on the text of step 2 or 3.
 
 With `allow_array=True` a reply whose object cannot be read is tried once more for an array, the
 same three ways with `[` … `]`.
@@ -23,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, overload
 
 import jsonschema
@@ -34,9 +38,24 @@ JsonReplyProblem = Literal["no_json", "unclosed", "invalid_json", "schema"]
 """Why a reply is unusable: no `{` at all; a `{` with no `}` after it (a reply cut short); JSON the
 parser refuses (NaN and Infinity included, unless allowed); JSON that breaks the schema or model."""
 
-# Non-greedy up to the first "}" that a closing fence follows: with two fenced blocks, the first one.
-_FENCED_OBJECT = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
-_FENCED_ARRAY = re.compile(r"```(?:json)?\s*(\[.*?\])\s*```", re.DOTALL)
+
+@dataclass(frozen=True)
+class _Shape:
+    """Where a JSON object (or array) may sit in a reply."""
+
+    opening: str
+    closing: str
+    fence_opening: re.Pattern[str]
+    """A fence (```` ``` ```` or ```` ```json ````) right before the opening bracket."""
+    fenced: re.Pattern[str]
+    """A fenced body from the opening bracket to the first closing one that a fence follows."""
+
+
+_OBJECT = _Shape("{", "}", fence_opening=re.compile(r"```(?:json)?\s*(?=\{)"),
+                 fenced=re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL))
+_ARRAY = _Shape("[", "]", fence_opening=re.compile(r"```(?:json)?\s*(?=\[)"),
+                fenced=re.compile(r"```(?:json)?\s*(\[.*?\])\s*```", re.DOTALL))
+_FENCE_CLOSING = re.compile(r"\s*```")
 
 
 class JsonReplyError(ValueError):
@@ -44,7 +63,7 @@ class JsonReplyError(ValueError):
 
     Messages: "the reply contains no JSON object", "the reply is not valid JSON (Expecting ',' delimiter
     at line 1 column 9)", "the reply is not valid JSON (NaN is not a JSON number)", "the JSON breaks
-    the schema: confidence: 1.5 is greater than the maximum of 1; (root): 'reason' is a required property".
+    the schema: (root): 'reason' is a required property; confidence: 1.5 is greater than the maximum of 1".
     """
 
     def __init__(
@@ -76,7 +95,8 @@ class JsonReplyError(ValueError):
 
 
 @overload
-def parse_json_reply(text: str, schema: type[Model], *, allow_nan: bool = False, allow_array: bool = False) -> Model: ...
+def parse_json_reply(text: str, schema: type[Model], *, allow_nan: bool = False,
+                     allow_array: bool = False) -> Model: ...
 @overload
 def parse_json_reply(text: str, schema: Mapping[str, Any] | None = None, *, allow_nan: bool = False,
                      allow_array: bool = False) -> Any: ...
@@ -96,13 +116,14 @@ def parse_json_reply(text: str, schema: Mapping[str, Any] | type[pydantic.BaseMo
         JsonReplyError: no JSON object, JSON the parser refuses, or JSON that breaks `schema`;
             `problem` says which, and the message says what and where.
     """
+    decoder = json.JSONDecoder() if allow_nan else json.JSONDecoder(parse_constant=_refuse_constant)
     try:
-        data = _parse_first(text, _FENCED_OBJECT, "{", "}", allow_nan)
+        data = _read(text, _OBJECT, decoder)
     except JsonReplyError as object_error:
         if not allow_array:
             raise
         try:
-            data = _parse_first(text, _FENCED_ARRAY, "[", "]", allow_nan)
+            data = _read(text, _ARRAY, decoder)
         except JsonReplyError:
             raise object_error from None  # the reply was asked for an object: say what is wrong with that
     if schema is None:
@@ -112,27 +133,38 @@ def parse_json_reply(text: str, schema: Mapping[str, Any] | type[pydantic.BaseMo
     return _checked_by_model(data, schema)
 
 
-def _candidate(text: str, fenced: re.Pattern[str], opening: str, closing: str) -> str | None:
-    match = fenced.search(text)
-    if match:
-        return match.group(1)
-    start = text.find(opening)
-    if start < 0:
-        return None
-    end = text.rfind(closing)
-    return text[start : end + 1] if end > start else text[start:]
-
-
-def _parse_first(text: str, fenced: re.Pattern[str], opening: str, closing: str, allow_nan: bool) -> Any:
-    candidate = _candidate(text, fenced, opening, closing)
+def _read(text: str, shape: _Shape, decoder: json.JSONDecoder) -> Any:
+    """The first fenced JSON of `shape` that parses whole, else the one candidate, parsed or its error."""
+    # Parsing from each fence's bracket, rather than cutting at a "}" and a fence, reads a string that
+    # holds "}```" (code in a verifier's checker), and a second fenced block when the first is broken.
+    for fence in shape.fence_opening.finditer(text):
+        try:
+            value, end = decoder.raw_decode(text, fence.end())
+        except ValueError:
+            continue
+        if _FENCE_CLOSING.match(text, end):
+            return value
+    candidate = _candidate(text, shape)
     if candidate is None:
         raise JsonReplyError("the reply contains no JSON object", problem="no_json")
     try:
-        return json.loads(candidate) if allow_nan else json.loads(candidate, parse_constant=_refuse_constant)
+        return decoder.decode(candidate)
     except ValueError as exc:  # a JSONDecodeError, a refused constant, or an integer past Python's digit limit
         raise JsonReplyError(f"the reply is not valid JSON ({_parser_says(exc)})", candidate=candidate,
-                             problem="invalid_json" if candidate.endswith(closing) else "unclosed",
+                             problem="invalid_json" if candidate.endswith(shape.closing) else "unclosed",
                              parse_error=exc) from None
+
+
+def _candidate(text: str, shape: _Shape) -> str | None:
+    """The text to parse when no fenced block parses, so that the parser's error points into it."""
+    fenced = shape.fenced.search(text)
+    if fenced:
+        return fenced.group(1)
+    start = text.find(shape.opening)
+    if start < 0:
+        return None
+    end = text.rfind(shape.closing)
+    return text[start : end + 1] if end > start else text[start:]
 
 
 def _refuse_constant(name: str) -> Any:

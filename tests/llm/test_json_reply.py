@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from pydantic import BaseModel, Field
@@ -34,6 +35,21 @@ def test_a_fenced_object_is_read(reply):
 def test_the_first_fenced_object_is_read_when_there_are_two():
     reply = 'Draft:\n```json\n{"n": 1, "inner": {"m": 2}}\n```\nAnd again:\n```json\n{"n": 3}\n```'
     assert parse_json_reply(reply) == {"n": 1, "inner": {"m": 2}}
+
+
+def test_a_fenced_string_holding_a_fence_is_read_whole():
+    reply = '```json\n{"checker": "return `}```` ;", "n": 1}\n```'
+    assert parse_json_reply(reply) == {"checker": "return `}```` ;", "n": 1}
+
+
+def test_a_broken_fenced_object_gives_way_to_a_later_whole_one():
+    reply = '```json\n{"n": 1,}\n```\nSorry, corrected:\n```json\n{"n": 2}\n```'
+    assert parse_json_reply(reply) == {"n": 2}
+
+
+def test_when_no_fenced_object_parses_the_error_is_the_first_fence_s():
+    with pytest.raises(JsonReplyError, match=r"\(Expecting property name enclosed in double quotes at line 1 column 9\)$"):
+        parse_json_reply('```json\n{"n": 1,}\n```\nand\n```json\n{"n": 2,,}\n```')
 
 
 def test_a_bare_object_is_read():
@@ -76,8 +92,7 @@ def test_nan_and_infinity_are_refused(constant):
 
 
 def test_nan_is_read_when_allowed():
-    value = parse_json_reply('{"confidence": NaN}', allow_nan=True)["confidence"]
-    assert value != value  # NaN, the one float unequal to itself
+    assert math.isnan(parse_json_reply('{"confidence": NaN}', allow_nan=True)["confidence"])
 
 
 def test_a_schema_violation_names_each_field_root_first():
