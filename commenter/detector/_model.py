@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cua import TransitionTuple
+from cua import PageTransform, TransitionTuple
 from llm import JsonReplyError, ModelClient, ask_with_repair, parse_json_reply
 
 from ._prompts import DETECTION_SCHEMA, PROMPT_VERSION, build_messages, prompt_sha256, repair_messages
@@ -52,6 +52,8 @@ class ModelDetector:
     """
 
     offline = False
+    uses_reference = False
+    """The model is shown the transition only, never the defect-free version."""
 
     def __init__(self, client: ModelClient, model: str = DEFAULT_ROLE, max_repairs: int = MAX_REPAIRS, **params: Any):
         self.client = client
@@ -82,6 +84,13 @@ class ModelDetector:
         detection.defect, detection.type = got.value["defect"], got.value["type"]
         detection.evidence = got.value["evidence"].strip()[:MAX_EVIDENCE_CHARS]
         return detection
+
+    async def detect_trajectory(self, folder: Path | str, html: str, *, trajectory_id: str,
+                                transform: PageTransform | None, reference_html: str | None,
+                                tuples: list[TransitionTuple], task: str | None) -> list[Detection]:
+        """One detection per tuple, in order (the `Detector` protocol of `make_detector`); `html`,
+        `transform` and `reference_html` are not shown to the model."""
+        return [await self.detect(item, folder, trajectory_id=trajectory_id, task=task) for item in tuples]
 
 
 def _image(folder: Path, name: str | None) -> bytes:
