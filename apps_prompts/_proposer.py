@@ -12,7 +12,6 @@ offline proposer returns the spec's tasks or the tasks of a file given by path, 
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from abc import ABC, abstractmethod
@@ -281,16 +280,17 @@ def _repair_text(errors: list[str]) -> str:
 
 
 def _extract_json(text: str) -> Any:
-    fenced = re.search(r"```(?:json)?\s*\n(.*?)```", text, re.DOTALL)
-    candidate = fenced.group(1) if fenced else text
-    for opening, closing in (("{", "}"), ("[", "]")):
-        start, end = candidate.find(opening), candidate.rfind(closing)
-        if start >= 0 and end > start:
-            try:
-                return json.loads(candidate[start:end + 1])
-            except ValueError:
-                continue
-    raise ValueError("no JSON object in the reply")
+    """The reply's JSON object, or its bare list of tasks (read by `llm.parse_json_reply`).
+
+    Raises ValueError("no JSON object in the reply") for anything else: those are the words the repair quotes.
+    """
+    from llm import JsonReplyError, parse_json_reply  # here, not at the top: see the module docstring
+
+    try:
+        # NaN is read as a number, as this reading always has: the schema then names the field it breaks
+        return parse_json_reply(text, allow_nan=True, allow_array=True)
+    except JsonReplyError as error:
+        raise ValueError("no JSON object in the reply") from error
 
 
 def _parse_and_validate(text: str) -> tuple[Any, list[str]]:

@@ -14,14 +14,22 @@ about form, not about seeing the app again).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from cua import Trajectory, Viewport
-from llm import ModelCallError, ModelClient, Registry, assistant_message, system_message, user_message
+from llm import (
+    JsonReplyError,
+    ModelCallError,
+    ModelClient,
+    Registry,
+    assistant_message,
+    parse_json_reply,
+    system_message,
+    user_message,
+)
 
 from ._feedback import COMMENT_SCHEMA, PRINCIPLE_DESCRIPTIONS, CommentValidationError, TaskComment, validate_comment
 from dashboard_render import DASHBOARD_FILE, render_trajectory
@@ -151,23 +159,16 @@ def build_messages(inputs: CommentInputs, mode: str = "dashboard") -> list[dict]
 def parse_reply(text: str) -> dict:
     """The JSON object in a model reply (code fences and surrounding prose tolerated; never eval).
 
-    Raises CommentValidationError when there is no JSON object.
+    Raises CommentValidationError when there is no JSON object or it is not valid JSON.
     """
-    fenced = re.search(r"```(?:json)?\s*(\{.*?\})\s*```", text, re.DOTALL)
-    start, end = text.find("{"), text.rfind("}")
-    if fenced:
-        candidate = fenced.group(1)
-    elif start < 0:
-        raise CommentValidationError(["the reply contains no JSON object"])
-    else:
-        candidate = text[start : end + 1] if end > start else text[start:]
+    # NaN and Infinity are read as numbers, as this reading always has, and left to `validate_comment`:
+    # refusing them here would change what the repair request says about such a reply.
     try:
-        data = json.loads(candidate)
-    except json.JSONDecodeError as exc:
-        raise CommentValidationError([f"the reply is not valid JSON: {exc}"]) from exc
-    if not isinstance(data, dict):
-        raise CommentValidationError(["the reply's JSON is not an object"])
-    return data
+        return parse_json_reply(text, allow_nan=True)
+    except JsonReplyError as error:
+        if error.problem == "no_json":
+            raise CommentValidationError(["the reply contains no JSON object"]) from error
+        raise CommentValidationError([f"the reply is not valid JSON: {error.parse_error}"]) from error
 
 
 def _repair_messages(reply: str, problems: list[str], viewport: Viewport) -> list[dict]:

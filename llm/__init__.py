@@ -9,7 +9,9 @@ Model output is untrusted: a reply body over its size cap (`reply_cap`: a call's
 `max_reply_bytes`, else `reply_caps:` per role in the registry, else the role's
 `DEFAULT_REPLY_CAPS`) fails the call with `ReplyTooLargeError`, unread past the cap; the parts
 callers act on (chat `tool_calls`, Responses `computer_call` and `message` items) are validated,
-and a malformed one sets `result.invalid` for the caller to ask again.
+and a malformed one sets `result.invalid` for the caller to ask again. A reply asked for as JSON is
+read with `parse_json_reply(text, schema)`: fenced, bare or in prose, checked against a JSON Schema
+or a pydantic model, and a `JsonReplyError` saying what is wrong when it cannot be used.
 
 Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against scripted replies.
 """
@@ -28,6 +30,7 @@ from ._config import (
 )
 from ._concurrency import ProcessSemaphore, endpoint_limit, model_calls_now, set_cross_process_limiter
 from ._items import ComputerAction, ComputerCall, FunctionCall, PathPoint, ToolCall
+from ._json_reply import JsonReplyError, JsonReplyProblem, parse_json_reply
 from ._latency import Latency
 from ._repair import Repaired, ask_with_repair
 from ._limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_REPLY_CAPS, reply_cap
@@ -70,6 +73,8 @@ __all__ = [
     "ComputerAction",
     "ComputerCall",
     "FunctionCall",
+    "JsonReplyError",
+    "JsonReplyProblem",
     "Latency",
     "LazyEntry",
     "Message",
@@ -111,6 +116,7 @@ __all__ = [
     "load_model_registry",
     "make_sdk_client",
     "model_calls_now",
+    "parse_json_reply",
     "rebuild_exception",
     "reply_cap",
     "request_key",

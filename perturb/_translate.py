@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 from pydantic import BaseModel, Field
 
 from cua import BrowserConfig, isolated_world, open_app, settle
-from llm import ModelCallError, ModelClient, ModelConfigError
+from llm import JsonReplyError, ModelCallError, ModelClient, ModelConfigError, parse_json_reply
 
 PROMPT_VERSION = "translator-1"
 DEFAULT_ROLE = "translator"
@@ -31,7 +29,6 @@ TARGET_LANGUAGE = "German"
 MAX_TEXTS = 400
 MAX_REPAIRS = 1
 _COLLECT_JS = Path(__file__).with_name("_collect_texts.js").read_text(encoding="utf-8")
-_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 SYSTEM_PROMPT = (
     f"You translate the visible text of a web app's user interface into {TARGET_LANGUAGE}, as a professional "
@@ -82,24 +79,24 @@ async def collect_texts(html: str, config: BrowserConfig | None = None, max_text
 
 def parse_translations(text: str, count: int) -> list[str]:
     """The translations in a reply. Raises ValueError saying what is wrong (quoted in the repair)."""
-    fenced = _FENCED.search(text)
-    start, end = text.find("{"), text.rfind("}")
-    if fenced:
-        candidate = fenced.group(1)
-    elif start < 0 or end <= start:
-        raise ValueError("the reply contains no JSON object")
-    else:
-        candidate = text[start:end + 1]
+    # NaN is read as a number, as this reading always has (the schema then refuses it as no string), so
+    # the repair request for such a reply stays what it was.
     try:
-        data = json.loads(candidate)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    validator = jsonschema.Draft202012Validator(translation_schema(count))
-    problems = [f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}"[:300]
-                for e in validator.iter_errors(data)]
-    if problems:
-        raise ValueError(f"the JSON breaks the schema ({count} translations expected): " + "; ".join(problems[:3]))
+        data = parse_json_reply(text, translation_schema(count), allow_nan=True)
+    except JsonReplyError as error:
+        raise ValueError(_what_is_wrong(error, count)) from error
     return [item.strip() for item in data["translations"]]
+
+
+def _what_is_wrong(error: JsonReplyError, count: int) -> str:
+    """The translator's own words for an unusable reply, as its repair request has always quoted them."""
+    if error.problem in ("no_json", "unclosed"):  # an object cut short is no object to a translator
+        return "the reply contains no JSON object"
+    if error.problem == "schema":  # the validator's order, each cut, the first three
+        problems = [f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}"[:300]
+                    for e in error.schema_errors]
+        return f"the JSON breaks the schema ({count} translations expected): " + "; ".join(problems[:3])
+    return str(error)
 
 
 def build_messages(texts: list[str]) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ import jsonschema
 from pydantic import BaseModel, Field, ValidationError
 
 from apps_prompts import AnswerCheck, SolutionStep
+from llm import JsonReplyError, parse_json_reply
 
 from ._answers import numbers_in
 from ._checker import CheckerKind
@@ -67,11 +68,7 @@ def parse_reply(text: str) -> dict[str, VerdictEntry]:
 
     Raises VerifierReplyError saying what is wrong with a reply that cannot be used at all.
     """
-    candidate = _json_text(text)
-    try:
-        data = json.loads(candidate)
-    except json.JSONDecodeError as exc:
-        raise VerifierReplyError(f"it is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    data = _reply_json(text)
     error = _first_error(_REPLY, data)
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "the top level"
@@ -175,10 +172,20 @@ def _message(error: jsonschema.ValidationError) -> str:
     return (hint or error.message)[:400]
 
 
-def _json_text(text: str) -> str:
-    """The JSON object in a reply: inside a ```json fence if there is one, else first { to last }."""
-    fenced = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.DOTALL)
-    if fenced:
-        return fenced.group(1)
-    start, end = text.find("{"), text.rfind("}")
-    return text[start : end + 1] if start != -1 and end > start else text.strip()
+def _reply_json(text: str) -> Any:
+    """The JSON of a reply, read by `llm.parse_json_reply`; a reply with no `{…}` in it is read whole.
+
+    Raises VerifierReplyError saying where the JSON stops being valid.
+    """
+    # NaN is read as a number, as this reading always has: refusing it would change the repair request.
+    try:
+        return parse_json_reply(text, allow_nan=True)
+    except JsonReplyError as error:
+        if error.problem == "invalid_json":
+            raise VerifierReplyError(f"it is not valid JSON ({error.detail})") from error
+    # No `{` closed by a `}`: the whole reply is parsed, as it always was here, so the repair request says
+    # where the parser stopped in the reply as sent (its first line for a reply cut short inside a fence).
+    try:
+        return json.loads(text.strip())
+    except json.JSONDecodeError as exc:
+        raise VerifierReplyError(f"it is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None

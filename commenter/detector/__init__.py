@@ -42,6 +42,8 @@ from ._records import (
     write_detections,
 )
 from ._run import (
+    DETECTORS,
+    MODEL_DETECTOR,
     OFFLINE_DETECTORS,
     TrajectoryInput,
     detect_trajectories,
@@ -56,9 +58,11 @@ __all__ = [
     "DEFINITIONS",
     "DETECTIONS_FILE",
     "DETECTION_SCHEMA",
+    "DETECTORS",
     "ERROR",
     "FACT_TYPES",
     "METRICS_FILE",
+    "MODEL_DETECTOR",
     "OFFLINE_BLIND_DETECTOR",
     "OFFLINE_DETECTOR",
     "OFFLINE_DETECTORS",

@@ -8,15 +8,11 @@ with `defect=None` — never guessed. A failed model call is recorded the same w
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
-from cua import TransitionTuple
-from llm import ModelClient, ask_with_repair
+from cua import PageTransform, TransitionTuple
+from llm import JsonReplyError, ModelClient, ask_with_repair, parse_json_reply
 
 from ._prompts import DETECTION_SCHEMA, PROMPT_VERSION, build_messages, prompt_sha256, repair_messages
 from ._records import Detection
@@ -24,7 +20,6 @@ from ._records import Detection
 DEFAULT_ROLE = "detector"
 MAX_REPAIRS = 1
 MAX_EVIDENCE_CHARS = 1_000
-_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
 
 
 class DetectionError(ValueError):
@@ -32,38 +27,19 @@ class DetectionError(ValueError):
 
 
 def parse_detection(text: str) -> dict[str, Any]:
-    """The detection in a model reply, validated against `DETECTION_SCHEMA`.
+    """The detection in a model reply, validated against `DETECTION_SCHEMA` (read by `llm.parse_json_reply`).
 
     Raises:
         DetectionError: no JSON object, not valid JSON, or the object breaks the schema (naming the field),
             or it says `defect: false` with a type.
     """
-    fenced = _FENCED.search(text)
-    start, end = text.find("{"), text.rfind("}")
-    if fenced:
-        candidate = fenced.group(1)
-    elif start < 0:
-        raise DetectionError("the reply contains no JSON object")
-    else:
-        candidate = text[start: end + 1] if end > start else text[start:]
     try:
-        data = json.loads(candidate, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise DetectionError(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    except ValueError as exc:
-        raise DetectionError(f"the reply is not valid JSON ({exc})") from None
-    validator = jsonschema.Draft202012Validator(DETECTION_SCHEMA)
-    problems = [f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
-                for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])]
-    if problems:
-        raise DetectionError("the JSON breaks the schema: " + "; ".join(problems))
+        data = parse_json_reply(text, DETECTION_SCHEMA)
+    except JsonReplyError as error:
+        raise DetectionError(str(error)) from error
     if data["defect"] is False and data["type"] is not None:
         raise DetectionError(f"type: {data['type']!r} given with defect false (a type goes with defect true only)")
     return data
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 class ModelDetector:
@@ -76,6 +52,8 @@ class ModelDetector:
     """
 
     offline = False
+    uses_reference = False
+    """The model is shown the transition only, never the defect-free version."""
 
     def __init__(self, client: ModelClient, model: str = DEFAULT_ROLE, max_repairs: int = MAX_REPAIRS, **params: Any):
         self.client = client
@@ -106,6 +84,13 @@ class ModelDetector:
         detection.defect, detection.type = got.value["defect"], got.value["type"]
         detection.evidence = got.value["evidence"].strip()[:MAX_EVIDENCE_CHARS]
         return detection
+
+    async def detect_trajectory(self, folder: Path | str, html: str, *, trajectory_id: str,
+                                transform: PageTransform | None, reference_html: str | None,
+                                tuples: list[TransitionTuple], task: str | None) -> list[Detection]:
+        """One detection per tuple, in order (the `Detector` protocol of `make_detector`); `html`,
+        `transform` and `reference_html` are not shown to the model."""
+        return [await self.detect(item, folder, trajectory_id=trajectory_id, task=task) for item in tuples]
 
 
 def _image(folder: Path, name: str | None) -> bytes:

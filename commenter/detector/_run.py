@@ -13,16 +13,18 @@ detector answers per tuple of the trajectory's `tuples.jsonl` (written by the ro
 from __future__ import annotations
 
 import asyncio
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from cua import PageTransform, TransitionTuple, read_tuples
+from llm import Registry
 
 from .._offline import offline_comment
 from ._commenter_map import COMMENTER_DETECTOR, map_comment
 from ._metrics import DetectorMetrics, score
-from ._model import ModelDetector
 from ._offline import OFFLINE_BLIND_DETECTOR, OFFLINE_DETECTOR, OfflineDetector
 from ._records import Detection
 
@@ -79,36 +81,36 @@ class _Commenter:
         return map_comment(comment, tuples, trajectory_id=trajectory_id)
 
 
-class _Model:
-    offline, uses_reference = False, False
+MODEL_DETECTOR = "model"
+"""The registry name of the model detector: `make_detector` gives it every name that is a model (or role)
+with an endpoint."""
 
-    def __init__(self, detector: ModelDetector):
-        self.detector = detector
-        self.name = detector.name
-
-    async def detect_trajectory(self, folder, html, *, trajectory_id, transform, reference_html, tuples, task):
-        return [await self.detector.detect(item, folder, trajectory_id=trajectory_id, task=task) for item in tuples]
+DETECTORS: Registry[Callable[..., Detector]] = Registry("detector")
+"""Detectors by name: the offline ones (`OFFLINE_DETECTORS`) take no arguments; the model one takes
+`(client, model)` and is imported when first chosen."""
+DETECTORS.add(OFFLINE_DETECTOR, _Offline)
+DETECTORS.add(OFFLINE_BLIND_DETECTOR, functools.partial(_Offline, blind=True))
+DETECTORS.add(COMMENTER_DETECTOR, _Commenter)
+DETECTORS.register_lazy(MODEL_DETECTOR, "commenter.detector._model:ModelDetector")
 
 
 def make_detector(name: str, client=None) -> Detector:
     """`offline` (the rule-based baseline, reference-assisted when given the defect-free version), `offline-blind`
     (the same rules, never shown the defect-free version), `commenter` (the offline commenter's findings), or a
     model role or name of the registry (needs `client`, an `llm.ModelClient`); a role or model the registry
-    marks offline gets the `offline` rules.
+    marks offline gets the `offline` rules. Each is built by its `DETECTORS` entry.
 
     Raises:
         ValueError: a model detector without a client. UnknownModelError: a name the registry does not know.
     """
-    if name in (OFFLINE_DETECTOR, OFFLINE_BLIND_DETECTOR):
-        return _Offline(blind=name == OFFLINE_BLIND_DETECTOR)
-    if name == COMMENTER_DETECTOR:
-        return _Commenter()
+    if name in OFFLINE_DETECTORS:
+        return DETECTORS.get(name)()
     if client is None:
         raise ValueError(f"detector {name!r} is a model: it needs a model client (or use one of "
                          f"{', '.join(OFFLINE_DETECTORS)})")
     if client.registry.is_offline(name):
-        return _Offline()
-    return _Model(ModelDetector(client, name))
+        return DETECTORS.get(OFFLINE_DETECTOR)()
+    return DETECTORS.get(MODEL_DETECTOR)(client, name)
 
 
 def reference_assisted(detector: Detector, inputs: list[TrajectoryInput]) -> bool:

@@ -12,7 +12,8 @@ The model judge (`ModelJudge`) sees the task, the expected outcome and the last 
 (`screenshot`) or the dashboard drawn without the checker's verdict (`flow`); its reply is validated
 against `VERDICT_SCHEMA`, repaired once, else recorded as an error. The offline judge
 (`OfflineJudge`, labelled offline) reads the final page's text (`Trajectory.final_text`) for the
-expected outcome's facts — a baseline that can be wrong.
+expected outcome's facts — a baseline that can be wrong. Both are registered by name in `JUDGES`
+('offline', 'model'), where `make_judge` looks them up, as every other provider is.
 """
 
 from ._model import ModelJudge, VerdictError, last_screenshot, parse_verdict
@@ -37,7 +38,16 @@ from ._records import (
     TrajectoryRef,
     run_trajectories,
 )
-from ._run import DEFAULT_CONCURRENCY, append_judgement, judge_run, latest_judgements, make_judge, read_judgements
+from ._run import (
+    DEFAULT_CONCURRENCY,
+    JUDGES,
+    MODEL_JUDGE,
+    append_judgement,
+    judge_run,
+    latest_judgements,
+    make_judge,
+    read_judgements,
+)
 
 # People's labels and agreement between judges (issue 14, §2 agreement report and §3).
 from ._agreement import ConfusionMatrix, PairAgreement, agreement
@@ -56,7 +66,9 @@ from ._labels import (
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "JUDGEMENTS_FILE",
+    "JUDGES",
     "LABELS_FILE",
+    "MODEL_JUDGE",
     "MODES",
     "OFFLINE_JUDGE",
     "OFFLINE_VERSION",

@@ -11,16 +11,12 @@ same way, so one bad trajectory does not cost the others.
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from cua import Trajectory
 from dashboard_render import render_trajectory
-from llm import ModelClient, ask_with_repair
+from llm import JsonReplyError, ModelClient, ask_with_repair, parse_json_reply
 
 from ._prompts import MODES, PROMPT_VERSION, VERDICT_SCHEMA, build_messages, prompt_sha256, repair_messages
 from ._records import Judgement, JudgeMode, TrajectoryRef
@@ -29,46 +25,22 @@ DEFAULT_ROLE = "judge"
 MAX_REPAIRS = 1
 MAX_REASON_CHARS = 2_000  # a verdict's reason is a sentence or two; a runaway one is cut, not stored whole
 
-_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
-
 
 class VerdictError(ValueError):
     """A reply that is not a usable verdict; the message says what is wrong (quoted in the re-ask)."""
 
 
 def parse_verdict(text: str) -> dict[str, Any]:
-    """The verdict in a model reply, validated against `VERDICT_SCHEMA`.
+    """The verdict in a model reply, validated against `VERDICT_SCHEMA` (read by `llm.parse_json_reply`).
 
     Raises:
         VerdictError: no JSON object, not valid JSON (NaN/Infinity included), or the object breaks
             the schema — naming the field and the value at fault.
     """
-    fenced = _FENCED.search(text)
-    start, end = text.find("{"), text.rfind("}")
-    if fenced:
-        candidate = fenced.group(1)
-    elif start < 0:
-        raise VerdictError("the reply contains no JSON object")
-    else:
-        candidate = text[start : end + 1] if end > start else text[start:]  # unclosed: let the parser say where
     try:
-        data = json.loads(candidate, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise VerdictError(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    except ValueError as exc:
-        raise VerdictError(f"the reply is not valid JSON ({exc})") from None
-    validator = jsonschema.Draft202012Validator(VERDICT_SCHEMA)
-    problems = [
-        f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
-        for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
-    ]
-    if problems:
-        raise VerdictError("the JSON breaks the schema: " + "; ".join(problems))
-    return data
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+        return parse_json_reply(text, VERDICT_SCHEMA)
+    except JsonReplyError as error:
+        raise VerdictError(str(error)) from error
 
 
 def last_screenshot(trajectory: Trajectory, folder: Path) -> Path:

@@ -15,21 +15,39 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from cua import TRAJECTORY_FILE
-from llm import ModelClient, ModelConfigError
+from llm import ModelClient, ModelConfigError, Registry
 
 from ._jsonl_log import append_records, read_records
-from ._model import ModelJudge
-from ._offline import OFFLINE_JUDGE, OfflineJudge
+from ._offline import OFFLINE_JUDGE
 from ._prompts import MODES
 from ._records import JUDGEMENTS_FILE, Judgement, JudgeMode, TrajectoryRef, run_trajectories
 
 DEFAULT_CONCURRENCY = 4
 """Trajectories judged at once: model calls overlap their waits; the offline judge hardly waits at all."""
 
-Judge = ModelJudge | OfflineJudge
+
+class Judge(Protocol):
+    name: str
+    offline: bool
+    mode: JudgeMode
+    prompt_sha256: str
+    """With `name` and `mode`, what a cached judgement must match to be reused."""
+
+    async def judge(self, ref: TrajectoryRef, run_dir: Path | str) -> Judgement: ...
+
+
+MODEL_JUDGE = "model"
+"""The registry name of the model judge: `make_judge` gives it every name that is a model (or role) with an endpoint."""
+
+JUDGES: Registry[Callable[..., Judge]] = Registry("judge")
+"""Judges by name, each imported when first chosen: `OfflineJudge()`, `ModelJudge(client, model, mode)`."""
+JUDGES.register_lazy(OFFLINE_JUDGE, "verifier.judge._offline:OfflineJudge")
+JUDGES.register_lazy(MODEL_JUDGE, "verifier.judge._model:ModelJudge")
 
 
 def read_judgements(run_dir: Path | str) -> list[Judgement]:
@@ -60,7 +78,7 @@ def append_judgement(run_dir: Path | str, judgement: Judgement) -> None:
 
 def make_judge(judge: str = OFFLINE_JUDGE, mode: JudgeMode = "screenshot", client: ModelClient | None = None) -> Judge:
     """The judge `judge` names: 'offline', or a model role or name of the client's registry (a role
-    or model that is offline in the registry gives the offline judge).
+    or model that is offline in the registry gives the offline judge), built by its `JUDGES` entry.
 
     Raises:
         ValueError: `mode` is unknown, or the offline judge was asked for the flow mode.
@@ -77,10 +95,11 @@ def make_judge(judge: str = OFFLINE_JUDGE, mode: JudgeMode = "screenshot", clien
                 config.resolved(part)  # an unset ${VAR}: named now, not once per trajectory
             if config.provider in ("openai", "azure") and not config.resolved("api_key"):
                 raise ModelConfigError(f"model {config.name!r} field 'api_key' is empty")
-            return ModelJudge(client, judge, mode)
-    if mode != OfflineJudge.mode:
-        raise ValueError(f"the offline judge reads the final page's text only: use mode {OfflineJudge.mode!r}, not {mode!r}")
-    return OfflineJudge()
+            return JUDGES.get(MODEL_JUDGE)(client, judge, mode)
+    offline = JUDGES.get(OFFLINE_JUDGE)
+    if mode != offline.mode:
+        raise ValueError(f"the offline judge reads the final page's text only: use mode {offline.mode!r}, not {mode!r}")
+    return offline()
 
 
 async def judge_run(
