@@ -1,4 +1,4 @@
-"""`aui variations`: the list of variations, pictures of one bundled app in each (the README's, in real Chromium);
+"""`aui variations`: the list of variations, pictures of one bundled app in each (docs/variations.md's, in real Chromium);
 `aui report`'s variation table."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_drawing_a_variation_that_needs_a_model_or_does_not_exist_is_one_error_l
 
 
 async def test_the_readme_pictures_show_one_app_in_every_offline_variation(tmp_path):
-    """The README's docs/variations/*.png come from here (`AUI_UPDATE_SCREENSHOTS=1` rewrites them all), as
+    """docs/variations.md's pictures (docs/variations/*.png) come from here (`AUI_UPDATE_SCREENSHOTS=1` rewrites them all), as
     `aui variations --show mortgage-calculator --width 640` draws them. Otherwise three are drawn (the default look,
     one appearance and one content variation: each variation on each bundled app is proven in tests/perturb)."""
     update = bool(os.environ.get("AUI_UPDATE_SCREENSHOTS"))
@@ -64,9 +64,10 @@ async def test_the_readme_pictures_show_one_app_in_every_offline_variation(tmp_p
     assert {picture.size for picture in pictures.values()} == {(640, 360)}
     for name in names[1:]:  # every variation changes what the agent sees
         assert ImageChops.difference(pictures["default"], pictures[name]).getbbox() is not None, name
-    readme = (ROOT / "README.md").read_text()
+    page = (ROOT / "docs" / "variations.md").read_text()  # the README links the page that shows them
+    assert "docs/variations.md" in (ROOT / "README.md").read_text()
     for name in offline_variation_names():
-        assert f"docs/variations/{name}.png" in readme, name
+        assert f'src="variations/{name}.png"' in page, name
         stored = ROOT / "docs" / "variations" / f"{name}.png"
         assert stored.is_file() and stored.stat().st_size < 80_000, name  # small enough for the repository
 
