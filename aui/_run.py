@@ -393,7 +393,7 @@ def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
     if pool is not None:
         # The workers load the flow from this project folder (a shared path on other machines): the
         # deployment names the folder and the flow's entrypoint, and a process worker runs it there.
-        root = Path(__file__).resolve().parents[2]
+        root = Path(__file__).resolve().parents[1]  # the project folder (this file is aui/_run.py)
         remote = sweep.from_source(source=str(root), entrypoint="flows/_sweep.py:sweep")
         deployment_id = remote.deploy(name=name or config.name, work_pool_name=pool, parameters=parameters,
                                       cron=cron or None, print_next_steps=False)
