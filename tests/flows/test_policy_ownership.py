@@ -19,22 +19,17 @@ APP, TASK = "unit-converter", "five-decimals"  # the heuristic agent does it in 
 
 @pytest.fixture
 def closes(monkeypatch) -> list[str]:
-    """Every policy built through `cua.policies.get_policy` from here on records its `close` calls."""
+    """Every heuristic policy built from here on records its `close` calls (on the class: however a caller imported
+    `get_policy`, the policy it builds is one of these)."""
     calls: list[str] = []
-    real_get_policy = cua.policies.get_policy
+    policy_class = cua.policies.policies.get("heuristic")
+    real_close = policy_class.close
 
-    def counting_get_policy(name, **kwargs):
-        policy = real_get_policy(name, **kwargs)
-        real_close = policy.close
+    async def close(self) -> None:
+        calls.append("heuristic")
+        await real_close(self)
 
-        async def close() -> None:
-            calls.append(name)
-            await real_close()
-
-        policy.close = close
-        return policy
-
-    monkeypatch.setattr(cua.policies, "get_policy", counting_get_policy)
+    monkeypatch.setattr(policy_class, "close", close)
     return calls
 
 
