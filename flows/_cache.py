@@ -3,7 +3,7 @@
 A stage's result is reused only when all of these are what they were when it was made:
 
 - its inputs (Prefect's `INPUTS`: records that hash, `FileRef`s with the sha256 of their files);
-- the code it runs (`flows._code_version`: its function and every project file it can reach,
+- the code it runs (`code_version`: its function and every project file it can reach,
   JavaScript and templates included) — a change to the README, the viewer or another stage's code
   invalidates nothing;
 - outside the project: the Chromium binary and its version (stages that open a browser), every
@@ -31,7 +31,7 @@ from typing import Any
 
 from prefect.cache_policies import INPUTS, CachePolicy
 
-from ._code_version import digest, file_hashes, stage_files
+from code_version import digest, file_hashes, stage_files
 
 STAGE_FUNCTIONS: dict[str, tuple[str, str]] = {
     "generate": ("flows._stages", "generate_initial"),

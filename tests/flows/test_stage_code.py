@@ -1,4 +1,4 @@
-"""What each stage's cache key covers (`flows._code_version`, `flows._cache`), read from the code."""
+"""What each stage's cache key covers (`code_version`, `flows._cache`), read from the code."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from flows._cache import STAGE_FUNCTIONS, StageVersion, models_named, stage_code, why_rerun
-from flows._code_version import PROJECT_ROOT, stage_files
+from code_version import PROJECT_ROOT, stage_files
 from flows._refs import AgentSettings, RunContext
 
 
@@ -34,7 +34,7 @@ def test_each_stage_covers_the_code_it_runs_and_not_the_code_of_the_others():
     for kind in STAGE_FUNCTIONS:
         names = files(kind)
         assert not {n for n in names if n.startswith(("viewer/", "aui/", "tests/", "bench/")) or n.endswith(".md")}, kind
-        assert "flows/_cache.py" not in names and "flows/_code_version.py" not in names, kind
+        assert "flows/_cache.py" not in names and "code_version/_closure.py" not in names, kind
         assert "flows/_track.py" not in names  # the orchestration around a stage is not its code
 
 
@@ -109,9 +109,9 @@ def test_the_stages_fields_are_named_after_the_stage_kinds():
 _PARSE_STRESS = """
 import ast, gc, sys, threading
 from pathlib import Path
-from flows._code_version import parse_source
+from code_version import parse_source
 
-source = Path("flows/_code_version.py").read_text(encoding="utf-8")
+source = Path("code_version/_closure.py").read_text(encoding="utf-8")
 failures, unlocked_failures = [], []
 stop = threading.Event()
 

@@ -34,7 +34,7 @@ ORCHESTRATION = "flows"
 """The package read function by function: its `__init__` only re-exports, and its modules hold
 every stage side by side."""
 
-KEY_MACHINERY = frozenset({"flows._cache", "flows._code_version"})
+KEY_MACHINERY = frozenset({"flows._cache", "code_version", "code_version._closure"})
 """Modules that compute the keys, not results: a stage's decorator names them, but they are not its code."""
 
 _PARSE_LOCK = threading.Lock()
