@@ -17,16 +17,8 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from flows import (
-    OPTIONAL_KINDS,
-    ExperimentConfig,
-    LimitSampler,
-    RunProgress,
-    expected_stages,
-    format_duration,
-    runs_offline,
-    watching,
-)
+from experiment import ExperimentConfig, expected_stages, runs_offline
+from flows import OPTIONAL_KINDS, LimitSampler, RunProgress, format_duration, watching
 
 LOG_FILE = "log.txt"
 

@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 
 from cua import DEFAULT_VIEWPORT
-from flows import ConfigError, ExperimentConfig, load_config, make_config, runs_offline
+from experiment import ConfigError, ExperimentConfig, load_config, make_config, runs_offline
 
 from ._output import _fail, console, err_console
 from ._tables import levels_table, results_table
@@ -50,7 +50,7 @@ def _stopped_line(config: ExperimentConfig, what: str) -> str:
 
 
 def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: bool, verbose: bool = False) -> None:
-    from flows import check_config, check_run_size
+    from experiment import check_config, check_run_size
 
     if (stopped := listener.stopped()) is not None:  # a signal while the command started (`aui._entry`)
         raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
@@ -96,7 +96,8 @@ def _announce(config: ExperimentConfig, size) -> None:
 def _sweep_on_display(config: ExperimentConfig, app_ids: list[str], listener, verbose: bool) -> list:
     """The sweep, under the live display, stoppable by a signal; a failure is one line (AUI_DEBUG=1: the traceback)."""
     # Prefect loads with `sweep`, only once the config and the run's size have been checked.
-    from flows import Stopped, run_stoppable, sweep, tasks_per_app
+    from experiment import tasks_per_app
+    from flows import Stopped, run_stoppable, sweep
 
     from ._console import RunDisplay
 
@@ -123,7 +124,8 @@ def _sweep_on_display(config: ExperimentConfig, app_ids: list[str], listener, ve
 def _print_outcome(config: ExperimentConfig, results: list) -> None:
     """The tables, the comparisons, who played offline, what the cache reused, where to look next; the exit code
     says whether the budget stopped the run or a stage failed for good."""
-    from flows import budget_line, offline_roles
+    from experiment import offline_roles
+    from flows import budget_line
     from results import comparisons, table_rows, variation_rows
 
     from ._tables import interval_table, print_comparisons
@@ -380,7 +382,8 @@ def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
            pool: str = typer.Option(None, "--pool", help="Deploy to this work pool (e.g. a process pool whose workers run "
                                     "on other machines) and return, instead of serving from this process.")) -> None:
     """Serve a scheduled sweep (flow.serve with a cron schedule; runs until interrupted), or deploy it to a work pool."""
-    from flows import check_config, sweep
+    from experiment import check_config
+    from flows import sweep
 
     try:
         config = load_config(config_file)

@@ -107,7 +107,8 @@ async def main(args: argparse.Namespace) -> dict:
     import flows  # noqa: F401  (Prefect's settings for this project)
     from apps_prompts import load_apps
     from cua import close_browser
-    from flows import make_config, sweep
+    from experiment import make_config
+    from flows import sweep
     from flows.testing import LATENCY_ROLES, LatencyRoles, plan_apps, role_latencies, write_latency_models
 
     sys.path.insert(0, str(Path(__file__).parent))

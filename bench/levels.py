@@ -37,7 +37,8 @@ async def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     from apps_prompts import BUNDLED_DIR, load_apps
-    from flows import make_config, sweep_without_prefect
+    from experiment import make_config
+    from flows import sweep_without_prefect
     from results import table_rows
 
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-levels-"))

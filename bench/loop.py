@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 
 from apps_prompts import load_apps
-from flows import make_config, sweep, sweep_without_prefect  # first: importing `flows` sets Prefect's environment
+from experiment import make_config
+from flows import sweep, sweep_without_prefect  # first: importing `flows` sets Prefect's environment
 from llm import call_stats
 from results import table_rows
 

@@ -42,7 +42,8 @@ def log(message: str) -> None:
 
 
 async def reliability(args, names: list[str], out: Path) -> tuple[dict, float]:
-    from flows import make_config, sweep_without_prefect
+    from experiment import make_config
+    from flows import sweep_without_prefect
     from results import variation_rows
 
     fields = {"name": "variations", "rounds": 0, "repeats": args.repeats, "variations": names,

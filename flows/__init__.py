@@ -20,13 +20,6 @@ from ._prefect_env import configure_prefect_env
 configure_prefect_env()
 
 _PUBLIC = {
-    # the experiment
-    "ExperimentConfig": "_config", "ConfigError": "_config", "RevisionMode": "_config", "load_config": "_config",
-    "make_config": "_config", "check_config": "_preflight", "check_run_size": "_preflight",
-    # who plays each role, and which are offline providers (the one rule behind every "offline" label)
-    "RolePlayer": "_offline_roles", "role_players": "_offline_roles", "offline_roles": "_offline_roles",
-    "is_offline_provider": "_offline_names", "runs_offline": "_offline_roles",
-    "RunSize": "_run_size", "run_size": "_run_size", "tasks_per_app": "_run_size",
     # the flows and the loop
     "sweep": "_sweep", "sweep_without_prefect": "_sweep", "run_tracks": "_sweep", "run_context": "_sweep",
     "design_loop": "_loop", "judge_and_revise": "_loop", "run_track": "_loop",
@@ -40,7 +33,7 @@ _PUBLIC = {
     # what the `aui` command drives: stop signals, progress, budgets, Dask
     "Stopped": "_stop", "SignalListener": "_stop", "run_stoppable": "_stop", "listen_from_startup": "_stop",
     "RunProgress": "_progress", "LimitSampler": "_progress", "watching": "_progress", "format_duration": "_progress",
-    "OPTIONAL_KINDS": "_progress", "what_limits": "_progress", "expected_stages": "_run_size", "budget_line": "_budget",
+    "OPTIONAL_KINDS": "_progress", "what_limits": "_progress", "budget_line": "_budget",
     "dask_task_runner": "_dask",
     # GUI defects (issue 18): defect runs and detectors scored on them
     "inject_run": "_defects", "eval_run": "_defects", "dataset_inputs": "_defects", "DefectRunError": "_defects",
@@ -61,18 +54,23 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:  # what editors and type checkers see
     from ._artifacts import round_table, viewer_url
     from ._budget import budget_line
-    from ._config import ConfigError, ExperimentConfig, RevisionMode, load_config, make_config
     from ._dask import dask_task_runner
     from ._defects import DefectRunError, dataset_inputs, eval_run, inject_run
     from ._finish import ROLE_PROMPTS, finish_run, write_manifest
     from ._loop import design_loop, judge_and_revise, run_track
-    from ._offline_names import is_offline_provider
-    from ._offline_roles import RolePlayer, offline_roles, role_players, runs_offline
-    from ._preflight import check_config, check_run_size
     from ._progress import OPTIONAL_KINDS, LimitSampler, RunProgress, format_duration, watching, what_limits
-    from ._refs import AgentSettings, FeedbackRef, FileRef, RolloutRef, RunContext, TasksRef, VariantRef, VerifyRef, VersionRef
+    from ._refs import (
+        AgentSettings,
+        FeedbackRef,
+        FileRef,
+        RolloutRef,
+        RunContext,
+        TasksRef,
+        VariantRef,
+        VerifyRef,
+        VersionRef,
+    )
     from ._rollouts import use_browser_slots
-    from ._run_size import RunSize, expected_stages, run_size, tasks_per_app
     from ._stages import MODEL_RETRIES, stage_retry_delays
     from ._stop import SignalListener, Stopped, listen_from_startup, run_stoppable
     from ._sweep import run_context, run_tracks, sweep, sweep_without_prefect

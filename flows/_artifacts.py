@@ -11,9 +11,8 @@ from prefect.artifacts import (
     aupdate_progress_artifact,
 )
 
+from experiment import ExperimentConfig
 from results import DOMAINS, GAP_FACTOR, AppRoundResult, TableRow, Track, VariationRow, interval_text
-
-from ._config import ExperimentConfig
 
 
 def viewer_url(base: str, run_name: str, trajectory_id: str | None = None, app_id: str | None = None,

@@ -17,22 +17,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pydantic import Field
-
+from experiment import RunBudget
 from llm import BUDGET_REACHED, Budget, BudgetLimits, use_budget
 
 BUDGET_FILE = "budget.json"
-
-
-class RunBudget(BudgetLimits):
-    """The run's limits, and per role (`coder`, `proposer`, `verifier`, `commenter`, `cua`, `judge`, a
-    commenter mode such as `commenter:dashboard`, or a model name for calls made by name)."""
-
-    roles: dict[str, BudgetLimits] = Field(default_factory=dict, description="Limits per role.")
-
-    @property
-    def unlimited(self) -> bool:
-        return super().unlimited and all(limits.unlimited for limits in self.roles.values())
 
 
 def read_budget_file(run_dir: Path) -> dict:

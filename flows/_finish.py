@@ -15,6 +15,7 @@ from coder import PROMPT_VERSION as coder_version
 from commenter import PROMPT_VERSION as commenter_version
 from cua import is_headless_shell, launch_args, write_atomic
 from cua.policies import policy_model
+from experiment import ExperimentConfig, offline_roles, role_players, runs_offline
 from llm import call_stats, load_model_registry, shared_clients
 from perturb import TRANSLATOR_PROMPT_VERSION as translator_version
 from results import AppRoundResult, write_report, write_results
@@ -22,8 +23,6 @@ from verifier import PROMPT_VERSION as verifier_version
 from verifier.judge import PROMPT_VERSION as judge_version
 
 from ._cache import RunCacheState, chromium_version, tally_for
-from ._config import ExperimentConfig
-from ._offline_roles import offline_roles, role_players, runs_offline
 from ._prefect_env import PROJECT_ROOT
 
 PACKAGES = ["aui-loop", "prefect", "fastapi", "playwright", "openai", "pydantic", "pillow", "jsonschema", "beautifulsoup4", "axe-playwright-python"]
@@ -148,7 +147,7 @@ def write_manifest(config: ExperimentConfig, run_dir: Path, cache: RunCacheState
         "seed": config.seed,
         "seeds": {"config": config.seed, "models": {name: m["params"].get("seed") for name, m in models.items()}},
         "inputs": _input_hashes(config),
-        # Which roles offline providers played, and whether all did (`flows._offline_roles`, the rule of every label).
+        # Which roles offline providers played, and whether all did (`experiment.offline_roles`, the rule of every label).
         "offline": runs_offline(config),
         "offline_roles": offline_roles(config),
         # Rollouts in flight as run (config.concurrency None: chosen from the cores or the agents' models).

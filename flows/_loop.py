@@ -20,10 +20,10 @@ from collections.abc import Awaitable, Callable
 
 from prefect import flow, get_run_logger
 
+from experiment import ExperimentConfig
 from results import AppRoundResult, Track
 
 from ._cache import tallied, tally_for
-from ._config import ExperimentConfig
 from ._refs import RunContext
 from ._track import PREFECT_STAGES, Stages, TrackSteps
 

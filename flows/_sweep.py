@@ -9,20 +9,17 @@ retries); `sweep_without_prefect` runs the same stages' plain functions.
 # annotations, and a flow run loaded from its entrypoint (a deployment, `aui deploy`) cannot resolve them as strings.
 
 import asyncio
-import itertools
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from prefect import flow
 
-from apps_prompts import load_apps
+from experiment import ExperimentConfig, sweep_apps, sweep_tracks
 from results import AppRoundResult, Track, table_rows, variation_rows
 
 from ._budget import run_budget
-from ._config import ExperimentConfig
 from ._loop import design_loop, run_track
-from ._offline_roles import offline_coders
 from ._refs import RunContext
 from ._track import PLAIN_STAGES
 
@@ -46,35 +43,6 @@ def run_context(config: ExperimentConfig) -> RunContext:
                       v0_dir=str(config.v0_dir) if config.v0_dir else None)
 
 
-def sweep_tracks(config: ExperimentConfig) -> list[Track]:
-    """coders × CUAs × revision modes × commenter modes; the `unsupported` mode, which does not
-    comment, once (commenter mode None)."""
-    tracks = []
-    for coder, cua, mode in itertools.product(config.coders, config.cua_policies, config.revision_modes):
-        commenter_modes = [None] if mode == "unsupported" else config.commenter_modes
-        tracks += [Track(coder=coder, cua=cua, mode=mode, commenter_mode=commenter) for commenter in commenter_modes]
-    return tracks
-
-
-def apps_with_v0(config: ExperimentConfig, app_ids: list[str]) -> list[str]:
-    """The offline coder starts from `v0_dir/ID/index.html`: named apps must have one; with no
-    names, the run covers the apps that do (a 12-app folder against 52 prompts).
-
-    Raises:
-        ValueError: a named app has no first version there, or none of the apps has one.
-    """
-    have = {path.parent.name for path in Path(config.v0_dir).glob("*/index.html")}
-    if config.app_ids:
-        missing = [app_id for app_id in app_ids if app_id not in have]
-        if missing:
-            raise ValueError(f"--v0-dir {config.v0_dir}: no {missing[0]}/index.html (missing for {len(missing)} app(s): {', '.join(missing[:5])})")
-        return app_ids
-    chosen = [app_id for app_id in app_ids if app_id in have]
-    if not chosen:
-        raise ValueError(f"--v0-dir {config.v0_dir}: none of the {len(app_ids)} apps in {config.apps} has an ID/index.html there")
-    return chosen
-
-
 async def run_tracks(config: ExperimentConfig, run_one: TrackRunner,
                      on_start: Callable[[int], Awaitable[None]] | None = None,
                      on_track_done: Callable[[], Awaitable[None]] | None = None) -> list[AppRoundResult]:
@@ -84,14 +52,7 @@ async def run_tracks(config: ExperimentConfig, run_one: TrackRunner,
 
     run = run_context(config)
     write_manifest(config, run.root, start_run_cache(run.root, config.reuse_stale))
-    specs = load_apps(config.apps).raise_for_errors()
-    app_ids = config.app_ids or [s.id for s in specs]
-    unknown = sorted(set(app_ids) - {s.id for s in specs})
-    if unknown:
-        raise ValueError(f"unknown app id(s) {unknown} in {config.apps}")
-    if config.v0_dir is not None and offline_coders(config):
-        app_ids = apps_with_v0(config, app_ids)
-    tracks = [(app_id, track) for app_id in app_ids for track in sweep_tracks(config)]
+    tracks = [(app_id, track) for app_id in sweep_apps(config) for track in sweep_tracks(config)]
     if on_start is not None:
         await on_start(len(tracks))
     track_gate = asyncio.Semaphore(max(2, config.rollout_slots()))

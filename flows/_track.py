@@ -22,13 +22,12 @@ from typing import Any, TypeVar
 
 from apps_prompts import ProposerError, Task, load_apps
 from coder import CoderError, Regression
+from experiment import ExperimentConfig, offline_roles
 from llm import BudgetReached, ModelCallError, current_budget
 from perturb import TranslationError, needed_roles
 from results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, Track
 from verifier import read_verdicts
 
-from ._config import ExperimentConfig
-from ._offline_roles import offline_roles
 from ._progress import progress_for
 from ._refs import (
     AgentSettings,

@@ -150,8 +150,9 @@ def test_the_readme_layout_table_names_every_tracked_folder_and_only_folders_tha
 # ---- the house's floors (issue 30) ------------------------------------------------------------------
 
 FLOORS = {
-    "aui": 5,                                  # the command, on top
-    "flows": 4, "viewer": 4, "bench": 4,       # orchestration, the viewer, the benchmarks
+    "aui": 6,                                  # the command, on top
+    "flows": 5, "viewer": 5, "bench": 5,       # orchestration, the viewer, the benchmarks
+    "experiment": 4,                           # an experiment before it runs: config, role players, plan, checks
     "results": 3,                              # what a run folder holds
     "coder": 2, "verifier": 2, "commenter": 2, "dashboard_render": 2, "perturb": 2,  # the roles
     "cua": 1, "apps_prompts": 1,               # the environment, the apps and tasks

@@ -57,7 +57,7 @@ class Run:
 
     @property
     def offline(self) -> bool:
-        """Every role ran on an offline provider, as the run recorded it (`flows._offline_roles` decided, once)."""
+        """Every role ran on an offline provider, as the run recorded it (`experiment.offline_roles` decided, once)."""
         return bool(self.manifest.get("offline"))
 
     @property

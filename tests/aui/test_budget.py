@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from flows import make_config, sweep
+from experiment import make_config
+from flows import sweep
 from flows.testing import ONLINE_ROLES, ScriptedRoles, click_point, role_of
 from llm.testing import ScriptedOpenAIServer
 
@@ -57,7 +58,7 @@ async def test_the_budget_stops_new_calls_and_a_higher_one_resumes_from_what_fin
 
 def test_budget_flags_override_the_config_and_bad_ones_are_named(tmp_path):
     from aui._run import with_budget
-    from flows import ConfigError
+    from experiment import ConfigError
 
     config = make_config({"budget": {"max_model_calls": 5, "roles": {"cua": {"max_model_calls": 3}}}})
     changed = with_budget(config, max_cost_usd=2.5, max_model_calls=None)

@@ -18,7 +18,7 @@ from rich.console import Console
 from apps_prompts import load_app
 from aui._console import RunDisplay
 from aui._tables import levels_table, results_table
-from flows import make_config
+from experiment import make_config
 from results import AppRoundResult, TaskOutcome, table_rows
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,18 +12,8 @@ from pathlib import Path
 import pytest
 
 from apps_prompts import load_app
-from flows import (
-    FileRef,
-    RolloutRef,
-    RunContext,
-    Stages,
-    TasksRef,
-    TrackSteps,
-    VerifyRef,
-    VersionRef,
-    judge_and_revise,
-    make_config,
-)
+from experiment import make_config
+from flows import FileRef, RolloutRef, RunContext, Stages, TasksRef, TrackSteps, VerifyRef, VersionRef, judge_and_revise
 from results import Track
 from verifier import AppVerdicts, Verdict, write_verdicts
 

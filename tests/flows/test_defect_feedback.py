@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 from commenter import Feedback
 from cua import Action, Point, RolloutConfig, rollout
 from cua.policies import get_policy
-from flows import PLAIN_STAGES, ConfigError, TrackSteps, make_config
+from experiment import ConfigError, make_config
+from flows import PLAIN_STAGES, TrackSteps
 from flows._sweep import run_context
 from results import Track
 
@@ -95,7 +96,7 @@ async def test_the_rollout_stage_writes_tuples_labelled_on_a_defect_app(tmp_path
 
 
 def test_the_run_size_counts_a_model_detectors_calls_only_when_it_is_asked_for():
-    from flows import run_size
+    from experiment import run_size
 
     counts = {"unit-converter": 8}
     asked = run_size(make_config({"feedback": "+defects", "detector": "detector", "app_ids": ["unit-converter"]}), counts)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from apps_prompts import load_app, reference_html_path
-from flows import make_config, sweep
+from experiment import make_config
+from flows import sweep
 from flows.testing import LATENCY_ROLES, LatencyRoles, plan_apps, role_latencies, role_of, write_latency_models
 from llm import Latency
 from llm.testing import LatencyOpenAIServer

@@ -26,7 +26,8 @@ import yaml
 from apps_prompts import load_app, reference_html_path
 from cua import DEFECT_PREFIX, INJECTED_ATTRIBUTE, Trajectory
 from cua import DEFECT_TYPES as ALL_DEFECT_TYPES
-from flows import eval_run, inject_run, make_config, sweep_without_prefect
+from experiment import make_config
+from flows import eval_run, inject_run, sweep_without_prefect
 from flows.testing import ONLINE_ROLES, ScriptedRoles, click_point, role_of
 from llm import ModelClient
 from llm.testing import RecordedRequest, ScriptedOpenAIServer

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from flows import make_config, sweep
+from experiment import make_config
+from flows import sweep
 
 APPS = ["unit-converter", "rgb-color-mixer"]
 

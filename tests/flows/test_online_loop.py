@@ -13,7 +13,8 @@ from collections import Counter
 
 import pytest
 
-from flows import make_config, sweep
+from experiment import make_config
+from flows import sweep
 from flows.testing import ONLINE_ROLES, REVISION_MARK, ScriptedRoles, click_point, role_of
 from llm import call_stats
 from llm.testing import ScriptedOpenAIServer

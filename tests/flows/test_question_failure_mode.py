@@ -15,7 +15,8 @@ import yaml
 
 from apps_prompts import load_app
 from cua import Trajectory
-from flows import make_config, sweep_without_prefect
+from experiment import make_config
+from flows import sweep_without_prefect
 from flows.testing import click_point
 from llm.testing import RecordedRequest, Reply, ScriptedOpenAIServer, reply_text
 

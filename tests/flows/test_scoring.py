@@ -11,17 +11,8 @@ from pathlib import Path
 import pytest
 
 from apps_prompts import Level, Task, load_app
-from flows import (
-    RolloutRef,
-    RunContext,
-    Stages,
-    TasksRef,
-    TrackSteps,
-    VerifyRef,
-    VersionRef,
-    judge_and_revise,
-    make_config,
-)
+from experiment import make_config
+from flows import RolloutRef, RunContext, Stages, TasksRef, TrackSteps, VerifyRef, VersionRef, judge_and_revise
 from results import (
     AppRoundResult,
     RunResults,
@@ -193,7 +184,7 @@ def test_a_results_file_from_before_levels_and_repeats_still_loads(tmp_path):
 def test_a_flow_check_without_a_model_judge_is_refused_before_the_run(tmp_path):
     import yaml
 
-    from flows import ConfigError, check_config
+    from experiment import ConfigError, check_config
 
     task = load_app(APP).tasks[0].model_dump(mode="json", exclude_none=True)
     task["checks"] = [{"kind": "flow"}]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from flows import make_config, sweep
+from experiment import make_config
+from flows import sweep
 
 APP = "unit-converter"
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "configs" / "sweep.example.yaml")

@@ -16,7 +16,8 @@ import yaml
 
 from apps_prompts import load_app
 from cua import Trajectory
-from flows import make_config, sweep
+from experiment import make_config
+from flows import sweep
 from flows.testing import TRANSLATED_PREFIX, ScriptedRoles, role_of
 from llm.testing import ScriptedOpenAIServer
 from results import read_results

@@ -141,7 +141,7 @@ async def test_the_variation_tables_are_published_to_prefect_with_a_link_to_the_
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
-    from flows import make_config
+    from experiment import make_config
 
     config = make_config({"name": "varied-run", "out_dir": str(tmp_path), "variations": ["default", "dark"]})
     rows = variation_rows(variation_results())

@@ -15,7 +15,8 @@ from apps_prompts import load_app
 from aui import rollout_command
 from commenter import collect_facts
 from cua import Trajectory, Viewport, smart_resize
-from flows import AgentSettings, ConfigError, FileRef, RunContext, make_config, sweep
+from experiment import ConfigError, make_config
+from flows import AgentSettings, FileRef, RunContext, sweep
 from flows._refs import sha256_bytes
 from flows._rollouts import rollout_task
 from llm.testing import ScriptedOpenAIServer, reply_text

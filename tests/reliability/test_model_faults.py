@@ -29,7 +29,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from flows import MODEL_RETRIES, make_config, sweep
+from experiment import make_config
+from flows import MODEL_RETRIES, sweep
 from flows.testing import ONLINE_ROLES, ROLE_MARKERS, ScriptedRoles, click_point, role_of, user_text
 from llm import call_stats, reset_call_stats
 from llm.testing import (

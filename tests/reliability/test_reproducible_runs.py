@@ -13,7 +13,8 @@ import re
 
 import pytest
 
-from flows import ROLE_PROMPTS, make_config, sweep
+from experiment import make_config
+from flows import ROLE_PROMPTS, sweep
 
 APPS = ["unit-converter"]  # one app keeps the suite short; every stage of a round still runs
 FAKE_OPENAI_KEY = "sk-FAKE-openai-reproducibility-0123456789"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from flows import check_config, make_config, run_size, tasks_per_app
+from experiment import check_config, make_config, run_size, tasks_per_app
 
 ROOT = Path(__file__).resolve().parents[2]
 AUI = Path(sys.executable).with_name("aui")

@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from flows import make_config, sweep
+from experiment import make_config
+from flows import sweep
 from flows.testing import ONLINE_ROLES, ScriptedRoles, click_point, role_of
 from llm.testing import RecordedRequest, Reply, ScriptedOpenAIServer, reply_status
 

@@ -22,7 +22,8 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 async def offline_run(tmp_path_factory) -> Path:
     """One bundled app, v0 and one offline revision (rounds 0 and 1), heuristic agent, failed rollouts traced."""
-    from flows import make_config, sweep_without_prefect
+    from experiment import make_config
+    from flows import sweep_without_prefect
     from tests.built_once import built_once
 
     async def build(out: Path) -> None:

@@ -1,11 +1,12 @@
-"""The viewer shows the offline labels the manifest recorded (`flows.offline_roles`), never a guess of its own."""
+"""The viewer shows the offline labels the manifest recorded (`experiment.offline_roles`), never a guess of its own."""
 
 from __future__ import annotations
 
 import json
 
-from flows import make_config, write_manifest
-from tests.flows.test_offline_roles import EVERY_OFFLINE, _models
+from experiment import make_config
+from flows import write_manifest
+from tests.experiment.test_offline_roles import EVERY_OFFLINE, _models
 from viewer import load_run
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from flows import is_offline_provider, make_config, offline_roles, role_players, runs_offline
+from experiment import is_offline_provider, make_config, offline_roles, role_players, runs_offline
 from results import Track
 
 EVERY_OFFLINE = ["coder", "proposer", "verifier", "commenter", "judge", "cua (heuristic)"]

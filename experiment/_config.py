@@ -11,8 +11,8 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from apps_prompts import BUNDLED_DIR, Level, Task
 from cua import DEFAULT_VIEWPORT, Viewport
+from llm import BudgetLimits
 
-from ._budget import RunBudget
 from ._offline_names import is_offline_provider, registry_at
 
 RevisionMode = Literal["unsupported", "cua", "integrated"]
@@ -20,6 +20,18 @@ CommenterMode = Literal["dashboard", "text-only", "screenshots-only"]
 Carry = Literal["latest", "best"]
 FeedbackSource = Literal["commenter", "defects"]
 TraceMode = Literal["off", "failures", "all"]
+
+
+
+class RunBudget(BudgetLimits):
+    """The run's limits, and per role (`coder`, `proposer`, `verifier`, `commenter`, `cua`, `judge`, a
+    commenter mode such as `commenter:dashboard`, or a model name for calls made by name)."""
+
+    roles: dict[str, BudgetLimits] = Field(default_factory=dict, description="Limits per role.")
+
+    @property
+    def unlimited(self) -> bool:
+        return super().unlimited and all(limits.unlimited for limits in self.roles.values())
 
 
 class ConfigError(ValueError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from flows import ConfigError, check_config, make_config
+from experiment import ConfigError, check_config, make_config
 
 
 @pytest.mark.parametrize(("policies", "options", "expected"), [

@@ -67,7 +67,7 @@ def _check_apps(config: ExperimentConfig) -> list[str]:
                           f"(known: {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})")
     app_ids = list(config.app_ids) or known
     if config.v0_dir is not None and offline_coders(config):
-        from ._sweep import apps_with_v0
+        from ._plan import apps_with_v0
 
         try:
             app_ids = apps_with_v0(config, app_ids)

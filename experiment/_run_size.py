@@ -123,7 +123,7 @@ def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
     """The bounds of a run over apps with `counts` tasks each."""
     from cua.policies import policy_model
 
-    from ._sweep import sweep_tracks
+    from ._plan import sweep_tracks
 
     tracks = sweep_tracks(config)
     pairs = {(t.coder, t.cua) for t in tracks}  # round 0 is shared by the tracks of one coder × CUA
@@ -192,7 +192,7 @@ def _prices(config: ExperimentConfig, name: str):
 
 def expected_stages(config: ExperimentConfig, counts: dict[str, int]) -> tuple[dict[str, int], int]:
     """Each kind's stage count at most (every task supported), and the app rounds, for apps with `counts` tasks."""
-    from ._sweep import sweep_tracks
+    from ._plan import sweep_tracks
 
     tracks = sweep_tracks(config)
     apps = len(counts)
