@@ -18,7 +18,8 @@ Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against sc
 
 from ._budget import BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, current_budget, use_budget
 from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
-from ._client import ModelClient, make_sdk_client
+from ._client import ModelClient
+from ._concurrency import ProcessSemaphore, endpoint_limit, model_calls_now, set_cross_process_limiter
 from ._config import (
     ROLES,
     MissingEnvironmentVariableError,
@@ -28,11 +29,9 @@ from ._config import (
     Prices,
     Provider,
 )
-from ._concurrency import ProcessSemaphore, endpoint_limit, model_calls_now, set_cross_process_limiter
 from ._items import ComputerAction, ComputerCall, FunctionCall, PathPoint, ToolCall
 from ._json_reply import JsonReplyError, JsonReplyProblem, parse_json_reply
 from ._latency import Latency
-from ._repair import Repaired, ask_with_repair
 from ._limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_REPLY_CAPS, reply_cap
 from ._messages import (
     Message,
@@ -45,6 +44,7 @@ from ._messages import (
 )
 from ._registry import DEFAULT_MODELS_PATH, ModelRegistry, UnknownModelError, load_model_registry
 from ._registry_base import LazyEntry, MissingOptionalPackageError, Registry, UnknownNameError
+from ._repair import Repaired, ask_with_repair
 from ._results import (
     ChatResult,
     ModelCallError,
@@ -55,6 +55,7 @@ from ._results import (
 )
 from ._retry import RetryPolicy
 from ._shared import get_client, shared_clients
+from ._transport import make_sdk_client
 from ._usage import CallRecord, CallStats, RoleUsage, Usage, UsageLedger, call_stats, reset_call_stats
 
 __all__ = [

@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import weakref
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from ._budget import current_budget
 from ._cache import CallCache, request_key
 from ._concurrency import endpoint_slot
-from ._config import ModelConfig, ModelConfigError
-from ._limits import ReplyOverCap, read_capped, reply_cap, stored_size
+from ._config import ModelConfig
+from ._limits import ReplyOverCap, reply_cap, stored_size
 from ._registry import ModelRegistry, load_model_registry
-from ._results import ChatResult, ModelCallError, OfflineModelError, ReplyTooLargeError, ResponsesResult, check_shape
-from ._retry import MalformedResponseError, RetryPolicy, classify
+from ._results import ChatResult, ModelCallError, OfflineModelError, ReplyTooLargeError, ResponsesResult
+from ._retry import RetryPolicy, classify
+from ._transport import Api, make_sdk_client, send
 from ._usage import CallRecord, Usage, UsageLedger, count
 
 logger = logging.getLogger("llm")
 
-Api = Literal["chat", "responses"]
 T = TypeVar("T")
 
 # Chat parameter names that the Responses API spells differently.
@@ -251,7 +250,7 @@ class ModelClient:
                 # part of the attempt's time limit.
                 async with endpoint_slot(config):
                     async with asyncio.timeout(limit):
-                        return await _send(sdk, api, body, limit, cap[0]), retries
+                        return await send(sdk, api, body, limit, cap[0]), retries
             except ReplyOverCap as over:
                 raise self._refuse(api, config, label, cap, over, started, retries=retries) from None
             except Exception as error:
@@ -361,70 +360,6 @@ class ModelClient:
                 await self._close_loop_clients(asyncio.get_running_loop())
 
         return asyncio.run(run_and_close())
-
-
-def make_sdk_client(config: ModelConfig) -> Any:
-    """An `openai` SDK async client for `config`, with the SDK's retries off.
-
-    Raises:
-        MissingEnvironmentVariableError: a `${ENV}` in the entry is unset.
-        ModelConfigError: an openai/azure entry has no api_key.
-    """
-    api_key = config.resolved("api_key")
-    backstop = config.timeout_s + 5  # the per-attempt limit is enforced by asyncio.timeout
-    if config.provider in ("openai", "azure") and not api_key:
-        hint = "${OPENAI_API_KEY}" if config.provider == "openai" else "${AZURE_OPENAI_API_KEY}"
-        raise ModelConfigError(f"model {config.name!r} field 'api_key' is empty; set e.g. api_key: {hint}")
-    if config.provider == "azure":
-        from openai import AsyncAzureOpenAI
-
-        return AsyncAzureOpenAI(
-            api_key=api_key,
-            azure_endpoint=config.resolved("base_url") or "",
-            azure_deployment=config.resolved("deployment"),
-            api_version=config.resolved("api_version"),
-            max_retries=0,
-            timeout=backstop,
-        )
-    from openai import AsyncOpenAI
-
-    return AsyncOpenAI(
-        # Local servers (vLLM) ignore the key, but the SDK insists on one; never fall back to
-        # $OPENAI_API_KEY, which would send a real key to whatever base_url says.
-        api_key=api_key or "EMPTY",
-        base_url=config.endpoint(),
-        max_retries=0,
-        timeout=backstop,
-    )
-
-
-async def _send(sdk: Any, api: Api, body: dict[str, Any], timeout_s: float, cap: int) -> dict[str, Any]:
-    model = body["model"]
-    # The streaming-response wrapper hands over the response before its body is read (the
-    # raw-response one reads it whole first), so the body can be refused by its size.
-    if api == "chat":
-        rest = {k: v for k, v in body.items() if k != "model"}
-        # The messages go in `extra_body` (which replaces the body's keys as given): as `messages=` the
-        # SDK walks them, base64 screenshots and all, in Python on the event loop before sending — a
-        # tenth of the loop's time with 16 UI-TARS rollouts in flight (bench/scale.py --profile 16).
-        opened = sdk.chat.completions.with_streaming_response.create(
-            model=model, messages=[], extra_body=rest, timeout=timeout_s + 5
-        )
-    else:
-        rest = {k: v for k, v in body.items() if k != "model"}
-        opened = sdk.responses.with_streaming_response.create(
-            model=model, extra_body=rest or None, timeout=timeout_s + 5
-        )
-    async with opened as response:  # leaving closes the response: an unread rest is dropped with the connection
-        content = await read_capped(response, cap)
-    try:
-        raw = json.loads(content)
-    except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than Python's stack
-        raise MalformedResponseError(f"{len(content)} bytes that are not JSON") from None
-    problem = check_shape(api, raw)
-    if problem is not None:
-        raise MalformedResponseError(problem)
-    return raw
 
 
 def _redact(text: str, secret: str) -> str:
