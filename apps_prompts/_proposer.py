@@ -176,7 +176,7 @@ class LLMTaskProposer(TaskProposer):
         """Raises:
         UnknownModelError: `model` is neither a model nor a role of the client's registry.
         """
-        from llm import ModelClient as _ModelClient
+        from llm import ModelClient as _ModelClient  # lazily: see the module docstring
 
         self.name = model
         self.model = client.registry.model_name(model)
@@ -218,7 +218,7 @@ class LLMTaskProposer(TaskProposer):
 
     async def _ask(self, text: str, result: ProposalResult) -> list[dict[str, Any]]:
         """Valid task items from one request, with up to `max_repairs` repair turns."""
-        from llm import assistant_message, system_message, user_message
+        from llm import assistant_message, system_message, user_message  # lazily: see the module docstring
 
         messages = [system_message(SYSTEM), user_message(text)]
         reply = ""
@@ -345,7 +345,7 @@ def get_proposer(
     if name in _FACTORIES or tasks_file is not None:
         return OfflineTaskProposer(name, tasks_file=tasks_file)
     if client is None:
-        from llm import get_client
+        from llm import get_client  # lazily: see the module docstring
 
         client = get_client()
     if client.registry.is_offline(name):

@@ -12,7 +12,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from apps_prompts import BUNDLED_DIR, Domain, LoadResult, load_apps
+from apps_prompts import (
+    BUNDLED_DIR,
+    Domain,
+    LoadResult,
+    TasksFileError,
+    load_apps,
+    load_tasks_file,
+    reference_html_path,
+)
+from cua import close_browser
+from verifier import TaskProof, prove_task
 
 apps_app = typer.Typer(help="App specs: list, import (AUI-Gym format) and validate.", no_args_is_help=True)
 console = Console()
@@ -85,10 +95,6 @@ def validate_apps(
     ),
 ) -> None:
     """Prove in real Chromium that every checker is false at load and true after its solution."""
-    from apps_prompts import reference_html_path
-    from cua import close_browser
-    from verifier import TaskProof, prove_task
-
     if v0_dir is not None and not v0_dir.is_dir():
         err_console.print(f"[red]error:[/] --v0-dir {v0_dir} is not a directory")
         raise typer.Exit(2)
@@ -150,8 +156,6 @@ def validate_apps(
 
 def _with_file_tasks(apps: list, tasks_file: Path) -> tuple[list, list[str]]:
     """The apps with their tasks replaced by the file's, and the ids of apps the file has none for."""
-    from apps_prompts import TasksFileError, load_tasks_file
-
     kept, skipped = [], []
     for spec in apps:
         try:

@@ -13,6 +13,11 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from commenter import get_commenter
+from cua import Trajectory, close_browser
+from dashboard_render import DASHBOARD_FILE, account_trajectory, render_trajectory
+from llm import ModelClient, ModelConfigError, UnknownNameError
+
 console = Console()
 err_console = Console(stderr=True)
 
@@ -20,8 +25,6 @@ _HTML_NAMES = ("app.html", "index.html")
 
 
 def _load_trajectory_or_exit(folder: Path):
-    from cua import Trajectory
-
     try:
         return Trajectory.load(folder)
     except (FileNotFoundError, ValueError) as exc:
@@ -35,8 +38,6 @@ def dashboard_command(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary (path, tiles, tokens) instead of text."),
 ) -> None:
     """Render a trajectory as one 1920×1080 dashboard PNG and report its visual-token savings."""
-    from dashboard_render import DASHBOARD_FILE, account_trajectory, render_trajectory
-
     trajectory = _load_trajectory_or_exit(trajectory_dir)
     target = out or trajectory_dir / DASHBOARD_FILE
     rendered = render_trajectory(trajectory, trajectory_dir, target)
@@ -76,9 +77,6 @@ def comment_command(
     out: Path = typer.Option(None, "--out", help="Write the comment JSON here instead of printing it."),
 ) -> None:
     """Comment on one trajectory: JSON with issues, actionable_changes, fit_within_screen, avoid_regressions."""
-    from commenter import get_commenter
-    from llm import ModelClient, ModelConfigError, UnknownNameError
-
     _load_trajectory_or_exit(trajectory_dir)
     html_path = html or next((trajectory_dir / n for n in _HTML_NAMES if (trajectory_dir / n).is_file()), None)
     if html is not None and not html.is_file():
@@ -94,8 +92,6 @@ def comment_command(
         err_console.print("[yellow]note:[/] no app HTML (--html): the offline commenter uses the trajectory only")
 
     async def run():
-        from cua import close_browser
-
         try:
             return await commenter.comment(trajectory_dir, html=html_path.read_text(encoding="utf-8") if html_path else None)
         finally:

@@ -12,7 +12,11 @@ import typer
 from rich.console import Console
 
 from apps_prompts import BUNDLED_DIR
-from cua import DEFAULT_VIEWPORT, Viewport
+from commenter.detector import OFFLINE_DETECTORS, REFERENCE_NOTE, percent
+from cua import DEFAULT_VIEWPORT, Viewport, close_browser
+from flows import DefectRunError, eval_run, inject_run
+from llm import ModelClient, ModelConfigError, UnknownNameError
+from perturb import DefectError
 
 from ._rollout import parse_viewport
 
@@ -50,9 +54,6 @@ def inject_command(
                                   "(each proven defect and its task on the defect-free app, with tuples.jsonl)."),
 ) -> None:
     """Inject defects into apps, prove each on the page, and write the defect set (and its labelled tuples)."""
-    from flows import DefectRunError
-    from perturb import DefectError
-
     try:
         defect_set = asyncio.run(_inject(out, apps_dir, _split(apps), _split(types), per_app, seed, viewport, rollouts))
     except (DefectRunError, DefectError, KeyError, ValueError) as exc:
@@ -66,9 +67,6 @@ def inject_command(
 
 
 async def _inject(out, apps_dir, app_ids, types, per_app, seed, viewport, rollouts):
-    from cua import close_browser
-    from flows import inject_run
-
     try:
         return await inject_run(out, apps_path=apps_dir, app_ids=app_ids, types=types, per_app=per_app, seed=seed,
                                 viewport=viewport, rollouts=rollouts)
@@ -87,10 +85,6 @@ def eval_command(
     concurrency: int = typer.Option(2, "--concurrency", min=1, help="Trajectories judged at once."),
 ) -> None:
     """Score detectors on a defect run's tuples: Accuracy, Recall-D, Recall-N, per type and kind; report.html."""
-    from commenter.detector import OFFLINE_DETECTORS, REFERENCE_NOTE, percent
-    from flows import DefectRunError
-    from llm import ModelClient, ModelConfigError, UnknownNameError
-
     names = _split(detector)
     if not names:
         _fail("--detector: name at least one detector")
@@ -123,9 +117,6 @@ def eval_command(
 
 
 async def _eval(run_dir, detectors, client, concurrency):
-    from cua import close_browser
-    from flows import eval_run
-
     try:
         return [await eval_run(run_dir, name, client, concurrency=concurrency) for name in detectors]
     finally:

@@ -19,7 +19,7 @@ STOPPABLE_COMMANDS = ("run", "sweep")
 def main() -> None:
     """`aui …`."""
     if sys.argv[1:2] and sys.argv[1] in STOPPABLE_COMMANDS:
-        from flows import listen_from_startup
+        from flows import listen_from_startup  # first of all, so a stop signal is heard while the rest loads
 
         listen_from_startup(sys.argv[1])
     try:

@@ -11,6 +11,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from llm import ModelClient, ModelConfigError, UnknownNameError
+from verifier.judge import JUDGEMENTS_FILE, judge_run, make_judge
+
 console = Console()
 err_console = Console(stderr=True)
 
@@ -25,9 +28,6 @@ def judge_command(
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trajectories judged at once."),
 ) -> None:
     """Judge every trajectory of a finished run and append the verdicts to RUN_DIR/judgements.jsonl."""
-    from llm import ModelClient, ModelConfigError, UnknownNameError
-    from verifier.judge import JUDGEMENTS_FILE, judge_run, make_judge
-
     if not (run_dir / "results.json").is_file():
         err_console.print(f"[red]error:[/] {run_dir}: not a finished run folder (no results.json)", soft_wrap=True)
         raise typer.Exit(2)

@@ -12,8 +12,10 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from apps_prompts import BUNDLED_DIR
-from cua import DEFAULT_VIEWPORT, Viewport
+from apps_prompts import BUNDLED_DIR, load_app, reference_html_path
+from cua import DEFAULT_VIEWPORT, BrowserConfig, RolloutConfig, Viewport, close_browser, rollout, write_tuples
+from cua.policies import get_policy
+from verifier import rollout_checker
 
 console = Console()
 err_console = Console(stderr=True)
@@ -45,11 +47,6 @@ def rollout_command(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of text."),
 ) -> None:
     """Run one rollout of a task with its reference checker and print how it ended."""
-    from apps_prompts import load_app, reference_html_path
-    from cua import BrowserConfig, RolloutConfig, write_tuples
-    from cua.policies import get_policy
-    from verifier import rollout_checker
-
     try:
         spec = load_app(app_id, apps)
         task = spec.task(task_id)
@@ -99,8 +96,6 @@ def rollout_command(
 
 
 async def _run(html, app_id, task, agent, checker, out, config):
-    from cua import close_browser, rollout
-
     try:
         return await rollout(
             html,

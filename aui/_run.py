@@ -14,7 +14,28 @@ import typer
 from rich.markup import escape
 
 from cua import DEFAULT_VIEWPORT
-from experiment import ConfigError, ExperimentConfig, load_config, make_config, runs_offline
+from experiment import (
+    ConfigError,
+    ExperimentConfig,
+    check_config,
+    check_run_size,
+    load_config,
+    make_config,
+    offline_roles,
+    runs_offline,
+    tasks_per_app,
+)
+from flows import SignalListener, Stopped, budget_line, dask_task_runner, run_stoppable
+from results import (
+    comparisons,
+    read_agreement,
+    read_manifest,
+    read_results,
+    table_rows,
+    variation_rows,
+    write_report,
+    write_results,
+)
 
 from ._output import _fail, console, err_console
 from ._tables import levels_table, results_table
@@ -36,8 +57,6 @@ FLAG_OF_FIELD = {"apps": "--apps", "app_ids": "--app", "rounds": "--rounds", "re
 
 
 def _execute(config: ExperimentConfig, source: str = "flags", assume_yes: bool = False, verbose: bool = False) -> None:
-    from flows import SignalListener
-
     # From here on, SIGTERM/SIGINT stop the run in bounded time with one line, instead of killing it
     # half-way or being swallowed by one of its coroutines (`flows._stop`).
     with SignalListener() as listener:
@@ -50,8 +69,6 @@ def _stopped_line(config: ExperimentConfig, what: str) -> str:
 
 
 def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: bool, verbose: bool = False) -> None:
-    from experiment import check_config, check_run_size
-
     if (stopped := listener.stopped()) is not None:  # a signal while the command started (`aui._entry`)
         raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
     try:
@@ -82,8 +99,6 @@ def _announce(config: ExperimentConfig, size) -> None:
                         "and export PREFECT_API_URL=http://127.0.0.1:4200/api")
         console.print("Prefect: ephemeral local server (SQLite). For the UI run [bold]aui ui[/] first and set PREFECT_API_URL.")
     if config.task_runner == "dask":
-        from flows import dask_task_runner
-
         try:
             dask_task_runner(config.dask_address)  # fails now, with the install command, if prefect-dask is missing
         except RuntimeError as exc:
@@ -96,8 +111,7 @@ def _announce(config: ExperimentConfig, size) -> None:
 def _sweep_on_display(config: ExperimentConfig, app_ids: list[str], listener, verbose: bool) -> list:
     """The sweep, under the live display, stoppable by a signal; a failure is one line (AUI_DEBUG=1: the traceback)."""
     # Prefect loads with `sweep`, only once the config and the run's size have been checked.
-    from experiment import tasks_per_app
-    from flows import Stopped, run_stoppable, sweep
+    from flows import sweep
 
     from ._console import RunDisplay
 
@@ -124,10 +138,6 @@ def _sweep_on_display(config: ExperimentConfig, app_ids: list[str], listener, ve
 def _print_outcome(config: ExperimentConfig, results: list) -> None:
     """The tables, the comparisons, who played offline, what the cache reused, where to look next; the exit code
     says whether the budget stopped the run or a stage failed for good."""
-    from experiment import offline_roles
-    from flows import budget_line
-    from results import comparisons, table_rows, variation_rows
-
     from ._tables import interval_table, print_comparisons
     from ._variations import variation_table
 
@@ -158,8 +168,6 @@ def _print_outcome(config: ExperimentConfig, results: list) -> None:
 
 def cache_lines(run_dir: Path) -> list[str]:
     """What this invocation ran and took from the cache, per stage kind, and why earlier results were not reused."""
-    from results import read_manifest
-
     try:
         manifest = read_manifest(run_dir)
     except (FileNotFoundError, ValueError):
@@ -331,8 +339,6 @@ def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML 
 def report(run_dir: Path = typer.Argument(..., help="A run folder with results.json.")) -> None:
     """Rebuild results.md/.csv, the plot and report.html from a run's results.json; print the overall figures with
     their 95 % intervals and the paired comparisons of SR."""
-    from results import read_results, write_report, write_results
-
     try:
         data = read_results(run_dir)
     except (FileNotFoundError, ValueError) as exc:
@@ -340,7 +346,6 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
     rows = write_results(run_dir, data.apps, usage=data.usage, offline_roles=data.offline_roles, weights=data.weights,
                          cache=data.cache or None)
     out = write_report(run_dir, rows, data.apps, data.offline_roles, data.usage)
-    from results import comparisons, variation_rows
 
     from ._tables import interval_table, print_comparisons
     from ._variations import variation_table
@@ -355,8 +360,6 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
 
 def _print_agreement(run_dir: Path) -> None:
     """The pair table of agreement.json (written with the report when the run has judgements or labels)."""
-    from results import read_agreement
-
     from ._labels import agreement_table
 
     agreement = read_agreement(run_dir)
@@ -382,8 +385,7 @@ def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
            pool: str = typer.Option(None, "--pool", help="Deploy to this work pool (e.g. a process pool whose workers run "
                                     "on other machines) and return, instead of serving from this process.")) -> None:
     """Serve a scheduled sweep (flow.serve with a cron schedule; runs until interrupted), or deploy it to a work pool."""
-    from experiment import check_config
-    from flows import sweep
+    from flows import sweep  # Prefect loads with it: only when a schedule or a deployment is asked for
 
     try:
         config = load_config(config_file)

@@ -14,6 +14,19 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from apps_prompts import load_app, reference_html_path
+from cua import BrowserConfig, capture_png, open_app, settle, write_atomic
+from perturb import (
+    DEFAULT,
+    VARIATIONS,
+    VariationError,
+    needed_roles,
+    offline_variation_names,
+    resolve,
+    variation_transform,
+)
+from results import GAP_FACTOR, gap_label
+
 from ._output import _fail, console
 
 
@@ -25,8 +38,6 @@ def variation_table(rows, width: int | None = None) -> Table:
     row stacks instead — its track's parts, its variations with their figures, and its spread, each
     on lines of one cell, as the results table's domains do — and nothing is cut.
     """
-    from results import GAP_FACTOR, gap_label
-
     commenters = len({row.commenter_mode for row in rows}) > 1
     labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
     names = list(dict.fromkeys(name for row in rows for name in row.variations))
@@ -87,8 +98,6 @@ def variations_command(
     width: int = typer.Option(None, "--width", help="Scale each PNG to this width (default: the viewport's, 1280)."),
 ) -> None:
     """List the variations (name, kind, what it does, what it needs), or draw one app in each of them."""
-    from perturb import DEFAULT, VARIATIONS
-
     if show is None:
         table = Table(title="Variations (compose with '+', e.g. dark+long; `variations:` in a config, --variations on "
                             "aui run)")
@@ -104,8 +113,6 @@ def variations_command(
         console.print(table)
         console.print("See one app in each: aui variations --show APP_ID [--out DIR]", highlight=False)
         return
-    from apps_prompts import load_app
-    from perturb import VariationError, needed_roles, offline_variation_names, resolve
 
     try:
         app = load_app(show)
@@ -135,9 +142,6 @@ async def write_variation_pictures(app, names: list[str], folder: Path, seed: in
     """
     from PIL import Image
 
-    from apps_prompts import reference_html_path
-    from cua import BrowserConfig, capture_png, open_app, settle, write_atomic
-    from perturb import variation_transform
 
     reference = reference_html_path(app)
     if reference is None or not reference.is_file():

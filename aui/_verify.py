@@ -9,7 +9,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from apps_prompts import BUNDLED_DIR
+from apps_prompts import BUNDLED_DIR, load_app
+from cua import close_browser
+from llm import ModelConfigError, get_client
+from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, verify_app
 
 console = Console()
 err_console = Console(stderr=True)
@@ -26,10 +29,6 @@ def verify_command(
     screenshot: bool = typer.Option(False, "--screenshot", help="Show the model a screenshot of the loaded app."),
 ) -> None:
     """Decide per task whether the app supports it, gate each checker, and report Function Completeness."""
-    from apps_prompts import load_app
-    from cua import close_browser
-    from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, verify_app
-
     try:
         spec = load_app(app_id, apps)
     except (KeyError, FileNotFoundError, ValueError) as exc:
@@ -40,8 +39,6 @@ def verify_command(
         raise typer.Exit(2)
     client = None
     if model != "offline":
-        from llm import ModelConfigError, get_client
-
         try:
             client = get_client(models_config)
             client.registry.model_name(model)

@@ -25,7 +25,7 @@ def view_command(
     blind: bool = typer.Option(True, "--blind/--no-blind", help="Hide the checker's verdict until you label a trajectory."),
 ) -> None:
     """Browse runs, step through trajectories, compare rounds and label (writes only labels.jsonl)."""
-    from viewer import serve_viewer
+    from viewer import serve_viewer  # FastAPI and uvicorn load only when the viewer is served
 
     roots = list(run_dirs) if run_dirs else [Path("runs")]
     missing = [str(root) for root in roots if not root.is_dir()]

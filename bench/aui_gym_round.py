@@ -39,6 +39,13 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from apps_prompts import BUNDLED_DIR, load_apps, load_tasks_file, reference_html_path
+from cua import close_browser
+from experiment import make_config
+from flows import sweep
+from flows.testing import LATENCY_ROLES, LatencyRoles, plan_apps, role_latencies, write_latency_models
+from llm.testing import LatencyOpenAIServer
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 GRID_ROUNDS = 3 * 3 * 2
@@ -50,8 +57,6 @@ def log(message: str) -> None:
 
 def serve(roles, latencies, port_queue, calls, stop, port=0) -> None:
     """The model server's process: answers until `stop` is set, counting requests in `calls` (shared)."""
-    from llm.testing import LatencyOpenAIServer
-
     def answer(request):
         with calls.get_lock():
             calls.value += 1
@@ -64,8 +69,6 @@ def serve(roles, latencies, port_queue, calls, stop, port=0) -> None:
 
 def first_versions(ids: list[str]) -> tuple[dict[str, tuple[str, list]], dict[str, str]]:
     """Per AUI-Gym id: (v0 HTML, the known tasks of that page) and where the page came from."""
-    from apps_prompts import BUNDLED_DIR, load_apps, load_tasks_file, reference_html_path
-
     gpt5_dir = SHARED / "gpt5-apps"
     tasks_file = ROOT / "configs" / "gpt5-tasks.yaml"
     pages: dict[str, tuple[str, list]] = {}
@@ -104,12 +107,6 @@ async def task_run_cost_s(count: int = 200) -> float:
 
 
 async def main(args: argparse.Namespace) -> dict:
-    import flows  # noqa: F401  (Prefect's settings for this project)
-    from apps_prompts import load_apps
-    from cua import close_browser
-    from experiment import make_config
-    from flows import sweep
-    from flows.testing import LATENCY_ROLES, LatencyRoles, plan_apps, role_latencies, write_latency_models
 
     sys.path.insert(0, str(Path(__file__).parent))
     from scale import TreeSampler, cores_between  # noqa: E402  (the same process-tree sampler)
@@ -199,8 +196,6 @@ async def main(args: argparse.Namespace) -> dict:
 
 async def _rerun_only(config, calls, result: dict) -> dict:
     """`--rerun`: the same sweep again over an earlier run's folder (its models.yaml, its Prefect cache)."""
-    from flows import sweep
-
     log("the same sweep again over the earlier run (must make no model calls) …")
     started = time.time()
     results = await sweep(config)

@@ -30,6 +30,12 @@ import sys
 import time
 from pathlib import Path
 
+from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
+from cua import TRAJECTORY_FILE, RolloutConfig, Trajectory, close_browser, rollout
+from cua.policies import get_policy
+from dashboard_render import account_trajectory, plan_dashboard, render_trajectory, summarize
+from verifier import rollout_checker
+
 ROOT = Path(__file__).resolve().parents[1]
 GPT5_APPS = ROOT.parent / "shared" / "data" / "gpt5-apps"
 AUI_GYM_APPS = ROOT.parent / "shared" / "data" / "aui-gym-apps"
@@ -56,11 +62,6 @@ def gpt5_tasks(app_id: str, limit: int) -> list[tuple[str, str]]:
 
 
 async def run_rollouts(out: Path, tasks_per_app: int, max_steps: int, reuse: bool) -> list[Path]:
-    from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
-    from cua import RolloutConfig, TRAJECTORY_FILE, close_browser, rollout
-    from cua.policies import get_policy
-    from verifier import rollout_checker
-
     jobs = []  # (folder, html, task text, checker source or None, app id, task id, expected)
     for spec in load_apps(BUNDLED_DIR).apps:
         path = reference_html_path(spec)
@@ -102,8 +103,6 @@ async def run_rollouts(out: Path, tasks_per_app: int, max_steps: int, reuse: boo
 
 def compose(sources: list[Path], steps: int, folder: Path) -> Path:
     """A `steps`-step trajectory made of real steps (with their screenshots) from `sources`."""
-    from cua import Trajectory
-
     folder.mkdir(parents=True, exist_ok=True)
     pool = [(src, step) for src in sources for step in Trajectory.load(src).steps if step.screenshot and step.screen_action]
     if not pool:
@@ -122,9 +121,6 @@ def compose(sources: list[Path], steps: int, folder: Path) -> Path:
 
 
 def measure(folders: list[Path], out: Path) -> dict:
-    from cua import Trajectory
-    from dashboard_render import account_trajectory, plan_dashboard, render_trajectory, summarize
-
     accounts, scales = [], []
     for folder in folders:
         trajectory = Trajectory.load(folder)

@@ -28,6 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from commenter.detector import DetectorMetrics, metrics_path
+from perturb import DefectSet
+
 ROOT = Path(__file__).resolve().parent.parent
 DETECTORS = (("offline", "detector"), ("offline-blind", "blind_detector"), ("commenter", "commenter"))
 """Each detector scored, and the prefix of its figures in the output."""
@@ -51,8 +54,6 @@ def figures_of(run_dir: Path) -> dict:
     """The defect set's counts and each detector's figures, read through the models the commands write."""
     from collections import Counter
 
-    from commenter.detector import DetectorMetrics, metrics_path
-    from perturb import DefectSet
 
     defect_set = DefectSet.read(run_dir)
     attempted = Counter(r.type for r in defect_set.records)

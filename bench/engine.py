@@ -28,20 +28,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from scale import TreeSampler  # noqa: E402  (the same process-tree sampler)
 
+from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
+from cua import BrowserConfig, capture_png, close_browser, open_app, settle
+
 
 def log(message: str) -> None:
     print(f"[bench/engine] {message}", file=sys.stderr, flush=True)
 
 
 def bundled_pages() -> list[str]:
-    from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
-
     return [Path(reference_html_path(spec)).read_text(encoding="utf-8") for spec in load_apps(BUNDLED_DIR).apps]
 
 
 async def one_cycle(html: str, config) -> None:
-    from cua import capture_png, open_app, settle
-
     async with open_app(html, config, seed=0, fixed_clock=True) as app:
         await settle(app.page)
         viewport = config.viewport
@@ -55,8 +54,6 @@ def renderers(sampler: TreeSampler) -> int:
 
 
 async def measure(binary: str, pages: list[str], cycles: int, reuse_pages: bool = False) -> dict:
-    from cua import BrowserConfig, close_browser, open_app
-
     config = BrowserConfig(executable_path=binary, reuse_pages=reuse_pages)
     for html in pages[:2]:  # warm-up: launch, imports, the first contexts
         await one_cycle(html, config)

@@ -33,6 +33,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from apps_prompts import BUNDLED_DIR, load_apps, load_tasks_file, reference_html_path
+from cua import BrowserConfig, capture_png, close_browser, open_app, settle
+from verifier import replay_solution
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 KNOWN = Path(__file__).with_name("fidelity_known.json")
@@ -84,8 +88,6 @@ class Compared:
 
 def cases(which: set[str], only: str | None = None) -> list[Case]:
     """Every task with a reference solution of the chosen app sets."""
-    from apps_prompts import BUNDLED_DIR, load_apps, load_tasks_file, reference_html_path
-
     found: list[Case] = []
     if "bundled" in which:
         for spec in load_apps(BUNDLED_DIR).apps:
@@ -102,9 +104,6 @@ def cases(which: set[str], only: str | None = None) -> list[Case]:
 
 async def screenshots(case: Case, binary: str) -> list[bytes | None]:
     """The screenshot at load and after every step of the solution (None after a step that failed)."""
-    from cua import BrowserConfig, capture_png, open_app, settle
-    from verifier import replay_solution
-
     shots: list[bytes | None] = []
     config = BrowserConfig(executable_path=binary)
     async with open_app(case.html, config, seed=0, fixed_clock=True) as app:
@@ -169,8 +168,6 @@ def explained(compared: Compared, known: list[dict]) -> dict | None:
 
 
 async def run(which: set[str], first: str, second: str, only: str | None = None) -> dict:
-    from cua import close_browser
-
     found = cases(which, only)
     log(f"{len(found)} tasks with reference solutions; {first} (twice) vs {second}")
     tolerance, known = known_differences()

@@ -27,6 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from verifier.judge import agreement_report, judge_run
+from verifier.testing import run_planted_corpus
+
 ROOT = Path(__file__).resolve().parent.parent
 OFFLINE_JUDGE_PAIR = ("checker", "offline judge (screenshot)")
 
@@ -69,14 +72,10 @@ def summarise_planted(outcomes: list) -> dict:
 
 
 async def planted() -> dict:
-    from verifier.testing import run_planted_corpus
-
     return summarise_planted(await run_planted_corpus())
 
 
 async def offline_judge(run_dir: Path) -> dict:
-    from verifier.judge import agreement_report, judge_run
-
     started = time.monotonic()
     judgements = await judge_run(run_dir, "offline")
     elapsed = time.monotonic() - started

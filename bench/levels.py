@@ -23,6 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from apps_prompts import BUNDLED_DIR, load_apps
+from experiment import make_config
+from flows import sweep_without_prefect
+from results import table_rows
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -36,10 +41,6 @@ async def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    from apps_prompts import BUNDLED_DIR, load_apps
-    from experiment import make_config
-    from flows import sweep_without_prefect
-    from results import table_rows
 
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-levels-"))
     config = make_config({"name": "levels", "rounds": 0, "repeats": args.repeats, "out_dir": str(out), "concurrency": 2})

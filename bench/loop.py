@@ -33,9 +33,12 @@ import time
 from pathlib import Path
 
 from apps_prompts import load_apps
+from cua import close_browser, get_browser
 from experiment import make_config
 from flows import sweep, sweep_without_prefect  # first: importing `flows` sets Prefect's environment
+from flows.testing import ONLINE_ROLES, ScriptedRoles, click_point
 from llm import call_stats
+from llm.testing import ScriptedOpenAIServer
 from results import table_rows
 
 TARGETS = {"rerun_model_calls": 0, "rerun_vs_first": 0.2, "prefect_overhead_ratio": 1.25}
@@ -59,12 +62,12 @@ def sr_by_round(results) -> dict[int, float | None]:
 
 async def warm_up(out: Path, args: argparse.Namespace) -> float:
     """Start Prefect's server and the browser, import what the stages import; returns Prefect's start-up time."""
+    # Here, not at the top: importing what the stages import is part of the warm-up, outside the timings.
     import matplotlib.pyplot  # noqa: F401
     from prefect.client.orchestration import get_client
 
     import cua.policies  # noqa: F401
     import dashboard_render  # noqa: F401
-    from cua import get_browser
 
     started = time.perf_counter()
     async with get_client() as client:
@@ -78,9 +81,6 @@ async def warm_up(out: Path, args: argparse.Namespace) -> float:
 
 async def online_variant(out: Path) -> dict:
     """One app, every role scripted: model requests of the first run and of the re-run."""
-    from flows.testing import ONLINE_ROLES, ScriptedRoles, click_point
-    from llm.testing import ScriptedOpenAIServer
-
     roles = ScriptedRoles(ONLINE_APP, ["swap-to-feet-metres", "miles-to-km"],
                           clicks={"swap-to-feet-metres": await click_point(ONLINE_APP, "#swap")})
     previous = os.environ.get("AUI_LLM_CACHE")
@@ -108,8 +108,6 @@ async def online_variant(out: Path) -> dict:
 
 
 async def main(args: argparse.Namespace) -> dict:
-    from cua import close_browser
-
     out = Path(args.out or tempfile.mkdtemp(prefix="aui-bench-loop-"))
     out.mkdir(parents=True, exist_ok=True)
     all_apps = [spec.id for spec in load_apps().raise_for_errors()]

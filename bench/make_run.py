@@ -36,6 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
 from scale import TreeSampler, cores_between, top_frames  # noqa: E402  (the same process-tree sampler)
 
+from results import read_results, table_rows
+
 TARGET_LOOP_WALL_S = 300
 
 
@@ -97,8 +99,6 @@ def read_cpu(sampler: TreeSampler, seen: dict[int, tuple[str, float]]) -> None:
 
 
 def results_figures(run_dir: Path) -> dict:
-    from results import read_results, table_rows
-
     results = read_results(run_dir).apps
     rollouts = sum(1 for r in results for t in r.tasks if t.trajectory)
     sr = {row.round: row.sr["overall"] for row in table_rows(results)}

@@ -38,6 +38,7 @@ import time
 from contextlib import AsyncExitStack
 from pathlib import Path
 
+from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
 from cua import (
     Action,
     Observation,
@@ -53,6 +54,7 @@ from cua import (
     settle,
 )
 from cua.policies import get_policy
+from verifier import rollout_checker, run_checker
 
 TARGETS = {"overhead_ratio": 1.5, "engine_ms_per_step": 350, "throughput_gain": 1.4, "mb_per_extra_rollout": 120}
 
@@ -119,8 +121,6 @@ async def floor_ms_per_step(steps: int) -> float:
 
 
 async def run_checker_js(page) -> bool:
-    from verifier import run_checker
-
     return (await run_checker(page, CHECKER)).passed
 
 
@@ -244,8 +244,6 @@ async def mb_per_extra_rollout(extra: int = 3) -> float:
 
 
 async def heuristic_sr_bundled(out: Path, max_steps: int, concurrency: int) -> dict:
-    from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
-
     try:
         get_policy("heuristic")
     except Exception as exc:
@@ -253,7 +251,6 @@ async def heuristic_sr_bundled(out: Path, max_steps: int, concurrency: int) -> d
     loaded = load_apps(BUNDLED_DIR) if BUNDLED_DIR.is_dir() else None
     if not loaded or not loaded.apps:
         return {"heuristic_sr_bundled": None, "heuristic_note": f"no bundled apps in {BUNDLED_DIR}"}
-    from verifier import rollout_checker
 
     jobs, total = [], 0
     for spec in loaded.apps:

@@ -36,6 +36,13 @@ from pathlib import Path
 
 import psutil
 
+from apps_prompts import BUNDLED_DIR, Task, TaskCategory, load_app, reference_html_path
+from cua import DEFAULT_VIEWPORT, BrowserConfig, close_browser
+from flows import PREFECT_STAGES, AgentSettings, RunContext, use_browser_slots
+from flows.testing import ROLE_MODELS, LatencyRoles, plan_apps, write_latency_models
+from llm import Latency
+from llm.testing import LatencyOpenAIServer
+
 APP = "rgb-color-mixer"
 TARGETS = {16: (12.0, 2048), 32: (20.0, 3072)}
 
@@ -46,9 +53,6 @@ def log(message: str) -> None:
 
 def serve(roles, latency_s: float, port_queue, stop) -> None:
     """The model server's process: answers until `stop` is set."""
-    from llm import Latency
-    from llm.testing import LatencyOpenAIServer
-
     with LatencyOpenAIServer(roles, Latency.fixed(latency_s)) as server:
         port_queue.put(server.port)
         stop.wait()
@@ -204,13 +208,9 @@ def percentile(values: list[float], fraction: float) -> float | None:
 
 
 async def main(args: argparse.Namespace) -> dict:
-    import flows  # noqa: F401  (Prefect's settings for this project, before Prefect is imported)
     from prefect import flow
 
-    from apps_prompts import BUNDLED_DIR, Task, TaskCategory, load_app, reference_html_path
-    from cua import DEFAULT_VIEWPORT, close_browser
-    from flows import PREFECT_STAGES, AgentSettings, RunContext, use_browser_slots
-    from flows.testing import ROLE_MODELS, LatencyRoles, plan_apps, write_latency_models
+
 
     out = Path(args.out or tempfile.mkdtemp(prefix="aui-bench-scale-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -310,7 +310,6 @@ async def main(args: argparse.Namespace) -> dict:
             met = result.setdefault("targets_met", {})
             met[f"gain_{n}"] = bool(result[f"gain_{n}"] and result[f"gain_{n}"] >= gain)
             met[f"pss_mb_{n}"] = result[f"pss_mb_{n}"] <= memory
-    from cua import BrowserConfig
 
     result["chromium"] = BrowserConfig().executable_path  # the binary every rollout here ran on
     result["out"] = str(out)

@@ -27,8 +27,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
 from cua import RolloutConfig, TerminationReason, close_browser, rollout
 from cua.policies import get_policy
+from verifier import compile_checker, rollout_checker
 
 WINDOW = 50
 RSS_GROWTH_LIMIT = 1.2
@@ -95,9 +97,6 @@ def command(pid: int) -> str:
 
 def bundled_jobs() -> list[tuple[str, str, str, str, str]]:
     """(app id, task id, task text, html, checker JS) for every bundled task with a reference checker."""
-    from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
-    from verifier import compile_checker
-
     jobs = []
     for spec in load_apps(BUNDLED_DIR).raise_for_errors():
         html_path = reference_html_path(spec)
@@ -113,8 +112,6 @@ def bundled_jobs() -> list[tuple[str, str, str, str, str]]:
 
 
 async def soak(rollouts: int, max_steps: int, out: Path, keep: bool) -> dict:
-    from verifier import rollout_checker
-
     jobs = bundled_jobs()
     config = RolloutConfig(max_steps=max_steps, step_timeout_s=60, episode_timeout_s=240)
     me = os.getpid()

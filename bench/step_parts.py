@@ -28,6 +28,11 @@ import sys
 import time
 from pathlib import Path
 
+from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
+from cua import BrowserConfig, capture_png, close_browser, default_chromium, isolated_world, open_app, settle
+from cua.policies.heuristic import read_page
+from verifier import run_checker
+
 
 def log(message: str) -> None:
     print(f"[bench/step_parts] {message}", file=sys.stderr, flush=True)
@@ -45,11 +50,6 @@ async def timed(call, repeats: int) -> float:
 
 
 async def main(repeats: int) -> dict:
-    from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
-    from cua import BrowserConfig, capture_png, close_browser, default_chromium, isolated_world, open_app, settle
-    from cua.policies.heuristic import read_page
-    from verifier import run_checker
-
     per_app: dict[str, dict[str, float]] = {}
     try:
         for spec in load_apps(BUNDLED_DIR).apps:

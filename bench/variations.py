@@ -31,6 +31,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
+from cua import BrowserConfig, capture_png, close_browser, open_app, settle
+from experiment import make_config
+from flows import sweep_without_prefect
+from perturb import VARIATIONS, changed_share, offline_variation_names, text_cells, variation_transform
+from results import variation_rows
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -42,10 +49,6 @@ def log(message: str) -> None:
 
 
 async def reliability(args, names: list[str], out: Path) -> tuple[dict, float]:
-    from experiment import make_config
-    from flows import sweep_without_prefect
-    from results import variation_rows
-
     fields = {"name": "variations", "rounds": 0, "repeats": args.repeats, "variations": names,
               "out_dir": str(out), "concurrency": 2}
     if args.app:
@@ -61,10 +64,6 @@ async def reliability(args, names: list[str], out: Path) -> tuple[dict, float]:
 
 
 async def appearance_and_cost(app_ids: list[str] | None, names: list[str]) -> dict:
-    from apps_prompts import BUNDLED_DIR, load_apps, reference_html_path
-    from cua import BrowserConfig, capture_png, close_browser, open_app, settle
-    from perturb import VARIATIONS, changed_share, text_cells, variation_transform
-
     appearance = [name for name in names if name != "default" and all(
         VARIATIONS.get(part).kind == "appearance" for part in name.split("+"))]
     shares: dict[str, list[float]] = {name: [] for name in appearance}
@@ -110,7 +109,6 @@ async def main() -> None:
     parser.add_argument("--skip-reliability", action="store_true", help="only the appearance and cost figures")
     parser.add_argument("--skip-appearance", action="store_true", help="only the reliability figures")
     args = parser.parse_args()
-    from perturb import offline_variation_names
 
     names = ["default", *[n for n in (args.variations.split(",") if args.variations else offline_variation_names())
                           if n and n != "default"]]

@@ -41,6 +41,7 @@ def serve(roots: list[Path]):
 
     import uvicorn
 
+    # Here, not at the top: this file is itself `viewer.py`, so the package is found only once ROOT leads sys.path.
     from viewer import create_app
 
     with socket.socket() as sock:
@@ -79,6 +80,7 @@ async def main() -> None:
     args = parser.parse_args()
     from playwright.async_api import async_playwright
 
+    # Here, not at the top: this file is itself `viewer.py` (see serve).
     from cua import BrowserConfig
     from viewer import load_run
     from viewer.testing import synthetic_run

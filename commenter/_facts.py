@@ -24,8 +24,17 @@ from pathlib import Path
 from playwright.async_api import Page
 from pydantic import BaseModel, Field
 
-from cua import DEFAULT_VIEWPORT, BrowserConfig, PageTransform, Step, Trajectory, Viewport, isolated_world, open_app
-
+from cua import (
+    DEFAULT_VIEWPORT,
+    BrowserConfig,
+    PageTransform,
+    Step,
+    Trajectory,
+    Viewport,
+    execute,
+    isolated_world,
+    open_app,
+)
 
 AXE_RULES = {
     "color-contrast": "contrast",
@@ -188,8 +197,6 @@ def no_effect_steps(trajectory: Trajectory) -> list[NoEffectStep]:
 
 async def replay_for_transients(page: Page, steps: list[Step]) -> list[ElementFact]:
     """Replay `steps` on `page` under a fake clock; return text that appeared and then vanished by itself."""
-    from cua import execute
-
     world = isolated_world(page)
     await page.clock.install()  # timers the app sets from here on run on our fast-forwarded time
     transient: dict[str, ElementFact] = {}

@@ -30,6 +30,31 @@ def _names(elements: list[ElementFact], limit: int = 3) -> str:
     return shown + (f" and {len(elements) - limit} more" if len(elements) > limit else "")
 
 
+def _page_wide_changes(facts: OfflineFacts, needed: list[ElementFact]) -> list[str]:
+    """Changes from what the page shows at rest (covered, unnamed, animated, faint, oversized), none of them an issue."""
+    vw, vh = facts.viewport_width, facts.viewport_height
+    found: list[str] = []
+    if facts.obscured_controls:
+        found.append(f"Uncover {_names(facts.obscured_controls)}: another element sits on top of them — interaction robustness.")
+    if facts.missing_ids:
+        found.append(f"Give stable, descriptive ids to {_names(facts.missing_ids)} — interaction robustness.")
+    if facts.animations or facts.transitions:
+        animated = facts.animations or facts.transitions
+        found.append(
+            f"Remove CSS animations/transitions on {_names(animated)} so the page is still when an action settles — predictable behaviour."
+        )
+    if facts.unnamed_controls:
+        found.append(f"Give {_names(facts.unnamed_controls)} visible text or an aria-label — interaction robustness.")
+    if facts.low_contrast:
+        low = facts.low_contrast[0]
+        found.append(f"Raise the text contrast of `{low.selector}` ({low.detail}) to at least 4.5:1 — state visibility.")
+    if facts.overflows_viewport and not needed:
+        found.append(
+            f"Fit the page (`body`, {facts.page_width}×{facts.page_height} px) within {vw}×{vh} so nothing needs scrolling — interaction robustness."
+        )
+    return found
+
+
 def comment_from_facts(facts: OfflineFacts) -> Comment:
     """The commenter JSON for `facts` (validated against the schema before it is returned)."""
     changes: list[str] = []
@@ -81,24 +106,7 @@ def comment_from_facts(facts: OfflineFacts) -> Comment:
         )
         if len(issues) < MAX_ISSUES:
             issues.append(f"state shown only transiently in `{toast.selector}`")
-    if facts.obscured_controls:
-        changes.append(f"Uncover {_names(facts.obscured_controls)}: another element sits on top of them — interaction robustness.")
-    if facts.missing_ids:
-        changes.append(f"Give stable, descriptive ids to {_names(facts.missing_ids)} — interaction robustness.")
-    if facts.animations or facts.transitions:
-        animated = facts.animations or facts.transitions
-        changes.append(
-            f"Remove CSS animations/transitions on {_names(animated)} so the page is still when an action settles — predictable behaviour."
-        )
-    if facts.unnamed_controls:
-        changes.append(f"Give {_names(facts.unnamed_controls)} visible text or an aria-label — interaction robustness.")
-    if facts.low_contrast:
-        low = facts.low_contrast[0]
-        changes.append(f"Raise the text contrast of `{low.selector}` ({low.detail}) to at least 4.5:1 — state visibility.")
-    if facts.overflows_viewport and not needed:
-        changes.append(
-            f"Fit the page (`body`, {facts.page_width}×{facts.page_height} px) within {vw}×{vh} so nothing needs scrolling — interaction robustness."
-        )
+    changes += _page_wide_changes(facts, needed)
     # Fill up to the schema's minimum with page-wide, still element-specific advice.
     fillers = [
         "Show the result of every action as text in one persistent element such as `#status` (role=status) — state visibility.",

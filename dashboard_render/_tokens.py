@@ -19,7 +19,7 @@ from PIL import Image
 from pydantic import BaseModel, Field
 
 # One implementation of Qwen's resize rule, shared with the agent's coordinate space.
-from cua import IMAGE_FACTOR, MAX_PIXELS, MIN_PIXELS, smart_resize
+from cua import IMAGE_FACTOR, MAX_PIXELS, MIN_PIXELS, Trajectory, smart_resize
 
 QWEN_FACTOR = IMAGE_FACTOR  # one token per 28×28 patch (14-px ViT patches merged 2×2)
 QWEN_MIN_PIXELS = MIN_PIXELS  # UI-TARS-1.5's setting; stock Qwen2.5-VL uses 4·28²
@@ -110,8 +110,6 @@ def account_images(
 
 def account_trajectory(folder: Path | str, dashboard_size: tuple[int, int] = (1920, 1080)) -> TokenAccount:
     """Token account of a trajectory folder; image sizes are read from the PNG headers only."""
-    from cua import Trajectory
-
     folder = Path(folder)
     trajectory = Trajectory.load(folder)
     names = [trajectory.initial_screenshot] + [step.screenshot for step in trajectory.steps]

@@ -11,7 +11,9 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from apps_prompts import BUNDLED_DIR, Level, Task
 from cua import DEFAULT_VIEWPORT, Viewport
+from cua.policies import is_offline_policy
 from llm import BudgetLimits
+from perturb import DEFAULT, needed_roles, resolve
 
 from ._offline_names import is_offline_provider, registry_at
 
@@ -169,7 +171,6 @@ class ExperimentConfig(BaseModel):
         2026-11-27); a model-backed policy waits on its model, so MODEL_BOUND_SLOTS."""
         if self.concurrency is not None:
             return self.concurrency
-        from cua.policies import is_offline_policy
 
         if all(is_offline_policy(name) for name in self.cua_policies):
             return max(2, os.cpu_count() or 2)
@@ -215,16 +216,12 @@ class ExperimentConfig(BaseModel):
     @classmethod
     def _known_variations(cls, names: list[str]) -> list[str]:
         """Each name resolves (parts known, each once); `default` first and always there, no name twice."""
-        from perturb import DEFAULT, resolve
-
         for name in names:
             resolve(name)  # VariationError (a ValueError) names the part and lists the known ones
         return [DEFAULT, *dict.fromkeys(name.strip() for name in names if name.strip() != DEFAULT)]
 
     @model_validator(mode="after")
     def _variations_have_what_they_need(self) -> ExperimentConfig:
-        from perturb import needed_roles
-
         if self.revise_on not in self.variations:
             raise ValueError(f"revise_on {self.revise_on!r} is not one of the run's variations ({', '.join(self.variations)})")
         registry = registry_at(self.models_config) if any("translator" in needed_roles(name) for name in self.variations) else None

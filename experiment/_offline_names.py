@@ -1,7 +1,7 @@
 """Whether a name, playing a role, is an offline provider: the rule by name, below the run's config.
 
 The config's own checks need it (a variation that translates needs a model), and so does every label
-of offline roles (`flows._offline_roles`, which applies it to a whole run). The answer comes from the
+of offline roles (`offline_roles`, which applies it to a whole run). The answer comes from the
 registries, never from a test on the name: the CUA policy's class, the role's own offline
 implementations, or a model that the model registry maps to `provider: offline`.
 """
@@ -10,43 +10,36 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from apps_prompts import OFFLINE_PROPOSERS
+from coder import coders
+from commenter import COMMENTERS
+from commenter.detector import OFFLINE_DETECTORS
+from cua.policies import is_offline_policy, policies
 from llm import ModelConfigError, ModelRegistry, UnknownModelError, load_model_registry
+from perturb import NO_TRANSLATOR
+from verifier import OFFLINE
+from verifier.judge import OFFLINE_JUDGE
 
 ROLES = ("coder", "proposer", "verifier", "commenter", "judge", "detector", "translator", "cua")
 """Every role of the loop, in the order labels list them."""
 
 
 def _own_offline_names(role: str) -> frozenset[str]:
-    """The role's implementations that call no model, by the names its factory knows them by."""
-    # Each role's package is imported only when that role is asked about: the config's own check asks about the
-    # translator alone, and a bad config is refused before the coders, verifiers and commenters load.
+    """The role's implementations that call no model, by the names its factory knows them by (read at each call:
+    a registry may gain names after import)."""
     if role == "coder":
-        from coder import coders
-
         return frozenset(coders.names())  # registered coders are not models (any other name is one)
     if role == "proposer":
-        from apps_prompts import OFFLINE_PROPOSERS
-
         return frozenset(OFFLINE_PROPOSERS)
     if role == "verifier":
-        from verifier import OFFLINE
-
         return frozenset({OFFLINE})
     if role == "commenter":
-        from commenter import COMMENTERS
-
         return frozenset(name for name in COMMENTERS.names() if getattr(COMMENTERS.get(name), "offline", False))
     if role == "judge":
-        from verifier.judge import OFFLINE_JUDGE
-
         return frozenset({OFFLINE_JUDGE})
     if role == "detector":
-        from commenter.detector import OFFLINE_DETECTORS
-
         return frozenset(OFFLINE_DETECTORS)
     if role == "translator":
-        from perturb import NO_TRANSLATOR
-
         return frozenset({NO_TRANSLATOR})  # nothing translates offline: the name says no model is asked
     raise ValueError(f"no role {role!r}; the roles are {', '.join(ROLES)}")
 
@@ -58,8 +51,6 @@ def is_offline_provider(role: str, name: str, registry: ModelRegistry | None = N
     registry does not know is not offline (the run's preflight refuses it before anything starts).
     """
     if role == "cua":
-        from cua.policies import is_offline_policy, policies
-
         return name in policies and is_offline_policy(name)
     if name in _own_offline_names(role):
         return True

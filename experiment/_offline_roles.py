@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from llm import ModelRegistry
+from perturb import needed_roles
 from results import Track
 
 from ._config import ExperimentConfig
@@ -50,8 +51,6 @@ def role_players(config: ExperimentConfig, track: Track | None = None,
     A run with several coders or CUA policies lists one player per name; a track, its own.
     `registry`: the model registry to ask (default: the run's, `config.models_config`).
     """
-    from perturb import needed_roles
-
     registry = registry if registry is not None else run_registry(config)
     wanted: list[tuple[str, str]] = [("coder", name) for name in ([track.coder] if track else config.coders)]
     wanted.append(("proposer", config.proposer))

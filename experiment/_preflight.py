@@ -14,9 +14,15 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from apps_prompts import TasksFileError, load_apps, load_tasks_file
+from cua.policies import get_policy, policies, policy_model
+from llm import ModelConfigError, load_model_registry
+
 from ._config import ConfigError, ExperimentConfig
 from ._offline_names import is_offline_provider
 from ._offline_roles import offline_coders, role_players, run_registry
+from ._plan import apps_with_v0
+from ._run_size import run_size, tasks_per_app
 
 if TYPE_CHECKING:
     from llm import ModelConfig
@@ -50,8 +56,6 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
 
 
 def _check_apps(config: ExperimentConfig) -> list[str]:
-    from apps_prompts import load_apps
-
     try:
         loaded = load_apps(config.apps)
     except FileNotFoundError as exc:
@@ -67,8 +71,6 @@ def _check_apps(config: ExperimentConfig) -> list[str]:
                           f"(known: {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})")
     app_ids = list(config.app_ids) or known
     if config.v0_dir is not None and offline_coders(config):
-        from ._plan import apps_with_v0
-
         try:
             app_ids = apps_with_v0(config, app_ids)
         except ValueError as exc:
@@ -79,7 +81,6 @@ def _check_apps(config: ExperimentConfig) -> list[str]:
 def _check_tasks_file(config: ExperimentConfig, app_ids: list[str]) -> None:
     if config.tasks_file is None:
         return
-    from apps_prompts import TasksFileError, load_tasks_file
 
     for app_id in app_ids:
         try:
@@ -89,8 +90,6 @@ def _check_tasks_file(config: ExperimentConfig, app_ids: list[str]) -> None:
 
 
 def _check_task_counts(config: ExperimentConfig, app_ids: list[str]) -> None:
-    from ._run_size import tasks_per_app
-
     for app_id, count in tasks_per_app(config, app_ids).items():
         if count > config.max_tasks_per_app:
             where = f"in {config.tasks_file}" if config.tasks_file else "(field 'tasks_per_app')"
@@ -104,7 +103,6 @@ def _check_judge_checks(config: ExperimentConfig, app_ids: list[str]) -> None:
     if not is_offline_provider("judge", config.judge, registry) or (
             config.tasks_file is None and not is_offline_provider("proposer", config.proposer, registry)):
         return  # a model judges, or a model proposes the tasks (their checks are not known yet)
-    from apps_prompts import load_apps, load_tasks_file
 
     specs = {spec.id: spec for spec in load_apps(config.apps).apps}
     for app_id in app_ids:
@@ -117,9 +115,7 @@ def _check_judge_checks(config: ExperimentConfig, app_ids: list[str]) -> None:
 
 
 def size_of_run(config: ExperimentConfig, app_ids: list[str]):
-    """The run's size (`flows._run_size.RunSize`); call after `check_config`."""
-    from ._run_size import run_size, tasks_per_app
-
+    """The run's size (`RunSize`); call after `check_config`."""
     return run_size(config, tasks_per_app(config, app_ids))
 
 
@@ -137,8 +133,6 @@ def check_run_size(config: ExperimentConfig, app_ids: list[str], *, assume_yes: 
 
 
 def _check_policies(config: ExperimentConfig) -> None:
-    from cua.policies import policies
-
     for policy in config.cua_policies:
         if policy not in policies:
             raise ConfigError(f"field 'cua_policies': unknown CUA policy {policy!r}; "
@@ -147,8 +141,6 @@ def _check_policies(config: ExperimentConfig) -> None:
 
 def _check_policy_options(config: ExperimentConfig) -> None:
     """`cua_options` name policies of the run, and each policy accepts its options (built once, no call made)."""
-    from cua.policies import get_policy
-
     for policy, options in config.cua_options.items():
         if policy not in config.cua_policies:
             raise ConfigError(f"field 'cua_options': options for {policy!r}, which is not among cua_policies "
@@ -170,12 +162,10 @@ def _check_models(config: ExperimentConfig) -> dict[str, ModelConfig]:
     # know is among them, and refused below naming its field.
     wanted: list[tuple[str, str]] = [(_FIELD_OF_ROLE[player.role], player.name) for player in role_players(config)
                                      if player.role != "cua" and not player.offline]
-    from cua.policies import policy_model
 
     wanted += [("cua_model", model) for model in dict.fromkeys(policy_model(p, config.cua_model) for p in config.cua_policies) if model]
     if not wanted:
         return {}
-    from llm import ModelConfigError, load_model_registry
 
     try:
         registry = load_model_registry(config.models_config)

@@ -20,9 +20,15 @@ import math
 
 from pydantic import BaseModel, Field
 
+from apps_prompts import load_apps, load_tasks_file
+from cua.policies import policy_model
+from llm import load_model_registry
+from results import minimum_detectable_difference
+
 from ._config import ExperimentConfig
 from ._offline_names import is_offline_provider
 from ._offline_roles import run_registry
+from ._plan import sweep_tracks
 
 # (prompt tokens, completion tokens) per call, low and high, per role. Rough on purpose; see above.
 TOKENS_PER_CALL: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
@@ -74,8 +80,6 @@ class RunSize(BaseModel):
     def detectable_difference(self) -> float | None:
         """The smallest SR difference between two rounds (or two tracks) of this run a 95 % test detects with 80 %
         power (`results._intervals.minimum_detectable_difference` over the tasks a round judges); None without tasks."""
-        from results import minimum_detectable_difference
-
         return minimum_detectable_difference(self.tasks) if self.tasks else None
 
     def describe_power(self) -> str:
@@ -109,8 +113,6 @@ class RunSize(BaseModel):
 
 def tasks_per_app(config: ExperimentConfig, app_ids: list[str]) -> dict[str, int]:
     """How many tasks each app will have: its tasks file entry, its spec's tasks, or `tasks_per_app` proposed."""
-    from apps_prompts import load_apps, load_tasks_file
-
     if config.tasks_file is not None:
         return {app_id: len(load_tasks_file(config.tasks_file, app_id)) for app_id in app_ids}
     if not is_offline_provider("proposer", config.proposer, run_registry(config)):
@@ -121,10 +123,6 @@ def tasks_per_app(config: ExperimentConfig, app_ids: list[str]) -> dict[str, int
 
 def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
     """The bounds of a run over apps with `counts` tasks each."""
-    from cua.policies import policy_model
-
-    from ._plan import sweep_tracks
-
     tracks = sweep_tracks(config)
     pairs = {(t.coder, t.cua) for t in tracks}  # round 0 is shared by the tracks of one coder × CUA
     tasks = sum(counts.values())
@@ -182,8 +180,6 @@ def _priced(config: ExperimentConfig, role: str, model: str, low: int, high: int
 
 
 def _prices(config: ExperimentConfig, name: str):
-    from llm import load_model_registry
-
     try:
         return load_model_registry(config.models_config).get(name).prices
     except Exception:  # preflight has already named any unknown model; here only prices are looked up
@@ -192,8 +188,6 @@ def _prices(config: ExperimentConfig, name: str):
 
 def expected_stages(config: ExperimentConfig, counts: dict[str, int]) -> tuple[dict[str, int], int]:
     """Each kind's stage count at most (every task supported), and the app rounds, for apps with `counts` tasks."""
-    from ._plan import sweep_tracks
-
     tracks = sweep_tracks(config)
     apps = len(counts)
     tasks = sum(counts.values())

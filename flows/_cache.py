@@ -31,7 +31,11 @@ from typing import Any
 
 from prefect.cache_policies import INPUTS, CachePolicy
 
+from apps_prompts import load_app, reference_html_path
 from code_version import digest, file_hashes, stage_files
+from cua import BrowserConfig, default_chromium, launch_args
+from cua.policies import policy_model
+from llm import load_model_registry
 
 STAGE_FUNCTIONS: dict[str, tuple[str, str]] = {
     "generate": ("flows._stages", "generate_initial"),
@@ -74,8 +78,6 @@ def chromium_version(path: str) -> str:
 def chromium_identity() -> str:
     """The binary the run's rollouts launch, the version it reports (`cua.default_chromium`) and the
     switches it gets (`cua.launch_args`: ours, and any the user adds)."""
-    from cua import BrowserConfig, default_chromium, launch_args
-
     path = default_chromium()
     version = chromium_version(path)
     switches = hashlib.sha256(" ".join(launch_args(BrowserConfig(executable_path=path))).encode()).hexdigest()[:12]
@@ -146,8 +148,6 @@ def version_in_use(kind: str, run_dir: str) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=8)
 def _registry(path: str | None, stamp: int | None):
-    from llm import load_model_registry
-
     return load_model_registry(path)
 
 
@@ -155,8 +155,6 @@ def models_named(models_path: str | None, inputs: Mapping[str, Any]) -> dict[str
     """{name: sha256 of the model's id, provider, endpoint and request settings} for every model or
     role of the registry that a stage's inputs name (a coder, the verifier, the CUA's model…);
     offline names and names the registry does not know are left out."""
-    from cua.policies import policy_model
-
     names: set[str] = set()
     for value in inputs.values():
         if isinstance(value, str):
@@ -208,8 +206,6 @@ def _sha_of(path: Path) -> str | None:
 
 def app_data(run: Any, app_id: str) -> dict[str, str | None]:
     """sha256 of what a stage reads about `app_id` by path: its spec file, reference page, first version."""
-    from apps_prompts import load_app, reference_html_path
-
     try:
         spec = load_app(app_id, run.apps)
     except Exception:  # an unknown app fails the stage itself

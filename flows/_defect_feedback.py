@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from commenter.detector import OFFLINE_DETECTORS, TrajectoryInput, detect_trajectories, make_detector
+from cua import TUPLES_FILE, Trajectory, read_tuples, write_tuples
+
 from ._refs import RunContext
 
 MAX_DEFECTS = 8
@@ -19,9 +22,6 @@ MAX_DEFECTS = 8
 
 async def detected_defects(run: RunContext, html: str, trajectories: list[str], detector: str) -> list[str]:
     """Statements about the defects `detector` finds in the tuples of `trajectories` (folders under the run)."""
-    from commenter.detector import OFFLINE_DETECTORS, TrajectoryInput, detect_trajectories, make_detector
-    from cua import TUPLES_FILE, Trajectory, read_tuples, write_tuples
-
     from ._stages import model_client
 
     inputs = []

@@ -21,7 +21,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from apps_prompts import BUNDLED_DIR, AppSpec, load_apps, reference_html_path
-from commenter.detector import TrajectoryInput
+from commenter.detector import (
+    TrajectoryInput,
+    detect_trajectories,
+    make_detector,
+    metrics_path,
+    reference_assisted,
+    score_detections,
+    write_detections,
+)
 from cua import DEFAULT_VIEWPORT, BrowserConfig, Trajectory, Viewport, write_atomic
 from perturb import DefectSet, dataset_trajectories, inject_defects, roll_out_dataset
 from results import write_defects_report
@@ -116,14 +124,6 @@ async def eval_run(run_dir: Path | str, detector: str = "offline", client=None, 
         FileNotFoundError / DefectRunError: the folder is not a defect run with its dataset.
         ValueError: a model detector without a client.
     """
-    from commenter.detector import (
-        detect_trajectories,
-        make_detector,
-        metrics_path,
-        reference_assisted,
-        score_detections,
-        write_detections,
-    )
     run_dir = Path(run_dir)
     inputs = dataset_inputs(run_dir)
     chosen = make_detector(detector, client)

@@ -17,6 +17,8 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from llm import set_cross_process_limiter
+
 GLOBAL_LIMITS_ENV = "AUI_GLOBAL_MODEL_LIMITS"
 SLOT_WAIT_S = 1800.0
 """The longest a request waits for a global slot (each holder keeps one at most a model call's
@@ -33,8 +35,6 @@ def cross_process_limits_wanted() -> bool:
 
 def use_cross_process_limits() -> None:
     """Install the Prefect limiter in this process when it shares endpoints with others (see above)."""
-    from llm import set_cross_process_limiter
-
     if cross_process_limits_wanted() and os.environ.get("PREFECT_API_URL"):
         set_cross_process_limiter(prefect_model_limit)
 

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from llm import model_calls_now
 from results import AppRoundResult
 
 STAGE_KINDS = ("generate", "verify", "vary", "roll out", "comment", "revise")
@@ -182,8 +183,6 @@ class LimitSampler:
         self._busy = 0.0
 
     def now(self) -> str:
-        from llm import model_calls_now
-
         from ._rollouts import browser_slots_now
 
         at = time.monotonic()

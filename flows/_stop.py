@@ -167,7 +167,7 @@ async def _close_browser() -> None:
     import asyncio
 
     try:
-        from cua import close_browser
+        from cua import close_browser  # lazily: this module loads before anything heavy (see above)
 
         await asyncio.wait_for(asyncio.shield(close_browser()), BROWSER_CLOSE_S)
     except BaseException:  # a stop must not wait on a browser that will not close: the tree is killed later
@@ -176,7 +176,7 @@ async def _close_browser() -> None:
 
 def _hard_stop(stopped: Stopped, on_hard_stop: Callable[[str], None] | None) -> None:
     """Kill every process this one started (Chromium, the Playwright driver, Prefect's server) and exit now."""
-    from cua import process_descendants
+    from cua import process_descendants  # lazily: this module loads before anything heavy (see above)
 
     if on_hard_stop is not None:
         on_hard_stop(str(stopped))

@@ -94,16 +94,8 @@ DEFAULT_WEIGHTS = {"paper": 0.5, "wood": 1.0, "bronze": 2.0, "silver": 4.0, "gol
 """OSUniverse's level weights (a run's own come from `ExperimentConfig.levels`)."""
 
 
-
-def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None = None) -> list[TableRow]:
-    """Aggregate app results to rows; a domain with no tasks in a row is None (shown as –).
-
-    FC counts each task once (repeat 0: every repeat judges the same version with the same
-    checkers); SR, SR (supported), SR (proven), the weighted score and SR per level pool every
-    repeat's rollouts. `weights` maps a level to its weight (default: `DEFAULT_WEIGHTS`; a task
-    without a level weighs 1).
-    """
-    weights = {**DEFAULT_WEIGHTS, **(weights or {})}
+def _count(results: list[AppRoundResult], weights: dict[str, float]):
+    """The counts behind each row (key: track and round), per domain, per level and per repeat."""
     # per cell: tasks, valid checkers, successes, proven checkers, successes on proven tasks, tasks with a proof status,
     # rollouts (tasks × repeats), valid rollouts, proven rollouts
     cells: dict[tuple, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0] * 9))
@@ -139,6 +131,37 @@ def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None =
                 spread[1] += 1
                 spread[2] += weight * task.passed
                 spread[3] += weight
+    return cells, weighted, by_level, by_repeat
+
+
+def _domain_figures(by_domain: dict[str, list[int]], weighted: dict[str, list[float]]) -> tuple[dict, ...]:
+    """FC, SR, SR (supported), FC proven, SR proven, task counts, proven task counts and weighted score per domain."""
+    fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score = {}, {}, {}, {}, {}, {}, {}, {}
+    for domain in [*DOMAINS, "overall"]:
+        total, valid, success, proven, proven_success, with_proof, rollouts, valid_rollouts, proven_rollouts = \
+            by_domain.get(domain, [0] * 9)
+        tasks[domain], proven_tasks[domain] = total, proven
+        fc[domain] = valid / total if total else None
+        sr[domain] = success / rollouts if rollouts else None
+        supported[domain] = success / valid_rollouts if valid_rollouts else None
+        # An older run's verdicts say nothing of proofs: unknown (–), not 0.
+        fc_proven[domain] = proven / total if total and with_proof else None
+        sr_proven[domain] = proven_success / proven_rollouts if proven_rollouts else None
+        passed_weight, all_weight = weighted.get(domain, [0.0, 0.0])
+        score[domain] = passed_weight / all_weight if all_weight else None
+    return fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score
+
+
+def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None = None) -> list[TableRow]:
+    """Aggregate app results to rows; a domain with no tasks in a row is None (shown as –).
+
+    FC counts each task once (repeat 0: every repeat judges the same version with the same
+    checkers); SR, SR (supported), SR (proven), the weighted score and SR per level pool every
+    repeat's rollouts. `weights` maps a level to its weight (default: `DEFAULT_WEIGHTS`; a task
+    without a level weighs 1).
+    """
+    weights = {**DEFAULT_WEIGHTS, **(weights or {})}
+    cells, weighted, by_level, by_repeat = _count(results, weights)
     tallies: dict[tuple, dict[str, list[TaskTally]]] = defaultdict(lambda: defaultdict(list))
     for result in results:
         for tally in task_tallies(result, weights):
@@ -147,19 +170,7 @@ def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None =
     rows = []
     for key, by_domain in sorted(cells.items()):
         coder, cua, mode, commenter_mode, round_ = key
-        fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score = {}, {}, {}, {}, {}, {}, {}, {}
-        for domain in [*DOMAINS, "overall"]:
-            total, valid, success, proven, proven_success, with_proof, rollouts, valid_rollouts, proven_rollouts = \
-                by_domain.get(domain, [0] * 9)
-            tasks[domain], proven_tasks[domain] = total, proven
-            fc[domain] = valid / total if total else None
-            sr[domain] = success / rollouts if rollouts else None
-            supported[domain] = success / valid_rollouts if valid_rollouts else None
-            # An older run's verdicts say nothing of proofs: unknown (–), not 0.
-            fc_proven[domain] = proven / total if total and with_proof else None
-            sr_proven[domain] = proven_success / proven_rollouts if proven_rollouts else None
-            passed_weight, all_weight = weighted[key].get(domain, [0.0, 0.0])
-            score[domain] = passed_weight / all_weight if all_weight else None
+        fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score = _domain_figures(by_domain, weighted[key])
         levels = {level: (by_level[key][level][0] / by_level[key][level][1] if by_level[key][level][1] else None)
                   for level in [*LEVELS, "none"] if level in by_level[key]}
         repeats = [by_repeat[key][r] for r in sorted(by_repeat[key])]

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 
 from apps_prompts import AppSpec, reference_html_path
 from cua import BrowserConfig
+from llm import get_client
 
 from ._attempts import Candidate, attempt_all, unsupported_verdict, verdict_from_attempt, with_judge_checks
 from ._llm import LLMVerifierConfig, judge_app
-from ._proof import STEP_TIMEOUT_MS
 from ._prompts import PROMPT_VERSION
+from ._proof import STEP_TIMEOUT_MS
 from ._runtime import DEFAULT_TIMEOUT_MS
 from ._verdicts import OFFLINE, AppVerdicts, TokenTotals, Verdict, html_sha256, write_verdicts
 
@@ -50,8 +51,6 @@ async def verify_app(
     model_name = OFFLINE
     if verifier != OFFLINE:
         if client is None:
-            from llm import get_client
-
             client = get_client()
         if not client.registry.is_offline(verifier):
             model_name = client.registry.model_name(verifier)

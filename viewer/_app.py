@@ -26,16 +26,7 @@ from verifier.judge import Label, append_labels
 
 from ._defects import add_defect_routes
 from ._files import SANDBOX_CSP, content_type, inside
-from ._pages import (
-    Side,
-    ViewerSettings,
-    app_page,
-    compare_page,
-    label_progress,
-    run_page,
-    runs_page,
-    trajectory_page,
-)
+from ._pages import Side, ViewerSettings, app_page, compare_page, label_progress, run_page, runs_page, trajectory_page
 from ._runs import Run, RunIndex
 
 HERE = Path(__file__).parent
@@ -65,20 +56,42 @@ def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
         response.headers["Content-Security-Policy"] = PAGE_CSP
         return response
 
-    def not_found(request: Request, message: str) -> HTMLResponse:
-        return page(request, "error.html", {"message": message}, status=404)
-
-    def get_run(name: str) -> Run:
-        run = index.run(name)
-        if run is None:
-            raise HTTPException(404, f"no run '{name}' here")
-        return run
-
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException):
         if request.method != "GET" or request.url.path.startswith("/files/"):
             return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
         return page(request, "error.html", {"message": exc.detail}, status=exc.status_code)
+
+    @app.middleware("http")
+    async def _cache_static(request: Request, call_next):
+        response = await call_next(request)
+        if request.url.path.startswith("/static/") and request.query_params.get("v"):
+            response.headers["Cache-Control"] = "private, max-age=31536000, immutable"
+        return response
+
+    _add_page_routes(app, index, settings, page)
+    _add_label_and_file_routes(app, index, settings)
+    add_defect_routes(app, [Path(root) for root in roots], page)
+
+    @app.get("/healthz")
+    def health():
+        return Response("ok", media_type="text/plain")
+
+    return app
+
+
+def _run_or_404(index: RunIndex, name: str) -> Run:
+    run = index.run(name)
+    if run is None:
+        raise HTTPException(404, f"no run '{name}' here")
+    return run
+
+
+def _add_page_routes(app: FastAPI, index: RunIndex, settings: ViewerSettings, page) -> None:
+    """The pages: runs, a run, an app, a trajectory, and the two comparisons."""
+
+    def not_found(request: Request, message: str) -> HTMLResponse:
+        return page(request, "error.html", {"message": message}, status=404)
 
     @app.get("/", response_class=HTMLResponse)
     def runs(request: Request):
@@ -86,26 +99,27 @@ def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
 
     @app.get("/runs/{name}", response_class=HTMLResponse)
     def run(request: Request, name: str):
-        return page(request, "run.html", run_page(get_run(name), settings))
+        return page(request, "run.html", run_page(_run_or_404(index, name), settings))
 
     @app.get("/runs/{name}/apps/{app_id}", response_class=HTMLResponse)
     def app_view(request: Request, name: str, app_id: str, track: str | None = None, a: int | None = None,
                  b: int | None = None):
         try:
-            return page(request, "app.html", app_page(get_run(name), app_id, track, a, b))
+            return page(request, "app.html", app_page(_run_or_404(index, name), app_id, track, a, b))
         except LookupError as exc:
             return not_found(request, str(exc))
 
     @app.get("/runs/{name}/t/{trajectory_id:path}", response_class=HTMLResponse)
     def trajectory(request: Request, name: str, trajectory_id: str, reveal: bool = False):
         try:
-            return page(request, "trajectory.html", trajectory_page(get_run(name), trajectory_id, settings, reveal))
+            return page(request, "trajectory.html",
+                        trajectory_page(_run_or_404(index, name), trajectory_id, settings, reveal))
         except LookupError as exc:
             return not_found(request, str(exc))
 
     @app.get("/runs/{name}/compare", response_class=HTMLResponse)
     def compare_rounds(request: Request, name: str, a: int | None = None, b: int | None = None):
-        run = get_run(name)
+        run = _run_or_404(index, name)
         rounds = run.rounds
         if not rounds:
             return not_found(request, f"run '{name}' has no results to compare")
@@ -114,18 +128,22 @@ def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
 
     @app.get("/compare", response_class=HTMLResponse)
     def compare_runs(request: Request, a: str, b: str, ra: int | None = None, rb: int | None = None):
-        left, right = get_run(a), get_run(b)
+        left, right = _run_or_404(index, a), _run_or_404(index, b)
         if not left.rounds or not right.rounds:
             return not_found(request, "both runs need results to be compared")
         return page(request, "compare.html", compare_page(Side(left, ra if ra is not None else left.rounds[-1]),
                                                          Side(right, rb if rb is not None else right.rounds[-1])))
+
+
+def _add_label_and_file_routes(app: FastAPI, index: RunIndex, settings: ViewerSettings) -> None:
+    """The one write (a label) and the run folder's files (nothing outside it)."""
 
     @app.post("/runs/{name}/labels")
     async def label(request: Request, name: str, body: LabelRequest):
         # JSON only: a cross-site form cannot send it, so another page open in the browser cannot label.
         if not request.headers.get("content-type", "").startswith("application/json"):
             raise HTTPException(415, "labels are sent as application/json")
-        run = get_run(name)
+        run = _run_or_404(index, name)
         entry = run.entry(body.trajectory_id)
         if entry is None:
             raise HTTPException(404, f"run '{name}' has no trajectory '{body.trajectory_id}'")
@@ -138,7 +156,7 @@ def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
 
     @app.get("/files/{name}/{relative:path}")
     def files(request: Request, name: str, relative: str):
-        run = get_run(name)
+        run = _run_or_404(index, name)
         target = inside(run.path, relative)
         kind = content_type(target) if target else None
         if target is None or kind is None:
@@ -149,18 +167,3 @@ def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
         if target.suffix.lower() == ".html":
             headers["Content-Security-Policy"] = SANDBOX_CSP
         return FileResponse(target, media_type=kind, headers=headers)
-
-    @app.middleware("http")
-    async def _cache_static(request: Request, call_next):
-        response = await call_next(request)
-        if request.url.path.startswith("/static/") and request.query_params.get("v"):
-            response.headers["Cache-Control"] = "private, max-age=31536000, immutable"
-        return response
-
-    add_defect_routes(app, [Path(root) for root in roots], page)
-
-    @app.get("/healthz")
-    def health():
-        return Response("ok", media_type="text/plain")
-
-    return app

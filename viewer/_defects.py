@@ -18,6 +18,11 @@ from pathlib import Path
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse
 
+from commenter.detector import REFERENCE_NOTE, percent, read_detections
+from cua import DEFECT_TYPES, read_tuples
+from perturb import DefectSet, dataset_folder
+from results import read_defect_metrics
+
 from ._files import inside
 
 DEFECTS_MARKER = "defects.json"
@@ -37,11 +42,6 @@ def defect_runs(roots: list[Path]) -> dict[str, Path]:
 
 def defects_page(name: str, folder: Path) -> dict:
     """What `defects.html` shows for one defect run."""
-    from commenter.detector import REFERENCE_NOTE, percent, read_detections
-    from cua import DEFECT_TYPES, read_tuples
-    from perturb import DefectSet, dataset_folder
-    from results import read_defect_metrics
-
     problems: list[str] = []
     try:
         defect_set = DefectSet.read(folder)

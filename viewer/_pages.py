@@ -17,7 +17,7 @@ from coder import ContractResult
 from commenter import Feedback
 from cua import Trajectory
 from results import AppRoundResult, TableRow, Track, pass_counts
-from verifier.judge import Judgement, Label, read_judgements, read_labels
+from verifier.judge import Judgement, Label, agreement_report, read_judgements, read_labels
 
 from ._runs import Run, RunIndex, TrajectoryEntry, track_id, track_of
 from ._variations import GAP_RULE, app_variants, run_variations
@@ -157,7 +157,6 @@ def _agreement(run: Run) -> list[dict]:
     """Every two judges of the run (checker, model or offline judge, people), computed from the files now."""
     if not ((run.path / "labels.jsonl").is_file() or (run.path / "judgements.jsonl").is_file()) or not run.finished:
         return []
-    from verifier.judge import agreement_report
 
     try:
         report = agreement_report(run.path)

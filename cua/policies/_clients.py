@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from llm import get_client
+
 
 def resolve_client(client: Any, models_path: str | None) -> Any:
     """`client` if given, else `llm.get_client(models_path)` (shared per process, never a task argument).
@@ -13,6 +15,5 @@ def resolve_client(client: Any, models_path: str | None) -> Any:
     """
     if client is not None:
         return client
-    from llm import get_client
 
     return get_client(models_path)

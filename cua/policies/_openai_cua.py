@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from llm import image_data_url
+
 from .._actions import Action, Point
 from .._coordinates import OffScreenPoint, place_action
 from .._policy import Observation, Policy, PolicyDecision
@@ -88,8 +90,6 @@ class OpenAIComputerUsePolicy(Policy):
         }
 
     async def act(self, observation: Observation) -> PolicyDecision:
-        from llm import image_data_url
-
         started = time.perf_counter()
         tokens = TokenUsage()
         notes: list[str] = []
@@ -145,8 +145,6 @@ class OpenAIComputerUsePolicy(Policy):
         return await self.client.responses(model=self.model_ref, timeout_s=self.timeout_s, cache=self.cache, **request)
 
     def _first_input(self, observation: Observation) -> list[dict[str, Any]]:
-        from llm import image_data_url
-
         content = [
             {"type": "input_text", "text": f"Task: {observation.task}"},
             {"type": "input_image", "image_url": image_data_url(observation.screenshot)},
@@ -157,8 +155,6 @@ class OpenAIComputerUsePolicy(Policy):
 
     def _outputs(self, observation: Observation) -> list[dict[str, Any]]:
         """Answers to the previous reply's calls, each with the screenshot after its last action."""
-        from llm import image_data_url
-
         shots = observation.action_screenshots
         urls = []
         for call in self.pending:

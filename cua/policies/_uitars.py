@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from llm import assistant_message, system_message, user_message
+
 from .._parser import ParseError, parse_uitars
 from .._policy import Observation, Policy, PolicyDecision
 from .._trajectory import TokenUsage
@@ -82,8 +84,6 @@ class UITarsPolicy(Policy):
 
     def messages(self, task: str) -> list[dict[str, Any]]:
         """The chat messages for the current turn (the last turn has no reply yet)."""
-        from llm import assistant_message, system_message, user_message
-
         official = self.prompt.layout == "official"
         if official:
             messages = [system_message(OFFICIAL_SYSTEM), user_message(self.prompt.render(task, self.language))]
