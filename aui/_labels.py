@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from results import pct
 from verifier.judge import AgreementReport, LabelImportError, import_labels
 
 from ._output import _fail, console, err_console
@@ -47,11 +48,9 @@ def agreement_table(report: AgreementReport) -> Table:
         notes = "; ".join(note for note in (pair.reason, pair.kappa_note, pair.balanced_accuracy_note) if note)
         table.add_row(
             escape(pair.reference), escape(pair.other), str(pair.n), f"{pair.left_out_unsure} / {pair.left_out_missing}",
-            _pct(pair.agreement), "–" if pair.kappa is None else f"{pair.kappa:.3f}", _pct(pair.balanced_accuracy),
+            pct(pair.agreement), "–" if pair.kappa is None else f"{pair.kappa:.3f}", pct(pair.balanced_accuracy),
             str(counts.success_success), str(counts.success_failure), str(counts.failure_success), str(counts.failure_failure),
             escape(notes))
     return table
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"

@@ -8,7 +8,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from apps_prompts import LEVELS
-from results import COMPARISON_NOTE, DOMAINS, INTERVAL_NOTE, best_rounds, cell_figures, comparison_lines, with_interval
+from results import (
+    COMPARISON_NOTE,
+    DOMAINS,
+    INTERVAL_NOTE,
+    best_rounds,
+    cell_figures,
+    comparison_lines,
+    pct,
+    with_interval,
+)
 
 
 def results_table(rows, width: int | None = None) -> Table:
@@ -26,8 +35,8 @@ def results_table(rows, width: int | None = None) -> Table:
         star = " ★" if best.get(row.track_key) == row.round else ""
         figures = [cell_figures(row, d) for d in domains]
         names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
-        records.append((names, f"{row.round}{star}", figures, _pct(row.sr_supported.get("overall")),
-                        _pct(row.sr_proven.get("overall")), str(row.tasks["overall"])))
+        records.append((names, f"{row.round}{star}", figures, pct(row.sr_supported.get("overall")),
+                        pct(row.sr_proven.get("overall")), str(row.tasks["overall"])))
     headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks")
 
     def needed(stacked: bool) -> int:
@@ -63,12 +72,9 @@ def levels_table(rows) -> Table:
         table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
     for row in rows:
         names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
-        table.add_row(*names, str(row.round), *(_pct(row.sr_per_level.get(level)) for level in levels))
+        table.add_row(*names, str(row.round), *(pct(row.sr_per_level.get(level)) for level in levels))
     return table
 
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
 
 
 def interval_table(rows) -> Table:
@@ -82,7 +88,7 @@ def interval_table(rows) -> Table:
     best = best_rounds(rows)
     for row in rows:
         names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
-        figures = [with_interval(_pct(getattr(row, figure).get("overall")), getattr(row, f"{figure}_ci95").get("overall"))
+        figures = [with_interval(pct(getattr(row, figure).get("overall")), getattr(row, f"{figure}_ci95").get("overall"))
                    for figure in ("fc", "fc_proven", "sr", "weighted")]
         star = " ★" if best.get(row.track_key) == row.round else ""
         table.add_row(*names, f"{row.round}{star}", str(row.tasks.get("overall", 0)), *figures)

@@ -25,7 +25,7 @@ from perturb import (
     resolve,
     variation_transform,
 )
-from results import GAP_FACTOR, gap_label
+from results import GAP_FACTOR, gap_label, pct
 
 from ._output import _fail, console
 
@@ -44,8 +44,8 @@ def variation_table(rows, width: int | None = None) -> Table:
     spread_headers = ("mean ± std", "MAD", "min–max", "within", "gap", "common")
     records = []
     for row in rows:
-        spread = (f"{_pct(row.mean)} ± {_pct(row.std)}", _pct(row.mad), f"{_pct(row.min)}–{_pct(row.max)}",
-                  _pct(row.std_within), gap_label(row), f"{row.tasks_common}/{row.tasks_valid}")
+        spread = (f"{pct(row.mean)} ± {pct(row.std)}", pct(row.mad), f"{pct(row.min)}–{pct(row.max)}",
+                  pct(row.std_within), gap_label(row), f"{row.tasks_common}/{row.tasks_valid}")
         records.append(([row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())],
                         str(row.round), row, spread))
 
@@ -53,7 +53,7 @@ def variation_table(rows, width: int | None = None) -> Table:
         headers = (*labels, "round", *names, *spread_headers)
         widths = [len(h) for h in headers]
         for label_cells, round_, row, spread in records:
-            cells = [*label_cells, round_, *(_pct(row.sr.get(name)) for name in names), *spread]
+            cells = [*label_cells, round_, *(pct(row.sr.get(name)) for name in names), *spread]
             widths = [max(w, len(c)) for w, c in zip(widths, cells)]
         return sum(widths) + 3 * len(widths) + 1
 
@@ -72,21 +72,18 @@ def variation_table(rows, width: int | None = None) -> Table:
         for label_cells, round_, row, spread in records:
             mean_std, mad, min_max, within, gap, common = spread
             table.add_row("\n".join(label_cells), round_, "\n".join(row.variations),
-                          "\n".join(_pct(row.sr.get(n)) for n in row.variations),
-                          "\n".join(_pct(row.sr_kept.get(n)) for n in row.variations),
+                          "\n".join(pct(row.sr.get(n)) for n in row.variations),
+                          "\n".join(pct(row.sr_kept.get(n)) for n in row.variations),
                           "\n".join(str(row.excluded.get(n, 0)) for n in row.variations),
                           f"mean {mean_std}\nMAD {mad}\nmin–max {min_max}\nwithin {within}\ngap {gap}", common)
         return table
     for column in (*labels, "round", *names, *spread_headers):
         table.add_column(column, justify="left" if column in (*labels, "gap") else "right", overflow="fold")
     for label_cells, round_, row, spread in records:
-        table.add_row(*label_cells, round_, *(_pct(row.sr.get(n)) if n in row.variations else "" for n in names),
+        table.add_row(*label_cells, round_, *(pct(row.sr.get(n)) if n in row.variations else "" for n in names),
                       *spread)
     return table
 
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
 
 
 def variations_command(

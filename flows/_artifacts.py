@@ -12,7 +12,7 @@ from prefect.artifacts import (
 )
 
 from experiment import ExperimentConfig
-from results import DOMAINS, GAP_FACTOR, AppRoundResult, TableRow, Track, VariationRow, interval_text
+from results import DOMAINS, GAP_FACTOR, AppRoundResult, TableRow, Track, VariationRow, interval_text, pct
 
 
 def viewer_url(base: str, run_name: str, trajectory_id: str | None = None, app_id: str | None = None,
@@ -96,14 +96,14 @@ def round_table(rows: list[TableRow], round_: int) -> list[dict[str, str]]:
 
     def with_ci(label: str, row: TableRow, figure: str) -> dict[str, str]:
         return {key: value for d in domains for key, value in (
-            (f"{label} {d}", _pct(getattr(row, figure).get(d))),
+            (f"{label} {d}", pct(getattr(row, figure).get(d))),
             (f"{label} {d} 95% CI", interval_text(getattr(row, f"{figure}_ci95").get(d)) or "–"))}
 
     return [{"coder": r.coder, "cua": r.cua, "mode": r.mode, "commenter": r.commenter_mode or "–",
-             **with_ci("FC", r, "fc"), **{f"FC proven {d}": _pct(r.fc_proven.get(d)) for d in domains},
+             **with_ci("FC", r, "fc"), **{f"FC proven {d}": pct(r.fc_proven.get(d)) for d in domains},
              **with_ci("SR", r, "sr"), **with_ci("weighted", r, "weighted"),
-             "SR supported": _pct(r.sr_supported.get("overall")), "SR proven": _pct(r.sr_proven.get("overall")),
-             **{f"SR {level}": _pct(value) for level, value in r.sr_per_level.items()}}
+             "SR supported": pct(r.sr_supported.get("overall")), "SR proven": pct(r.sr_proven.get("overall")),
+             **{f"SR {level}": pct(value) for level, value in r.sr_per_level.items()}}
             for r in rows if r.round == round_]
 
 
@@ -125,13 +125,11 @@ def variation_round_table(rows: list[VariationRow], round_: int) -> list[dict[st
     variations, the std within (across repeats), the gap flag and the common tasks."""
     names = list(dict.fromkeys(name for row in rows if row.round == round_ for name in row.variations))
     return [{"coder": r.coder, "cua": r.cua, "mode": r.mode, "commenter": r.commenter_mode or "–",
-             **{f"SR {name}": _pct(r.sr.get(name)) for name in names},
-             "mean": _pct(r.mean), "std": _pct(r.std), "MAD": _pct(r.mad), "min": _pct(r.min), "max": _pct(r.max),
-             "std within": _pct(r.std_within),
+             **{f"SR {name}": pct(r.sr.get(name)) for name in names},
+             "mean": pct(r.mean), "std": pct(r.std), "MAD": pct(r.mad), "min": pct(r.min), "max": pct(r.max),
+             "std within": pct(r.std_within),
              "gap": "?" if r.reliability_gap is None else ("yes" if r.reliability_gap else "no"),
              "common tasks": f"{r.tasks_common}/{r.tasks_valid}"}
             for r in rows if r.round == round_]
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"

@@ -32,6 +32,7 @@ from ._error_bars import (
     with_interval,
 )
 from ._files import RunResults, read_manifest, read_results, write_results
+from ._format import pct
 from ._intervals import (
     bootstrap_ratio_interval,
     mcnemar_exact_p,
@@ -39,23 +40,10 @@ from ._intervals import (
     paired_difference_interval,
     wilson_interval,
 )
-from ._outcomes import (
-    DOMAINS,
-    AppRoundResult,
-    GamingSuspect,
-    RepeatOutcomes,
-    TaskOutcome,
-    Track,
-    VariationResult,
-)
+from ._outcomes import DOMAINS, AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, Track, VariationResult
 from ._report import PLOT_FILE, write_plot, write_report
 from ._report_agreement import agreement_section_html, read_agreement, write_agreement
-from ._report_defects import (
-    METRICS_GLOB,
-    defects_section_html,
-    read_defect_metrics,
-    write_defects_report,
-)
+from ._report_defects import METRICS_GLOB, defects_section_html, read_defect_metrics, write_defects_report
 from ._report_variations import gap_label
 from ._tables import (
     DEFAULT_WEIGHTS,
@@ -75,13 +63,7 @@ from ._tables import (
     scoring_table,
     table_rows,
 )
-from ._variation_table import (
-    GAP_FACTOR,
-    VARIATION_NOTE,
-    VariationRow,
-    variation_markdown,
-    variation_rows,
-)
+from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, variation_markdown, variation_rows
 
 __all__ = [
     "COMPARISON_NOTE", "DEFAULT_WEIGHTS", "DOMAINS", "ERROR_BARS", "GAP_FACTOR", "INTERVAL_NOTE", "METRICS_GLOB",
@@ -89,7 +71,7 @@ __all__ = [
     "AppRoundResult", "Comparison", "GamingSuspect", "RepeatOutcomes", "RunResults", "TableRow", "TaskOutcome",
     "TaskTally", "Track", "VariationResult", "VariationRow",
     "agreement_section_html", "best_rounds", "bootstrap_ratio_interval", "by_commenter_mode_table", "by_cua_table",
-    "cell_figures", "cell_intervals", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
+    "cell_figures", "cell_intervals", "pct", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
     "defects_section_html", "gap_label", "interval_markdown", "interval_records", "interval_text", "markdown_table",
     "mcnemar_exact_p", "minimum_detectable_difference", "paired_difference_interval", "pass_counts", "percent",
     "rate_interval", "read_agreement", "read_defect_metrics", "read_manifest", "read_results", "records_markdown",

@@ -13,6 +13,7 @@ from pathlib import Path
 from cua import write_atomic
 
 from ._error_bars import COMPARISON_NOTE, INTERVAL_NOTE, Comparison, comparisons, shown_records
+from ._format import pct
 from ._outcomes import DOMAINS, AppRoundResult
 from ._report_agreement import agreement_section_html, write_agreement
 from ._report_defects import defects_section_html
@@ -89,8 +90,8 @@ def _table_html(rows: list[TableRow]) -> str:
         )
         body.append(
             f"<tr><td>{_e(row.coder)}</td><td>{_e(row.cua)}</td><td>{_e(row.mode)}</td><td>{_e(row.commenter_mode or '–')}</td>"
-            f"<td>{row.round}{star}</td>{cells}<td>{_pct(row.sr_supported.get('overall'))}</td>"
-            f"<td>{_pct(row.sr_proven.get('overall'))}</td><td>{row.tasks['overall']}</td></tr>"
+            f"<td>{row.round}{star}</td>{cells}<td>{pct(row.sr_supported.get('overall'))}</td>"
+            f"<td>{pct(row.sr_proven.get('overall'))}</td><td>{row.tasks['overall']}</td></tr>"
         )
     return (
         '<table class="results"><thead><tr><th>coder</th><th>CUA</th><th>mode</th><th>commenter</th><th>round</th>'
@@ -135,9 +136,6 @@ def _usage_html(usage: dict) -> str:
     return ('<h2>Token use and cost per role</h2><table class="summary"><thead><tr><th>role</th><th>calls</th>'
             f"<th>prompt tokens</th><th>completion tokens</th><th>cost (USD)</th></tr></thead><tbody>{body}</tbody></table>")
 
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
 
 
 def _e(text: object) -> str:

@@ -12,6 +12,8 @@ from pathlib import Path
 from cua import write_atomic
 from verifier.judge import AGREEMENT_FILE, AgreementReport, PairAgreement, agreement_report
 
+from ._format import pct
+
 
 def write_agreement(run_dir: Path) -> AgreementReport | None:
     """Compare the run's judges and write `agreement.json`; None (and no file written) when there is nothing to compare.
@@ -37,9 +39,6 @@ def read_agreement(run_dir: Path) -> AgreementReport | None:
 def _e(text: object) -> str:
     return html.escape(str(text))
 
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
 
 
 def _kappa(value: float | None) -> str:
@@ -85,8 +84,8 @@ def agreement_section_html(report: AgreementReport | None) -> str:
         notes = "; ".join(_e(note) for note in (pair.reason, pair.kappa_note, pair.balanced_accuracy_note) if note)
         rows.append(
             f"<tr><td>{_e(pair.reference)}</td><td>{_e(pair.other)}</td><td>{pair.n}</td>"
-            f"<td>{pair.left_out_unsure} / {pair.left_out_missing}</td><td>{_pct(pair.agreement)}</td>"
-            f"<td>{_kappa(pair.kappa)}</td><td>{_pct(pair.balanced_accuracy)}</td><td>{_confusion_html(pair)}</td>"
+            f"<td>{pair.left_out_unsure} / {pair.left_out_missing}</td><td>{pct(pair.agreement)}</td>"
+            f"<td>{_kappa(pair.kappa)}</td><td>{pct(pair.balanced_accuracy)}</td><td>{_confusion_html(pair)}</td>"
             f"<td>{len(pair.disagreements)}</td><td class=note>{notes}</td></tr>")
     pairs = ('<table class="summary agreement"><thead><tr><th>reference</th><th>other</th><th>n</th>'
              "<th>left out (unsure / one judge only)</th><th>agreement (%)</th><th>Cohen's κ</th>"

@@ -14,6 +14,7 @@ import html
 
 from cua import FAILURE_MODES
 
+from ._format import pct
 from ._outcomes import AppRoundResult
 from ._variation_table import GAP_FACTOR, VariationRow
 
@@ -62,9 +63,6 @@ def _row_section(row: VariationRow, group: list[AppRoundResult]) -> str:
             "</section>")
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
-
 
 def _e(text: object) -> str:
     return html.escape(str(text))
@@ -74,8 +72,8 @@ def _spread(row: VariationRow) -> str:
     gap = gap_label(row)
     return (f'<p class="spread">Over the <b>common tasks</b> ({row.tasks_common} of the {row.tasks_valid} tasks with a '
             f"valid checker on the default look; {row.repeats} repeat(s) pooled) — across variations: mean "
-            f"<b>{_pct(row.mean)}</b> · std <b>{_pct(row.std)}</b> · MAD {_pct(row.mad)} · min–max {_pct(row.min)}–"
-            f"{_pct(row.max)}; within a variation (std across repeats, averaged): {_pct(row.std_within)} · "
+            f"<b>{pct(row.mean)}</b> · std <b>{pct(row.std)}</b> · MAD {pct(row.mad)} · min–max {pct(row.min)}–"
+            f"{pct(row.max)}; within a variation (std across repeats, averaged): {pct(row.std_within)} · "
             f'<span class="gap gap-{"unknown" if gap == "?" else gap}">reliability gap: {gap}</span></p>'
             f"<p class=note>Gap: std across variations &gt; {GAP_FACTOR:g} × std within (OpenApps' rule of thumb); "
             "'?' with a single repeat. Std is the population std, MAD the median absolute deviation from the median.</p>")
@@ -93,12 +91,12 @@ def _heatmap(row: VariationRow) -> str:
             if name not in row.by_app[app]:  # not made for this app, or nothing rolled out on it
                 cells.append('<td class="heat heat-none">–</td>')
                 continue
-            cells.append(f'<td class="heat {heat_class(value)}" data-app="{_e(app)}">{_pct(value)}'
+            cells.append(f'<td class="heat {heat_class(value)}" data-app="{_e(app)}">{pct(value)}'
                          + (f"<small>n={n}</small>" if n is not None else "") + "</td>")
         pooled = row.sr.get(name)
         n_all = sum(found.get(name, 0) for found in row.by_app_n.values())
-        cells.append(f'<td class="heat {heat_class(pooled)}" data-app="all"><b>{_pct(pooled)}</b><small>n={n_all}</small></td>')
-        cells.append(f"<td>{_pct(row.sr_kept.get(name))}<small>n={row.rollouts.get(name, 0)}</small></td>")
+        cells.append(f'<td class="heat {heat_class(pooled)}" data-app="all"><b>{pct(pooled)}</b><small>n={n_all}</small></td>')
+        cells.append(f"<td>{pct(row.sr_kept.get(name))}<small>n={row.rollouts.get(name, 0)}</small></td>")
         body.append(f'<tr data-variation="{_e(name)}"><th>{_e(name)}</th>{"".join(cells)}</tr>')
     return (f'<table class="summary heatmap"><thead><tr><th>variation</th>{head}<th>all apps (common)</th>'
             f'<th>kept tasks</th></tr></thead><tbody>{"".join(body)}</tbody></table>'
@@ -153,7 +151,7 @@ def _screenshots(row: VariationRow, group: list[AppRoundResult]) -> str:
         f'<figure class="variant-shot" data-variation="{_e(v.variation)}"><div class="variant-pair">'
         f'<img src="{_e(app.screenshot)}" alt="{_e(app.app_id)} default look" loading="lazy">'
         f'<img src="{_e(v.screenshot)}" alt="{_e(app.app_id)} {_e(v.variation)}" loading="lazy"></div>'
-        f"<figcaption>default → <b>{_e(v.variation)}</b> (SR {_pct(row.by_app.get(app.app_id, {}).get(v.variation))} "
+        f"<figcaption>default → <b>{_e(v.variation)}</b> (SR {pct(row.by_app.get(app.app_id, {}).get(v.variation))} "
         f"over common tasks)</figcaption></figure>"
         for v in app.variations if v.screenshot)
     return (f"<h4>Before / after: {_e(app.app_id)} in each variation (round {row.round}, at load)</h4>"

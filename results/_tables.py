@@ -34,6 +34,7 @@ from ._error_bars import (
     task_tallies,
     with_interval,
 )
+from ._format import pct
 from ._outcomes import DOMAINS, AppRoundResult, share
 
 
@@ -201,9 +202,6 @@ def best_rounds(rows: list[TableRow]) -> dict[tuple[str, str, str, str], int]:
     return {key: row.round for key, row in best.items()}
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
-
 
 def _commenter(mode: str | None) -> str:
     return mode or "–"
@@ -212,7 +210,7 @@ def _commenter(mode: str | None) -> str:
 def cell_figures(row: TableRow, domain: str) -> tuple[str, str, str, str]:
     """One domain's cell of Table 3, as every surface shows it (results.md, the CLI, report.html): FC, FC proven,
     SR and the weighted score (W), in % ("–" where there is no figure)."""
-    return (_pct(row.fc[domain]), _pct(row.fc_proven.get(domain)), _pct(row.sr[domain]), _pct(row.weighted.get(domain)))
+    return (pct(row.fc[domain]), pct(row.fc_proven.get(domain)), pct(row.sr[domain]), pct(row.weighted.get(domain)))
 
 
 def markdown_table(rows: list[TableRow]) -> str:
@@ -227,7 +225,7 @@ def markdown_table(rows: list[TableRow]) -> str:
         mark = " ★" if best.get(row.track_key) == row.round else ""
         cells = [row.coder, row.cua, row.mode, *([_commenter(row.commenter_mode)] if commenters else []), f"{row.round}{mark}"]
         cells += [" / ".join(cell_figures(row, d)) for d in [*DOMAINS, "overall"]]
-        cells += [_pct(row.sr_supported.get("overall")), _pct(row.sr_proven.get("overall")), str(row.tasks["overall"])]
+        cells += [pct(row.sr_supported.get("overall")), pct(row.sr_proven.get("overall")), str(row.tasks["overall"])]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("FC = function completeness (% tasks with a valid checker, the paper's definition); FCp = FC proven (% tasks "
@@ -248,7 +246,7 @@ class CuaCell(BaseModel):
     fc_ci95: list[float] | None = Field(default=None, description="FC's 95 % interval, fractions.")
 
     def __str__(self) -> str:
-        return f"{_pct(self.sr)} ({_pct(self.fc)})"
+        return f"{pct(self.sr)} ({pct(self.fc)})"
 
 
 def by_cua_table(rows: list[TableRow]) -> list[dict]:
@@ -334,7 +332,7 @@ def interval_records(rows: list[TableRow]) -> list[dict[str, str]]:
             record = {"coder": row.coder, "CUA": row.cua, "mode": row.mode,
                       **({"commenter": _commenter(row.commenter_mode)} if commenters else {}),
                       "round": str(row.round), "domain": domain, "tasks": str(row.tasks.get(domain, 0))}
-            record.update({label: with_interval(_pct(getattr(row, figure).get(domain)), getattr(row, f"{figure}_ci95").get(domain))
+            record.update({label: with_interval(pct(getattr(row, figure).get(domain)), getattr(row, f"{figure}_ci95").get(domain))
                            for label, figure in _INTERVAL_COLUMNS.items()})
             records.append(record)
     return records
@@ -392,17 +390,17 @@ def scoring_table(rows: list[TableRow]) -> list[dict]:
     for row in rows:
         spread = row.spread
         record = {"coder": row.coder, "cua": row.cua, "mode": row.mode, "commenter": _commenter(row.commenter_mode),
-                  "round": row.round, "SR": _pct(row.sr.get("overall")), "weighted": _pct(row.weighted.get("overall")),
+                  "round": row.round, "SR": pct(row.sr.get("overall")), "weighted": pct(row.weighted.get("overall")),
                   "SR_ci95": percent(row.sr_ci95.get("overall")), "weighted_ci95": percent(row.weighted_ci95.get("overall"))}
-        record.update({f"SR {level}": _pct(row.sr_per_level.get(level)) for level in levels})
+        record.update({f"SR {level}": pct(row.sr_per_level.get(level)) for level in levels})
         record.update({f"SR {level}_ci95": percent(row.sr_per_level_ci95.get(level)) for level in levels})
         if spread["repeats"] > 1:
             record.update({
                 "repeats": spread["repeats"],
-                "SR mean ± std": f"{_pct(spread['sr_mean'])} ± {_pct(spread['sr_std'])}",
-                "SR min–max": f"{_pct(spread['sr_min'])}–{_pct(spread['sr_max'])}",
-                "weighted mean ± std": f"{_pct(spread['weighted_mean'])} ± {_pct(spread['weighted_std'])}",
-                "weighted min–max": f"{_pct(spread['weighted_min'])}–{_pct(spread['weighted_max'])}",
+                "SR mean ± std": f"{pct(spread['sr_mean'])} ± {pct(spread['sr_std'])}",
+                "SR min–max": f"{pct(spread['sr_min'])}–{pct(spread['sr_max'])}",
+                "weighted mean ± std": f"{pct(spread['weighted_mean'])} ± {pct(spread['weighted_std'])}",
+                "weighted min–max": f"{pct(spread['weighted_min'])}–{pct(spread['weighted_max'])}",
             })
         table.append(record)
     return table

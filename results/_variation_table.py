@@ -19,6 +19,7 @@ from collections import defaultdict
 from pydantic import BaseModel, Field
 
 from ._error_bars import rate_interval, rounded, with_interval
+from ._format import pct
 from ._outcomes import AppRoundResult, TaskOutcome
 
 GAP_FACTOR = 2.0
@@ -191,9 +192,6 @@ VARIATION_NOTE = (
     "95 % interval over the same tasks (Wilson; with repeats, a bootstrap over tasks with the repeats inside).")
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
-
 
 def variation_markdown(rows: list[VariationRow]) -> str:
     """Per row: SR per variation (common tasks; own kept tasks in brackets), the spread and the failure modes."""
@@ -202,15 +200,15 @@ def variation_markdown(rows: list[VariationRow]) -> str:
         track = " · ".join(p for p in (row.coder, row.cua, row.mode, row.commenter_mode) if p)
         gap = "?" if row.reliability_gap is None else ("yes" if row.reliability_gap else "no")
         lines += [f"**{track} · round {row.round}** — {row.tasks_common} common tasks of {row.tasks_valid} with a "
-                  f"valid checker, {row.repeats} repeat(s); across variations: mean {_pct(row.mean)}, std {_pct(row.std)}, "
-                  f"MAD {_pct(row.mad)}, min–max {_pct(row.min)}–{_pct(row.max)}; std within {_pct(row.std_within)}; "
+                  f"valid checker, {row.repeats} repeat(s); across variations: mean {pct(row.mean)}, std {pct(row.std)}, "
+                  f"MAD {pct(row.mad)}, min–max {pct(row.min)}–{pct(row.max)}; std within {pct(row.std_within)}; "
                   f"gap {gap}", ""]
         modes = sorted({mode for found in row.failure_modes.values() for mode in found})
         header = ["variation", "SR (common)", "SR (kept)", "kept", "excluded", "rollouts", "failed", *modes]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for name in row.variations:
-            cells = [name, with_interval(_pct(row.sr.get(name)), row.sr_ci95.get(name)),
-                     with_interval(_pct(row.sr_kept.get(name)), row.sr_kept_ci95.get(name)), str(row.kept.get(name, 0)),
+            cells = [name, with_interval(pct(row.sr.get(name)), row.sr_ci95.get(name)),
+                     with_interval(pct(row.sr_kept.get(name)), row.sr_kept_ci95.get(name)), str(row.kept.get(name, 0)),
                      str(row.excluded.get(name, 0)), str(row.rollouts.get(name, 0)), str(row.failures.get(name, 0)),
                      *(str(row.failure_modes.get(name, {}).get(mode, 0)) for mode in modes)]
             lines.append("| " + " | ".join(cells) + " |")

@@ -16,7 +16,7 @@ from urllib.parse import quote
 from coder import ContractResult
 from commenter import Feedback
 from cua import Trajectory
-from results import AppRoundResult, TableRow, Track, pass_counts
+from results import AppRoundResult, TableRow, Track, pass_counts, pct
 from verifier.judge import Judgement, Label, agreement_report, read_judgements, read_labels
 
 from ._runs import Run, RunIndex, TrajectoryEntry, track_id, track_of
@@ -32,9 +32,6 @@ class ViewerSettings:
     who: str
     blind: bool = True
 
-
-def pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
 
 
 def interval(bounds: list[float] | None) -> str:

@@ -10,13 +10,9 @@ the tasks its proof excluded with the reasons.
 from __future__ import annotations
 
 from cua import FAILURE_MODES
-from results import GAP_FACTOR, AppRoundResult, Track, VariationRow
+from results import GAP_FACTOR, AppRoundResult, Track, VariationRow, pct
 
 from ._runs import Run, track_id
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}"
 
 
 def heat(value: float | None) -> str:
@@ -41,12 +37,12 @@ def run_variations(run: Run) -> tuple[list[dict], list[str]]:
         apps = list(row.by_app)
         heatmap = []
         for name in row.variations:
-            cells = [{"app": app, "present": name in row.by_app[app], "sr": _pct(row.by_app[app].get(name)),
+            cells = [{"app": app, "present": name in row.by_app[app], "sr": pct(row.by_app[app].get(name)),
                       "n": row.by_app_n.get(app, {}).get(name), "heat": heat(row.by_app[app].get(name))}
                      for app in apps]
-            heatmap.append({"variation": name, "cells": cells, "sr": _pct(row.sr.get(name)), "heat": heat(row.sr.get(name)),
+            heatmap.append({"variation": name, "cells": cells, "sr": pct(row.sr.get(name)), "heat": heat(row.sr.get(name)),
                             "n": sum(found.get(name, 0) for found in row.by_app_n.values()),
-                            "kept": _pct(row.sr_kept.get(name)), "rollouts": row.rollouts.get(name, 0),
+                            "kept": pct(row.sr_kept.get(name)), "rollouts": row.rollouts.get(name, 0),
                             "excluded": row.excluded.get(name, 0)})
         seen = {mode for found in row.failure_modes.values() for mode in found}
         modes = [mode for mode in FAILURE_MODES if mode in seen] + sorted(seen - set(FAILURE_MODES))
@@ -54,8 +50,8 @@ def run_variations(run: Run) -> tuple[list[dict], list[str]]:
         sections.append({
             "track": " · ".join(p for p in row.track_key if p), "track_id": track_id(track), "round": row.round,
             "apps": apps, "heatmap": heatmap, "common": row.tasks_common, "valid": row.tasks_valid,
-            "repeats": row.repeats, "mean": _pct(row.mean), "std": _pct(row.std), "mad": _pct(row.mad),
-            "min": _pct(row.min), "max": _pct(row.max), "within": _pct(row.std_within), "gap": _gap(row),
+            "repeats": row.repeats, "mean": pct(row.mean), "std": pct(row.std), "mad": pct(row.mad),
+            "min": pct(row.min), "max": pct(row.max), "within": pct(row.std_within), "gap": _gap(row),
             "modes": modes, "failures": [{"variation": name, "rollouts": row.rollouts.get(name, 0),
                                           "failed": row.failures.get(name, 0),
                                           "counts": [row.failure_modes.get(name, {}).get(mode, 0) for mode in modes]}
@@ -81,13 +77,13 @@ def app_variants(run: Run, result: AppRoundResult, file_url) -> list[dict]:
         return []
     valid = [t for t in result.tasks if t.checker_valid]
     looks = [{"name": "default", "transform": None, "screenshot": file_url(run, result.screenshot),
-              "screenshot_name": result.screenshot, "sr": _pct(sum(t.passed for t in valid) / len(valid) if valid else None),
+              "screenshot_name": result.screenshot, "sr": pct(sum(t.passed for t in valid) / len(valid) if valid else None),
               "passed": sum(t.passed for t in valid), "kept": len(valid), "tasks": _tasks(result.tasks),
               "excluded": [], "unproven": [], "error": None, "proof": None}]
     for varied in result.variations:
         looks.append({
             "name": varied.variation, "transform": varied.transform, "screenshot": file_url(run, varied.screenshot),
-            "screenshot_name": varied.screenshot, "sr": _pct(varied.sr) if varied.tasks else "–",
+            "screenshot_name": varied.screenshot, "sr": pct(varied.sr) if varied.tasks else "–",
             "passed": sum(t.passed for t in varied.tasks), "kept": len(varied.kept), "tasks": _tasks(varied.tasks),
             "excluded": sorted(varied.excluded.items()), "unproven": varied.unproven, "error": varied.error,
             "proof": file_url(run, varied.proof)})

@@ -1,0 +1,8 @@
+"""How a rate is printed in every table, report and page: a percentage with one decimal, `–` for no figure."""
+
+from __future__ import annotations
+
+
+def pct(value: float | None) -> str:
+    """`0.625` → `62.5`; None (nothing to measure) → `–`, never 0."""
+    return "–" if value is None else f"{100 * value:.1f}"
