@@ -30,12 +30,13 @@ from ._models import (
     style_block_default,
 )
 from ._offline import OFFLINE_VERSION, OfflineCoder
-from ._plan import TRANSFORMS, plan_transforms
+from ._plan import PRINCIPLES, TRANSFORMS, plan_transforms, principle_of
 from ._prompts import PROMPT_VERSION, REVISION_RULES, STYLE_BLOCK, merge_feedback
 from ._registry import coders, get_coder
 
 __all__ = [
     "OFFLINE_VERSION",
+    "PRINCIPLES",
     "PROMPT_VERSION",
     "REVISION_RULES",
     "STYLE_BLOCK",
@@ -64,6 +65,7 @@ __all__ = [
     "named_functions",
     "plan_contract",
     "plan_transforms",
+    "principle_of",
     "protected_ids",
     "style_block_default",
 ]

@@ -12,10 +12,10 @@ import re
 from cua import DEFAULT_VIEWPORT, Viewport
 
 from ._css import (
+    adjust_for_contrast,
     apply_edits,
     blend,
     contrast,
-    adjust_for_contrast,
     first_colour,
     format_declarations,
     length_px,

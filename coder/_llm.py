@@ -12,10 +12,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from llm import ModelClient, assistant_message, system_message, user_message
-
 from apps_prompts import AppSpec
 from cua import DEFAULT_VIEWPORT, Viewport
+from llm import ModelClient, assistant_message, system_message, user_message
 
 from ._base import Coder
 from ._contract import missing_items, plan_contract

@@ -173,6 +173,17 @@ class RevisionRequest(BaseModel):
         "fits it, and the offline rewrites fit the app to it.",
     )
 
+    omit_principles: list[str] = Field(
+        default_factory=list,
+        description="An ablation: changes answering to these principles are left out (the offline coder skips their "
+        "transforms; the feedback reaching any coder is filtered by whoever builds the request).",
+    )
+    omit_transforms: list[str] = Field(default_factory=list, description="An ablation: offline transforms left out.")
+
+    def omits(self, transform: str, principle: str) -> bool:
+        """Whether an ablation leaves out `transform` (by its name or its principle)."""
+        return transform in self.omit_transforms or principle in self.omit_principles
+
     def resolved_style_block(self) -> bool:
         """Whether this revision de-stylises: the explicit `style_block`, else the mode's default."""
         return style_block_default(self.mode) if self.style_block is None else self.style_block

@@ -30,6 +30,8 @@ STATE_VISIBILITY = "state visibility"
 INTERACTION_ROBUSTNESS = "interaction robustness"
 INPUT_PERMISSIVENESS = "input permissiveness"
 PREDICTABLE_BEHAVIOUR = "predictable behaviour"
+PRINCIPLES = (STATE_VISIBILITY, INTERACTION_ROBUSTNESS, INPUT_PERMISSIVENESS, PREDICTABLE_BEHAVIOUR)
+"""The paper's agent-centric design principles: every offline transform and commenter change answers to one."""
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,19 @@ _PRINCIPLES = {
 }
 
 
+def principle_of(text: str) -> str | None:
+    """The principle a feedback line names (`… — state visibility.`), None when it names none."""
+    for principle, pattern in _PRINCIPLES.items():
+        if pattern.search(text):
+            return principle
+    return None
+
+
 def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
-    """Transform name -> the feedback lines, facts and reasons that called for it, in `TRANSFORMS` order."""
+    """Transform name -> the feedback lines, facts and reasons that called for it, in `TRANSFORMS` order.
+
+    A transform the request omits (`omit_transforms`, or its principle in `omit_principles`: an ablation) is
+    never planned, whatever calls for it."""
     reasons: dict[str, list[str]] = {}
     elements = _ElementLookup(request.html)
 
@@ -146,7 +159,7 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
         # A task the verifier could not write a checker for often lacks an element to name.
         if re.search(r"\bids?\b|selector|element", text, re.IGNORECASE):
             want("add_ids", f"unsupported {task.task_id}")
-    return {t.name: reasons[t.name] for t in TRANSFORMS if t.name in reasons}
+    return {t.name: reasons[t.name] for t in TRANSFORMS if t.name in reasons and not request.omits(t.name, t.principle)}
 
 
 def _match_line(line: str, want: Callable[[str, str], None], viewport: Viewport) -> None:

@@ -74,11 +74,13 @@ def commenter_role(mode: str) -> str:
 @on_worker_loop
 async def revise_version(*, run: RunContext, app_id: str, round: int, html: FileRef, verdicts: FileRef,
                          tasks: FileRef, feedback: FileRef | None, track: Track, style_block: bool | None,
-                         regressions: list[Regression], viewport: Viewport) -> VersionRef:
+                         regressions: list[Regression], viewport: Viewport, omit_principles: list[str] | None = None,
+                         omit_transforms: list[str] | None = None) -> VersionRef:
     """The next version, fitted to `viewport`, with the non-regression contract checked and recorded in revision.json.
 
     A version whose contract is still violated after the coder's retry is kept (as the paper
-    does) and the violation is shown in the report.
+    does) and the violation is shown in the report. `omit_principles` / `omit_transforms`: an
+    ablation (`flows.ablate`) — the offline coder leaves those transforms out.
     """
 
     spec = spec_with_tasks(run, app_id, tasks)
@@ -90,7 +92,8 @@ async def revise_version(*, run: RunContext, app_id: str, round: int, html: File
     comments = [CoderFeedback.model_validate(json.loads(run.read_text(feedback)))] if feedback else []
     request = RevisionRequest(mode=track.mode, app=spec, html=run.read_text(html), unsupported=unsupported,
                               feedback=comments, checkers=checkers, style_block=style_block, regressions=regressions,
-                              viewport=viewport)
+                              viewport=viewport, omit_principles=omit_principles or [],
+                              omit_transforms=omit_transforms or [])
     client = None if track.coder == "offline" else model_client(run)
     result = await get_coder(track.coder, client, v0_dir=run.v0_dir).revise(request)
     folder = Path("apps", app_id, track.folder, f"round-{round}")

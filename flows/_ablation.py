@@ -1,0 +1,206 @@
+"""Ablations: a revision made again without one principle's changes (or one change), rolled out on the same tasks.
+
+Where `insights` can only say a principle's changes were *associated* with tasks flipping, an
+ablation measures cause: for every revision of a finished run that applied the principle, the same
+coder revises the same version from the same feedback with that principle left out (the offline
+coder skips its transforms; any coder gets the feedback without the lines that ask for it), the new
+version is verified and its tasks rolled out like the full one's, and the paired difference over the
+tasks with a valid checker on both versions is SR(ablated) − SR(full), with Newcombe's 95 % interval
+and McNemar's exact p. It lives in `<run>/ablations/<name>/`, a small run of its own whose stages are
+cached like every other (a re-run of the same ablation reuses them).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from prefect import flow
+from pydantic import BaseModel, Field
+
+from coder import Regression, principle_of
+from experiment import ConfigError, ExperimentConfig, make_config
+from insights import revised_pairs, track_of
+from results import AppRoundResult, mcnemar_exact_p, paired_difference_interval, read_manifest, read_results, rounded
+
+from ._budget import run_budget
+from ._refs import FileRef, RunContext, TasksRef, VersionRef
+from ._stages import slug
+from ._sweep import run_key_for
+from ._track import PLAIN_STAGES, PREFECT_STAGES, Stages, TrackSteps
+
+ABLATION_FILE = "ablation.json"
+
+
+class AblatedRevision(BaseModel):
+    app_id: str
+    track: str
+    round: int
+    left_out: list[str] = Field(description="What this revision had of the ablated principle or change.")
+    html: str = Field(description="The ablated version, relative to the ablation's folder.")
+    full_sr: float | None
+    ablated_sr: float | None
+    tasks: int = Field(description="Tasks with a valid checker on both versions (the paired comparison's).")
+
+
+class Ablation(BaseModel):
+    run: str
+    principle: str | None = None
+    change: str | None = None
+    folder: str
+    offline: bool
+    revisions: list[AblatedRevision] = Field(default_factory=list)
+    skipped: list[str] = Field(default_factory=list, description="Revisions with nothing to leave out, and why.")
+    tasks: int = 0
+    both: int = 0
+    full_only: int = Field(default=0, description="Passed with the full revision only: lost by leaving it out.")
+    ablated_only: int = 0
+    neither: int = 0
+    full_sr: float | None = None
+    ablated_sr: float | None = None
+    paired_diff: float | None = Field(default=None, description="SR(ablated) − SR(full) on the same tasks.")
+    ci95: list[float] | None = None
+    mcnemar_p: float | None = None
+    note: str = ("Cause, not association: the same revision made again with only this left out, on the same tasks; "
+                 "repeat 0's rollouts compared.")
+
+
+def _config_of(run_dir: Path) -> ExperimentConfig:
+    manifest = read_manifest(run_dir)
+    if not manifest or "config" not in manifest:
+        raise ConfigError(f"{run_dir / 'manifest.json'}: no recorded config (not a finished run of this tool)")
+    return make_config(manifest["config"], source=str(run_dir / "manifest.json"))
+
+
+def _left_out(revision: dict, feedback: dict, principle: str | None, change: str | None) -> tuple[list[str], list[str],
+                                                                                                  list[str]]:
+    """(what is left out, transforms to omit, feedback lines to drop) for one revision."""
+    transforms = [t for t in revision.get("transforms") or [] if int(t.get("changes") or 0) > 0]
+    lines = list(feedback.get("actionable_changes") or [])
+    if principle is not None:
+        omit = [t["name"] for t in transforms if t.get("principle") == principle]
+        drop = [line for line in lines if principle_of(line) == principle]
+    else:
+        kind, _, name = (change or "").rpartition("/")[2].partition("-")
+        omit = [t["name"] for t in transforms if kind == "made" and t["name"] == name]
+        drop = [lines[int(name) - 1]] if kind == "asked" and name.isdigit() and 0 < int(name) <= len(lines) else []
+    return [*(f"transform {name}" for name in omit), *(f"asked: {line}" for line in drop)], omit, drop
+
+
+async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str | None = None,
+                     stages: Stages = PLAIN_STAGES) -> Ablation:
+    """Ablate `principle` (or the change with id `change`) in every revision of the run that has it.
+
+    Raises:
+        ConfigError: neither or both of principle and change, or the run folder has no recorded config.
+    """
+    if (principle is None) == (change is None):
+        raise ConfigError("ablate: give exactly one of --principle and --change")
+    run_dir = Path(run_dir).resolve()
+    config = _config_of(run_dir)
+    name = slug(principle or change.replace("/", "_").replace(" · ", "-"))
+    folder = run_dir / "ablations" / name
+    sub = RunContext(run_key=f"{run_key_for(run_dir)}-ablation-{name}", run_dir=str(folder), apps=str(config.apps),
+                     models=str(config.models_config) if config.models_config else None,
+                     v0_dir=str(config.v0_dir) if config.v0_dir else None)
+    results = read_results(run_dir).apps
+    ablation = Ablation(run=str(run_dir), principle=principle, change=change, folder=str(folder),
+                        offline=bool((read_manifest(run_dir) or {}).get("offline")))
+    with run_budget(config.budget, folder):
+        for after, before in revised_pairs(results):
+            track = track_of(after)
+            if change is not None and not change.startswith(f"{after.app_id}/{track}/r{after.round}/"):
+                continue
+            made = await _ablate_one(run_dir, sub, config, stages, after, before, principle, change, ablation)
+            if made is not None:
+                ablation.revisions.append(made)
+    _pool(ablation)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ABLATION_FILE).write_text(ablation.model_dump_json(indent=1), encoding="utf-8")
+    return ablation
+
+
+async def _ablate_one(run_dir: Path, sub: RunContext, config: ExperimentConfig, stages: Stages, after: AppRoundResult,
+                      before: AppRoundResult, principle: str | None, change: str | None,
+                      ablation: Ablation) -> AblatedRevision | None:
+    track = track_of(after)
+    where = f"{after.app_id} · {track} · round {after.round}"
+    revision = _json(run_dir / Path(after.html).parent / "revision.json")
+    feedback_path = Path("apps", after.app_id, *track.folder.parts, f"feedback-round-{before.round}.json")
+    feedback = _json(run_dir / feedback_path)
+    left_out, omit, drop = _left_out(revision, feedback, principle, change)
+    if not left_out:
+        ablation.skipped.append(f"{where}: nothing of {principle or change} was applied")
+        return None
+
+    def copy(relative: Path | str) -> FileRef:
+        return sub.write(Path(relative), (run_dir / relative).read_bytes())
+
+    html = copy(before.html)
+    verdicts = copy(Path(before.html).parent / "verdicts.json")
+    tasks_file = copy(Path("apps", after.app_id, f"tasks-{slug(config.proposer)}.json"))
+    kept = {**feedback, "actionable_changes": [line for line in feedback.get("actionable_changes") or []
+                                               if line not in drop]}
+    feedback_ref = sub.write(feedback_path, json.dumps(kept, indent=1).encode()) if feedback else None
+    steps = TrackSteps(config, sub, after.app_id, track, stages)
+    tasks = TasksRef(app_id=after.app_id, file=tasks_file, count=len(after.tasks), offline=True)
+    version: VersionRef = await stages.revise(
+        run=sub, app_id=after.app_id, round=after.round, html=html, verdicts=verdicts, tasks=tasks.file,
+        feedback=feedback_ref, track=track, style_block=config.style_block,
+        regressions=_regressions(before, after, steps.tasks(tasks)), viewport=config.viewport,
+        omit_principles=[principle] if principle and omit else None, omit_transforms=omit if change else None)
+    verified = await steps.verify(version, tasks)
+    rollouts = await steps.roll_out(version, tasks, verified)
+    ablated = steps.record(version, tasks, verified, rollouts)
+    full = {t.task_id: t for t in after.tasks}
+    pairs = [(full[t.task_id].passed, t.passed) for t in ablated.tasks
+             if t.task_id in full and full[t.task_id].checker_valid and t.checker_valid]
+    ablation.both += sum(f and a for f, a in pairs)
+    ablation.full_only += sum(f and not a for f, a in pairs)
+    ablation.ablated_only += sum(a and not f for f, a in pairs)
+    ablation.neither += sum(not f and not a for f, a in pairs)
+    return AblatedRevision(app_id=after.app_id, track=str(track), round=after.round, left_out=left_out,
+                           html=version.html.path, tasks=len(pairs),
+                           full_sr=sum(f for f, _ in pairs) / len(pairs) if pairs else None,
+                           ablated_sr=sum(a for _, a in pairs) / len(pairs) if pairs else None)
+
+
+def _pool(ablation: Ablation) -> None:
+    n = ablation.both + ablation.full_only + ablation.ablated_only + ablation.neither
+    ablation.tasks = n
+    if not n:
+        return
+    ablation.full_sr = (ablation.both + ablation.full_only) / n
+    ablation.ablated_sr = (ablation.both + ablation.ablated_only) / n
+    ablation.paired_diff = (ablation.ablated_only - ablation.full_only) / n
+    ablation.ci95 = rounded(paired_difference_interval(ablation.both, ablation.ablated_only, ablation.full_only,
+                                                       ablation.neither))
+    ablation.mcnemar_p = round(mcnemar_exact_p(ablation.ablated_only, ablation.full_only), 6)
+
+
+def _regressions(before: AppRoundResult, after: AppRoundResult, tasks) -> list[Regression]:
+    """The regressions the original revision was given: the revised round's, as the loop wrote them."""
+    descriptions = {task.id: task.description for task in tasks}
+    outcomes = {t.task_id: t for t in before.tasks}
+    found = []
+    for task_id in before.regressions:
+        outcome = outcomes.get(task_id)
+        attempt = f"it ended '{outcome.termination}' after {outcome.steps} step(s)" if outcome else ""
+        if outcome and outcome.reason and not outcome.success:
+            attempt += f" ({outcome.reason[:200]})"
+        found.append(Regression(task_id=task_id, description=descriptions.get(task_id, ""), agent_attempt=attempt))
+    return found
+
+
+def _json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+@flow(name="aui-ablate", flow_run_name="ablate {run_dir}")
+async def ablate(run_dir: str, principle: str | None = None, change: str | None = None) -> Ablation:
+    """`ablate_run` with the Prefect stages (cached, retried, visible in the UI)."""
+    return await ablate_run(Path(run_dir), principle=principle, change=change, stages=PREFECT_STAGES)

@@ -1,0 +1,24 @@
+"""Design insights: which changes made the apps better for agents, with evidence — and, by ablation, cause.
+
+    insights = await insights_of([Path("runs/demo")])       # the change log, the flips, the principle table
+    print(principle_table(insights))                         # markdown; write_insights(...) → insights.json
+
+A revision's changes are logged in one schema for every coder (`Change`: asked for by the commenter,
+or made by the offline coder's transforms), each checked against the two versions as the agent met
+them (the DOM after load in Chromium), never taken on the coder's word. A task that flips between
+the versions is linked to the applied changes that touched what it acted on or what its checker
+reads (`TaskFlip`); per principle, the tasks its changes touched give an association with a paired
+95 % interval (`PrincipleRow`). Ablations (`flows.ablate`) give cause.
+"""
+
+from ._attribution import PrincipleRow, TaskFlip, attribute, task_elements, touches
+from ._changes import Change, Revision, named_selectors, revised_pairs, revisions, track_of
+from ._dom import PAGE_WIDE, Version, element_changed, selector_tokens
+from ._insights import ASSOCIATION_NOTE, INSIGHTS_FILE, Insights, insights_of, principle_table, write_insights
+from ._render import Renderer
+
+__all__ = [
+    "ASSOCIATION_NOTE", "INSIGHTS_FILE", "PAGE_WIDE", "Change", "Insights", "PrincipleRow", "Renderer", "Revision",
+    "TaskFlip", "Version", "attribute", "element_changed", "insights_of", "named_selectors", "principle_table",
+    "revised_pairs", "revisions", "selector_tokens", "task_elements", "touches", "track_of", "write_insights",
+]

@@ -1,0 +1,147 @@
+"""Which changes touched the tasks that flipped, and what each principle is associated with.
+
+A task *flips* when it fails on the revised version and passes on the new one (gained) or the
+reverse (lost). Only tasks with a valid checker on both versions count, so a flip is the agent's
+doing, not the verifier's; repeat 0's rollouts are compared. A change *touches* a task when an
+element the change changed is, contains, or shares an id or class with an element the task's
+trajectories acted on (either version) or its checkers read. Per principle, over the tasks its
+applied changes touched: gained, lost, and the paired difference of SR after − before with
+Newcombe's 95 % interval and McNemar's exact p. These are associations — every change of a revision
+ships together; `aui insights ablate` measures a principle's effect by leaving it out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from results import AppRoundResult, TaskOutcome, mcnemar_exact_p, paired_difference_interval, rounded
+from verifier import compile_checker, read_verdicts
+
+from ._changes import Change, Revision, track_of
+from ._dom import Version, selector_tokens
+
+
+class TaskFlip(BaseModel):
+    app_id: str
+    track: str
+    round: int
+    revised_from: int
+    task_id: str
+    direction: Literal["gained", "lost"]
+    elements: list[str] = Field(description="What the task touches: trajectory targets (both versions), checker reads.")
+    changes: list[str] = Field(default_factory=list, description="Ids of the applied changes that touched it.")
+    principles: list[str] = Field(default_factory=list)
+    trajectories: list[str] = Field(default_factory=list, description="Before, after (run-relative folders).")
+
+
+class PrincipleRow(BaseModel):
+    principle: str
+    applied: int = Field(description="Applied changes answering to it (counted ones: see `Change.counted`).")
+    apps: int
+    revisions: int
+    tasks: int = Field(description="Task pairs (valid checker on both versions) its changes touched.")
+    gained: int
+    lost: int
+    net: float | None = Field(description="SR after − SR before over those tasks (association, not cause).")
+    net_ci95: list[float] | None = None
+    mcnemar_p: float | None = None
+
+
+def task_elements(run_dir: Path, outcomes: Iterable[TaskOutcome], verdict_files: Iterable[Path]) -> list[str]:
+    """Selectors a task touches: every target its trajectories acted on, and every selector its checkers read."""
+    found: list[str] = []
+    for outcome in outcomes:
+        if not outcome.trajectory:
+            continue
+        try:
+            steps = json.loads((run_dir / outcome.trajectory / "trajectory.json").read_text(encoding="utf-8"))["steps"]
+        except (OSError, ValueError, KeyError):
+            continue
+        for step in steps:
+            target = step.get("target") or {}
+            found += [s for s in (target.get("selector"), f"#{target['id']}" if target.get("id") else None) if s]
+    task_id = next((o.task_id for o in outcomes), None)
+    for path in verdict_files:
+        try:
+            verdict = read_verdicts(path).verdict(task_id)
+        except (OSError, ValueError, KeyError):
+            continue
+        if verdict.checker:
+            try:
+                found += compile_checker(verdict.checker).selectors
+            except ValueError:
+                pass
+    return list(dict.fromkeys(found))
+
+
+def touches(change: Change, elements: list[str], new: Version) -> bool:
+    """Whether an element `change` changed is, contains, or names the same id/class as one of `elements`."""
+    if change.page_wide:
+        return True
+    wanted = set().union(*(selector_tokens(e) for e in elements)) if elements else set()
+    found = [tag for tag in (new.element(e) for e in elements) if tag is not None]
+    for changed in change.changed_elements:
+        if selector_tokens(changed) & wanted:
+            return True
+        container = new.element(changed)
+        if container is not None and any(tag is container or container in tag.parents for tag in found):
+            return True
+    return False
+
+
+def attribute(revisions: list[tuple[Path, Revision]]) -> tuple[list[TaskFlip], list[PrincipleRow], dict]:
+    """The flips with the changes that touched them, and the principle table, over the valid task pairs of
+    `revisions` (each with the run folder it belongs to)."""
+    flips: list[TaskFlip] = []
+    pairs: dict[str, list[tuple[bool, bool]]] = {}
+    revisions_with: dict[str, set[str]] = {}
+    counts = {"pairs": 0, "left_out": 0}
+    for run_dir, revision in revisions:
+        after, before = revision.result, revision.before
+        counted = [c for c in revision.changes if c.counted and c.applied]
+        for change in counted:
+            revisions_with.setdefault(change.principle or "none", set()).add(f"{change.app_id}/{change.track}/r{change.round}")
+        previous = {t.task_id: t for t in before.tasks}
+        for task in after.tasks:
+            old = previous.get(task.task_id)
+            if old is None or not (old.checker_valid and task.checker_valid):
+                counts["left_out"] += 1
+                continue
+            counts["pairs"] += 1
+            elements = task_elements(run_dir, [old, task], _verdict_files(run_dir, before, after))
+            linked = [c for c in counted if touches(c, elements, revision.new)]
+            for principle in {c.principle or "none" for c in linked}:
+                pairs.setdefault(principle, []).append((old.passed, task.passed))
+            if old.passed != task.passed:
+                flips.append(TaskFlip(
+                    app_id=after.app_id, track=str(track_of(after)),
+                    round=after.round, revised_from=before.round, task_id=task.task_id,
+                    direction="gained" if task.passed else "lost", elements=elements,
+                    changes=[c.id for c in linked], principles=sorted({c.principle or "none" for c in linked}),
+                    trajectories=[t for t in (old.trajectory, task.trajectory) if t]))
+    changes = [c for _, revision in revisions for c in revision.changes if c.counted and c.applied]
+    rows = [_principle_row(principle, changes, pairs.get(principle, []), len(revisions_with.get(principle, ())))
+            for principle in sorted({c.principle or "none" for c in changes})]
+    return flips, rows, counts
+
+
+def _principle_row(principle: str, changes: list[Change], pairs: list[tuple[bool, bool]], revisions: int) -> PrincipleRow:
+    mine = [c for c in changes if (c.principle or "none") == principle]
+    both = sum(b and a for b, a in pairs)
+    gained = sum(a and not b for b, a in pairs)
+    lost = sum(b and not a for b, a in pairs)
+    neither = len(pairs) - both - gained - lost
+    return PrincipleRow(
+        principle=principle, applied=len(mine), apps=len({c.app_id for c in mine}), revisions=revisions,
+        tasks=len(pairs), gained=gained, lost=lost, net=(gained - lost) / len(pairs) if pairs else None,
+        net_ci95=rounded(paired_difference_interval(both, gained, lost, neither)) if pairs else None,
+        mcnemar_p=round(mcnemar_exact_p(gained, lost), 6) if pairs else None)
+
+
+def _verdict_files(run_dir: Path, *results: AppRoundResult) -> list[Path]:
+    return [run_dir / Path(r.html).parent / "verdicts.json" for r in results if r.html]

@@ -1,0 +1,76 @@
+"""A run's (or several runs') design insights: the change log, the flips and what touched them, the principle table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from cua import DEFAULT_VIEWPORT, Viewport, close_browser
+from results import pct, read_manifest, read_results
+
+from ._attribution import PrincipleRow, TaskFlip, attribute
+from ._changes import Change, Revision, revisions
+from ._render import Renderer
+
+INSIGHTS_FILE = "insights.json"
+ASSOCIATION_NOTE = ("Association, not cause: every change of a revision ships with the others. A principle's net is SR "
+                    "after − SR before over the tasks its applied changes touched (valid checker on both versions, "
+                    "repeat 0), with Newcombe's paired 95 % interval and McNemar's exact p; `aui insights ablate` "
+                    "measures cause by leaving the principle out.")
+
+
+class Insights(BaseModel):
+    runs: list[str]
+    offline: bool = Field(description="Every role of every run was played by an offline provider.")
+    note: str = ASSOCIATION_NOTE
+    pairs: int = Field(description="Task pairs compared: valid checker on both versions of a revision.")
+    left_out: int = Field(description="Tasks of revised versions left out: no valid checker on one of the versions.")
+    flips_total: int
+    flips_attributed: int = Field(description="Flips with at least one applied change that touched them.")
+    flips_attributed_ratio: float | None
+    principles: list[PrincipleRow]
+    flips: list[TaskFlip]
+    changes: list[Change]
+
+
+async def insights_of(run_dirs: list[Path]) -> Insights:
+    """The insights of `run_dirs` pooled (each run's revisions loaded in Chromium at the run's viewport).
+
+    Raises:
+        FileNotFoundError / ValueError: a folder is not a finished run (no readable results.json), naming it.
+    """
+    everything_offline = True
+    found: list[tuple[Path, Revision]] = []
+    try:
+        for run_dir in map(Path, run_dirs):
+            results = read_results(run_dir)
+            manifest = read_manifest(run_dir) or {}
+            viewport = Viewport.model_validate(manifest.get("config", {}).get("viewport") or DEFAULT_VIEWPORT.model_dump())
+            everything_offline &= bool(manifest.get("offline", False))
+            found += [(run_dir, revision) for revision in await revisions(run_dir, results.apps, Renderer(viewport))]
+    finally:
+        await close_browser()
+    flips, rows, counts = attribute(found)
+    attributed = sum(bool(flip.changes) for flip in flips)
+    return Insights(runs=[str(r) for r in run_dirs], offline=everything_offline, pairs=counts["pairs"],
+                    left_out=counts["left_out"], flips_total=len(flips), flips_attributed=attributed,
+                    flips_attributed_ratio=round(attributed / len(flips), 6) if flips else None, principles=rows,
+                    flips=flips, changes=[c for _, revision in found for c in revision.changes])
+
+
+def principle_table(insights: Insights) -> str:
+    """The principle table as markdown."""
+    lines = ["| principle | applied | apps | tasks touched | gained | lost | net (pts) | 95 % CI | McNemar p |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---:|"]
+    for row in sorted(insights.principles, key=lambda r: -(r.net or 0)):
+        ci = f"[{pct(row.net_ci95[0])}, {pct(row.net_ci95[1])}]" if row.net_ci95 else "–"
+        p = f"{row.mcnemar_p:.3g}" if row.mcnemar_p is not None else "–"
+        lines.append(f"| {row.principle} | {row.applied} | {row.apps} | {row.tasks} | {row.gained} | {row.lost} | "
+                     f"{pct(row.net)} | {ci} | {p} |")
+    return "\n".join(lines)
+
+
+def write_insights(insights: Insights, path: Path) -> Path:
+    path.write_text(insights.model_dump_json(indent=1), encoding="utf-8")
+    return path
