@@ -9,6 +9,7 @@ from flows import configure_prefect_env
 from ._apps import apps_app
 from ._dashboard import comment_command, dashboard_command
 from ._defects import defects_app
+from ._insights import insights_command
 from ._judge import judge_command
 from ._labels import label_app
 from ._rollout import rollout_command
@@ -40,6 +41,7 @@ app.command("dashboard")(dashboard_command)
 app.command("comment")(comment_command)
 app.command("judge")(judge_command)
 app.command("variations")(variations_command)
+app.command("insights")(insights_command)
 
 __all__ = [
     "app",
@@ -47,6 +49,7 @@ __all__ = [
     "comment_command",
     "dashboard_command",
     "defects_app",
+    "insights_command",
     "deploy",
     "judge_command",
     "label_app",

@@ -16,53 +16,27 @@ import json
 from pathlib import Path
 
 from prefect import flow
-from pydantic import BaseModel, Field
 
 from coder import Regression, principle_of
 from experiment import ConfigError, ExperimentConfig, make_config
 from insights import revised_pairs, track_of
-from results import AppRoundResult, mcnemar_exact_p, paired_difference_interval, read_manifest, read_results, rounded
+from results import (
+    ABLATION_FILE,
+    AblatedRevision,
+    Ablation,
+    AppRoundResult,
+    mcnemar_exact_p,
+    paired_difference_interval,
+    read_manifest,
+    read_results,
+    rounded,
+)
 
 from ._budget import run_budget
 from ._refs import FileRef, RunContext, TasksRef, VersionRef
 from ._stages import slug
 from ._sweep import run_key_for
 from ._track import PLAIN_STAGES, PREFECT_STAGES, Stages, TrackSteps
-
-ABLATION_FILE = "ablation.json"
-
-
-class AblatedRevision(BaseModel):
-    app_id: str
-    track: str
-    round: int
-    left_out: list[str] = Field(description="What this revision had of the ablated principle or change.")
-    html: str = Field(description="The ablated version, relative to the ablation's folder.")
-    full_sr: float | None
-    ablated_sr: float | None
-    tasks: int = Field(description="Tasks with a valid checker on both versions (the paired comparison's).")
-
-
-class Ablation(BaseModel):
-    run: str
-    principle: str | None = None
-    change: str | None = None
-    folder: str
-    offline: bool
-    revisions: list[AblatedRevision] = Field(default_factory=list)
-    skipped: list[str] = Field(default_factory=list, description="Revisions with nothing to leave out, and why.")
-    tasks: int = 0
-    both: int = 0
-    full_only: int = Field(default=0, description="Passed with the full revision only: lost by leaving it out.")
-    ablated_only: int = 0
-    neither: int = 0
-    full_sr: float | None = None
-    ablated_sr: float | None = None
-    paired_diff: float | None = Field(default=None, description="SR(ablated) − SR(full) on the same tasks.")
-    ci95: list[float] | None = None
-    mcnemar_p: float | None = None
-    note: str = ("Cause, not association: the same revision made again with only this left out, on the same tasks; "
-                 "repeat 0's rollouts compared.")
 
 
 def _config_of(run_dir: Path) -> ExperimentConfig:

@@ -8,17 +8,17 @@ or made by the offline coder's transforms), each checked against the two version
 them (the DOM after load in Chromium), never taken on the coder's word. A task that flips between
 the versions is linked to the applied changes that touched what it acted on or what its checker
 reads (`TaskFlip`); per principle, the tasks its changes touched give an association with a paired
-95 % interval (`PrincipleRow`). Ablations (`flows.ablate`) give cause.
+95 % interval (`PrincipleRow`). Ablations (`flows.ablate`) give cause. The records and the files they
+live in (`insights.json`, `ablations/*/ablation.json`) are the `results` package's.
 """
 
-from ._attribution import PrincipleRow, TaskFlip, attribute, task_elements, touches
-from ._changes import Change, Revision, named_selectors, revised_pairs, revisions, track_of
-from ._dom import PAGE_WIDE, Version, element_changed, selector_tokens
-from ._insights import ASSOCIATION_NOTE, INSIGHTS_FILE, Insights, insights_of, principle_table, write_insights
+from ._attribution import attribute, task_elements, touches
+from ._changes import Revision, named_selectors, revised_pairs, revisions, track_of
+from ._dom import Version, element_changed, selector_tokens
+from ._insights import insights_of, principle_table, write_insights
 from ._render import Renderer
 
 __all__ = [
-    "ASSOCIATION_NOTE", "INSIGHTS_FILE", "PAGE_WIDE", "Change", "Insights", "PrincipleRow", "Renderer", "Revision",
-    "TaskFlip", "Version", "attribute", "element_changed", "insights_of", "named_selectors", "principle_table",
+    "Renderer", "Revision", "Version", "attribute", "element_changed", "insights_of", "named_selectors", "principle_table",
     "revised_pairs", "revisions", "selector_tokens", "task_elements", "touches", "track_of", "write_insights",
 ]

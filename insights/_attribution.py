@@ -15,41 +15,21 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, Field
-
-from results import AppRoundResult, TaskOutcome, mcnemar_exact_p, paired_difference_interval, rounded
+from results import (
+    AppRoundResult,
+    Change,
+    PrincipleRow,
+    TaskFlip,
+    TaskOutcome,
+    mcnemar_exact_p,
+    paired_difference_interval,
+    rounded,
+)
 from verifier import compile_checker, read_verdicts
 
-from ._changes import Change, Revision, track_of
+from ._changes import Revision, track_of
 from ._dom import Version, selector_tokens
-
-
-class TaskFlip(BaseModel):
-    app_id: str
-    track: str
-    round: int
-    revised_from: int
-    task_id: str
-    direction: Literal["gained", "lost"]
-    elements: list[str] = Field(description="What the task touches: trajectory targets (both versions), checker reads.")
-    changes: list[str] = Field(default_factory=list, description="Ids of the applied changes that touched it.")
-    principles: list[str] = Field(default_factory=list)
-    trajectories: list[str] = Field(default_factory=list, description="Before, after (run-relative folders).")
-
-
-class PrincipleRow(BaseModel):
-    principle: str
-    applied: int = Field(description="Applied changes answering to it (counted ones: see `Change.counted`).")
-    apps: int
-    revisions: int
-    tasks: int = Field(description="Task pairs (valid checker on both versions) its changes touched.")
-    gained: int
-    lost: int
-    net: float | None = Field(description="SR after − SR before over those tasks (association, not cause).")
-    net_ci95: list[float] | None = None
-    mcnemar_p: float | None = None
 
 
 def task_elements(run_dir: Path, outcomes: Iterable[TaskOutcome], verdict_files: Iterable[Path]) -> list[str]:

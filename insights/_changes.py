@@ -14,44 +14,16 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, Field
 
 from coder import principle_of
-from results import AppRoundResult, Track
+from results import PAGE_WIDE, AppRoundResult, Change, Track
 
-from ._dom import PAGE_WIDE, Version, element_changed
+from ._dom import Version, element_changed
 from ._render import Renderer
 
 _BACKTICKED = re.compile(r"`([^`]+)`")
 _ID_OR_CLASS = re.compile(r"(?<![\w`-])([#.][A-Za-z_][\w-]*)")
 _CSS_DETAIL = re.compile(r"^\s*([^{}]+?)\s*\{")  # "nav {gap: 28px -> 12px}" names `nav`
-
-
-class Change(BaseModel):
-    """One change of one revision, asked for or made, with whether it happened."""
-
-    id: str = Field(description="app/track/rROUND/asked-N or …/made-NAME: unique within the run.")
-    app_id: str
-    track: str = Field(description="coder · CUA · mode · commenter mode.")
-    round: int = Field(description="The version the revision made.")
-    revised_from: int = Field(description="The version it revised.")
-    kind: Literal["asked", "made"] = Field(description="asked: a commenter's actionable change; made: an offline "
-                                           "coder's transform.")
-    text: str
-    transform: str | None = None
-    principle: str | None = Field(default=None, description="The agent-centric principle it answers to, if named.")
-    elements: list[str] = Field(default_factory=list, description="The selectors it names.")
-    changed_elements: list[str] = Field(default_factory=list, description="Those the DOM diff saw change.")
-    applied: bool
-    how: str = Field(description="How it was applied, or why it counts as not applied.")
-    counted: bool = Field(description="Counted in the principle table: what the coder made (an offline revision's "
-                          "transforms) or, for a model coder, what it was asked for.")
-
-    @property
-    def page_wide(self) -> bool:
-        return any(element in PAGE_WIDE for element in self.changed_elements)
 
 
 def named_selectors(*texts: str) -> list[str]:

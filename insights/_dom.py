@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from bs4 import BeautifulSoup, Tag
 from soupsieve import SelectorSyntaxError
 
-PAGE_WIDE = frozenset({"body", "html", ":root", "*"})
+from results import PAGE_WIDE
+
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _TOKEN = re.compile(r"([#.][A-Za-z_][\w-]*)")
 

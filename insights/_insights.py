@@ -4,34 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
-
 from cua import DEFAULT_VIEWPORT, Viewport, close_browser
-from results import pct, read_manifest, read_results
+from results import Insights, pct, read_manifest, read_results
 
-from ._attribution import PrincipleRow, TaskFlip, attribute
-from ._changes import Change, Revision, revisions
+from ._attribution import attribute
+from ._changes import Revision, revisions
 from ._render import Renderer
-
-INSIGHTS_FILE = "insights.json"
-ASSOCIATION_NOTE = ("Association, not cause: every change of a revision ships with the others. A principle's net is SR "
-                    "after − SR before over the tasks its applied changes touched (valid checker on both versions, "
-                    "repeat 0), with Newcombe's paired 95 % interval and McNemar's exact p; `aui insights ablate` "
-                    "measures cause by leaving the principle out.")
-
-
-class Insights(BaseModel):
-    runs: list[str]
-    offline: bool = Field(description="Every role of every run was played by an offline provider.")
-    note: str = ASSOCIATION_NOTE
-    pairs: int = Field(description="Task pairs compared: valid checker on both versions of a revision.")
-    left_out: int = Field(description="Tasks of revised versions left out: no valid checker on one of the versions.")
-    flips_total: int
-    flips_attributed: int = Field(description="Flips with at least one applied change that touched them.")
-    flips_attributed_ratio: float | None
-    principles: list[PrincipleRow]
-    flips: list[TaskFlip]
-    changes: list[Change]
 
 
 async def insights_of(run_dirs: list[Path]) -> Insights:

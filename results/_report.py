@@ -17,6 +17,7 @@ from ._format import pct
 from ._outcomes import DOMAINS, AppRoundResult
 from ._report_agreement import agreement_section_html, write_agreement
 from ._report_defects import defects_section_html
+from ._report_insights import insights_section_html
 from ._report_variations import STYLE as VARIATION_STYLE
 from ._report_variations import variation_section_html
 from ._tables import (
@@ -226,6 +227,7 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
         + (f'<h2>FC and SR across rounds</h2><img id="plot" src="{PLOT_FILE}" alt="FC and SR across rounds" width="1000">' if plot else "")
         + _agreement_section(run_dir)
         + _defects_section(run_dir)
+        + insights_section_html(run_dir)
         + f"{usage_html}<h2>Apps</h2>{_app_sections(results)}"
         f"<details><summary>Markdown table</summary><pre>{_e(markdown_table(rows))}</pre></details>"
         "</body></html>"

@@ -16,6 +16,7 @@ import pytest
 from experiment import make_config
 from flows import sweep
 from flows.testing import ONLINE_ROLES, REVISION_MARK, ScriptedRoles, click_point, role_of
+from insights import insights_of
 from llm import call_stats
 from llm.testing import ScriptedOpenAIServer
 
@@ -88,3 +89,12 @@ async def test_online_loop_runs_every_role_through_the_openai_client_and_reruns_
         assert len(server.requests) == requests_before, "a re-run must not call any model"
         assert call_stats().calls == calls_before
         assert [r.model_dump() for r in again] == [r.model_dump() for r in results]
+
+        # Design insights of a model coder's revision: what the commenter asked is what counts, and the DOM decides
+        # whether it happened — the scripted coder only marked the file, so none of the named elements changed.
+        found = await insights_of([run_dir])
+        asked = [change for change in found.changes if change.kind == "asked"]
+        assert len(asked) == len(feedback["actionable_changes"]) and all(change.counted for change in asked)
+        assert not any(change.applied for change in asked), [change.how for change in asked]
+        assert all(change.elements and change.how.startswith("DOM diff: 0 of") for change in asked)
+        assert found.principles == []  # nothing applied: no principle has anything to show

@@ -1,0 +1,146 @@
+"""What a run folder holds of its design insights: `insights.json` (the change log, the flips and what touched
+them, the principle table) and `ablations/<name>/ablation.json` (a principle or change left out, on the same
+tasks). `insights` computes the first and `flows.ablate` the second; the report, the viewer and the
+command read them here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+PAGE_WIDE = frozenset({"body", "html", ":root", "*"})
+"""Selectors that stand for the whole page."""
+INSIGHTS_FILE = "insights.json"
+ASSOCIATION_NOTE = ("Association, not cause: every change of a revision ships with the others. A principle's net is SR "
+                    "after − SR before over the tasks its applied changes touched (valid checker on both versions, "
+                    "repeat 0), with Newcombe's paired 95 % interval and McNemar's exact p; `aui insights ablate` "
+                    "measures cause by leaving the principle out.")
+ABLATION_FILE = "ablation.json"
+
+
+class Change(BaseModel):
+    """One change of one revision, asked for or made, with whether it happened."""
+
+    id: str = Field(description="app/track/rROUND/asked-N or …/made-NAME: unique within the run.")
+    app_id: str
+    track: str = Field(description="coder · CUA · mode · commenter mode.")
+    round: int = Field(description="The version the revision made.")
+    revised_from: int = Field(description="The version it revised.")
+    kind: Literal["asked", "made"] = Field(description="asked: a commenter's actionable change; made: an offline "
+                                           "coder's transform.")
+    text: str
+    transform: str | None = None
+    principle: str | None = Field(default=None, description="The agent-centric principle it answers to, if named.")
+    elements: list[str] = Field(default_factory=list, description="The selectors it names.")
+    changed_elements: list[str] = Field(default_factory=list, description="Those the DOM diff saw change.")
+    applied: bool
+    how: str = Field(description="How it was applied, or why it counts as not applied.")
+    counted: bool = Field(description="Counted in the principle table: what the coder made (an offline revision's "
+                          "transforms) or, for a model coder, what it was asked for.")
+
+    @property
+    def page_wide(self) -> bool:
+        return any(element in PAGE_WIDE for element in self.changed_elements)
+
+
+class TaskFlip(BaseModel):
+    app_id: str
+    track: str
+    round: int
+    revised_from: int
+    task_id: str
+    direction: Literal["gained", "lost"]
+    elements: list[str] = Field(description="What the task touches: trajectory targets (both versions), checker reads.")
+    changes: list[str] = Field(default_factory=list, description="Ids of the applied changes that touched it.")
+    principles: list[str] = Field(default_factory=list)
+    trajectories: list[str] = Field(default_factory=list, description="Before, after (run-relative folders).")
+
+
+class PrincipleRow(BaseModel):
+    principle: str
+    applied: int = Field(description="Applied changes answering to it (counted ones: see `Change.counted`).")
+    apps: int
+    revisions: int
+    tasks: int = Field(description="Task pairs (valid checker on both versions) its changes touched.")
+    gained: int
+    lost: int
+    net: float | None = Field(description="SR after − SR before over those tasks (association, not cause).")
+    net_ci95: list[float] | None = None
+    mcnemar_p: float | None = None
+
+
+class AblatedRevision(BaseModel):
+    app_id: str
+    track: str
+    round: int
+    left_out: list[str] = Field(description="What this revision had of the ablated principle or change.")
+    html: str = Field(description="The ablated version, relative to the ablation's folder.")
+    full_sr: float | None
+    ablated_sr: float | None
+    tasks: int = Field(description="Tasks with a valid checker on both versions (the paired comparison's).")
+
+
+class Ablation(BaseModel):
+    run: str
+    principle: str | None = None
+    change: str | None = None
+    folder: str
+    offline: bool
+    revisions: list[AblatedRevision] = Field(default_factory=list)
+    skipped: list[str] = Field(default_factory=list, description="Revisions with nothing to leave out, and why.")
+    tasks: int = 0
+    both: int = 0
+    full_only: int = Field(default=0, description="Passed with the full revision only: lost by leaving it out.")
+    ablated_only: int = 0
+    neither: int = 0
+    full_sr: float | None = None
+    ablated_sr: float | None = None
+    paired_diff: float | None = Field(default=None, description="SR(ablated) − SR(full) on the same tasks.")
+    ci95: list[float] | None = None
+    mcnemar_p: float | None = None
+    note: str = ("Cause, not association: the same revision made again with only this left out, on the same tasks; "
+                 "repeat 0's rollouts compared.")
+
+
+class Insights(BaseModel):
+    runs: list[str]
+    offline: bool = Field(description="Every role of every run was played by an offline provider.")
+    note: str = ASSOCIATION_NOTE
+    pairs: int = Field(description="Task pairs compared: valid checker on both versions of a revision.")
+    left_out: int = Field(description="Tasks of revised versions left out: no valid checker on one of the versions.")
+    flips_total: int
+    flips_attributed: int = Field(description="Flips with at least one applied change that touched them.")
+    flips_attributed_ratio: float | None
+    principles: list[PrincipleRow]
+    flips: list[TaskFlip]
+    changes: list[Change]
+
+
+def read_insights(run_dir: Path | str) -> Insights | None:
+    """The run folder's insights.json, None when `aui insights` has not been run on it.
+
+    Raises:
+        ValueError: the file is not in the shape `insights` writes, naming it.
+    """
+    path = Path(run_dir) / INSIGHTS_FILE
+    if not path.is_file():
+        return None
+    try:
+        return Insights.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError as error:
+        raise ValueError(f"{path}: not an insights file: {error.errors()[0]['msg']}") from None
+
+
+def read_ablations(run_dir: Path | str) -> list[Ablation]:
+    """Every ablation of the run folder (`ablations/*/ablation.json`), by name; unreadable ones are skipped."""
+    found = []
+    for path in sorted(Path(run_dir).glob(f"ablations/*/{ABLATION_FILE}")):
+        try:
+            found.append(Ablation.model_validate_json(path.read_text(encoding="utf-8")))
+        except (OSError, ValidationError, json.JSONDecodeError):
+            continue
+    return found

@@ -1,0 +1,64 @@
+"""The report's "Design insights" section: the principle table (association), the flips and the changes that
+touched them, and every ablation of the run (cause) — from `insights.json` and `ablations/*/ablation.json`."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from ._format import pct
+from ._insight_records import Ablation, Insights, read_ablations, read_insights
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text))
+
+
+def _interval(bounds: list[float] | None) -> str:
+    return f"[{pct(bounds[0])}, {pct(bounds[1])}]" if bounds else "–"
+
+
+def principles_html(insights: Insights) -> str:
+    rows = "".join(
+        f"<tr><td>{_e(r.principle)}</td><td>{r.applied}</td><td>{r.apps}</td><td>{r.tasks}</td><td>{r.gained}</td>"
+        f"<td>{r.lost}</td><td>{pct(r.net)}</td><td>{_interval(r.net_ci95)}</td>"
+        f"<td>{'–' if r.mcnemar_p is None else f'{r.mcnemar_p:.3g}'}</td></tr>"
+        for r in sorted(insights.principles, key=lambda r: -(r.net or 0)))
+    ratio = "–" if insights.flips_attributed_ratio is None else pct(insights.flips_attributed_ratio)
+    return (f"<p class=note>{_e(insights.note)} Over {insights.pairs} task pairs ({insights.left_out} left out: no valid "
+            f"checker on one version); {insights.flips_attributed} of {insights.flips_total} flips ({ratio} %) have a "
+            "change that touched them.</p><table><tr><th>principle</th><th>applied</th><th>apps</th><th>tasks touched</th>"
+            f"<th>gained</th><th>lost</th><th>net (pts)</th><th>95 % CI</th><th>McNemar p</th></tr>{rows}</table>")
+
+
+def flips_html(insights: Insights) -> str:
+    if not insights.flips:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(f.app_id)}</td><td>{_e(f.task_id)}</td><td>{f.revised_from} → {f.round}</td><td>{_e(f.direction)}</td>"
+        f"<td>{_e(', '.join(f.principles) or '–')}</td><td>{len(f.changes)}</td><td>"
+        + " ".join(f'<a href="{_e(t)}/dashboard.png">{label}</a>' for t, label in zip(f.trajectories, ("before", "after")))
+        + "</td></tr>" for f in insights.flips)
+    return ("<h3>Tasks that flipped, and the changes that touched them</h3><table><tr><th>app</th><th>task</th>"
+            f"<th>rounds</th><th>flip</th><th>principles</th><th>changes</th><th>dashboards</th></tr>{rows}</table>")
+
+
+def ablations_html(ablations: list[Ablation]) -> str:
+    if not ablations:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(a.principle or a.change)}</td><td>{len(a.revisions)}</td><td>{a.tasks}</td><td>{pct(a.full_sr)}</td>"
+        f"<td>{pct(a.ablated_sr)}</td><td>{pct(a.paired_diff)}</td><td>{_interval(a.ci95)}</td>"
+        f"<td>{'–' if a.mcnemar_p is None else f'{a.mcnemar_p:.3g}'}</td></tr>" for a in ablations)
+    return (f"<h3>Ablations</h3><p class=note>{_e(ablations[0].note)}</p><table><tr><th>left out</th><th>revisions</th>"
+            "<th>tasks</th><th>SR full</th><th>SR ablated</th><th>difference (pts)</th><th>95 % CI</th>"
+            f"<th>McNemar p</th></tr>{rows}</table>")
+
+
+def insights_section_html(run_dir: Path) -> str:
+    """The section, or "" when the run has neither insights nor ablations."""
+    insights, ablations = read_insights(run_dir), read_ablations(run_dir)
+    if insights is None and not ablations:
+        return ""
+    body = (principles_html(insights) + flips_html(insights) if insights else "") + ablations_html(ablations)
+    return f"<h2>Design insights</h2>{body}"
