@@ -1,0 +1,75 @@
+"""Benchmark of design insights; prints one JSON object as its last line.
+
+    .venv/bin/python bench/insights.py [--run DIR] [--out DIR] [--rounds 2]
+
+The bundled offline run (`make run`'s job: every bundled app, integrated revision, rounds 0–2; the
+stages' plain functions, no Prefect), unless `--run` names a finished run to read instead; then its
+insights (the change log, the flips and what touched them, the principle table) and one ablation: the
+principle with the largest net association, left out of every revision that applied it, on the same
+tasks. Prints `principles` (how many appear), `flips_attributed_ratio` (flips with at least one linked
+change / all flips; target ≥ 0.8), `ablation_principle`, `ablation_paired_diff` (SR of the ablated
+revisions minus the full ones on the same tasks) with `ablation_ci95`, and the wall times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from experiment import make_config
+from flows import ablate_run, sweep_without_prefect
+from insights import insights_of, principle_table, write_insights
+from results import INSIGHTS_FILE
+
+TARGETS = {"flips_attributed_ratio": 0.8}
+
+
+async def main(args: argparse.Namespace) -> dict:
+    started = time.perf_counter()
+    report: dict = {"load_avg_1m": round(os.getloadavg()[0], 2)}
+    if args.run:
+        run_dir = Path(args.run)
+    else:
+        config = make_config({"name": "offline-bundled", "revision_modes": ["integrated"], "rounds": args.rounds,
+                              "out_dir": args.out or tempfile.mkdtemp(prefix="bench-insights-")})
+        await sweep_without_prefect(config)
+        run_dir = config.run_dir
+        report["run_s"] = round(time.perf_counter() - started, 1)
+    report["run"] = str(run_dir)
+
+    mark = time.perf_counter()
+    found = await insights_of([run_dir])
+    write_insights(found, run_dir / INSIGHTS_FILE)
+    report["insights_s"] = round(time.perf_counter() - mark, 1)
+    print(principle_table(found), flush=True)
+    report.update(principles=len(found.principles), pairs=found.pairs, flips=found.flips_total,
+                  flips_attributed=found.flips_attributed, flips_attributed_ratio=found.flips_attributed_ratio,
+                  offline=found.offline)
+
+    strongest = max((row for row in found.principles if row.tasks), key=lambda row: row.net or 0, default=None)
+    if strongest is not None:
+        mark = time.perf_counter()
+        ablation = await ablate_run(run_dir, principle=strongest.principle)
+        report.update(ablation_principle=strongest.principle, ablation_association_net=strongest.net,
+                      ablation_revisions=len(ablation.revisions), ablation_tasks=ablation.tasks,
+                      ablation_full_sr=ablation.full_sr, ablation_ablated_sr=ablation.ablated_sr,
+                      ablation_paired_diff=ablation.paired_diff, ablation_ci95=ablation.ci95,
+                      ablation_mcnemar_p=ablation.mcnemar_p, ablation_s=round(time.perf_counter() - mark, 1))
+    report["load_avg_1m_end"] = round(os.getloadavg()[0], 2)
+    ratio = report.get("flips_attributed_ratio")
+    report["targets"] = TARGETS
+    report["met"] = {"flips_attributed_ratio": ratio is not None and ratio >= TARGETS["flips_attributed_ratio"]}
+    return report
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--run", help="A finished run folder to read (default: make the bundled offline run).")
+    parser.add_argument("--out", help="Where the bundled offline run goes (default: a temp folder).")
+    parser.add_argument("--rounds", type=int, default=2, help="Revision rounds after v0 (make run's 2).")
+    print(json.dumps(asyncio.run(main(parser.parse_args()))))
