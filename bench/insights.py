@@ -17,14 +17,18 @@ import argparse
 import asyncio
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from experiment import make_config
-from flows import ablate_run, sweep_without_prefect
-from insights import insights_of, principle_table, write_insights
-from results import INSIGHTS_FILE
+# This file is itself `insights.py`: the package of that name is found only once the project leads sys.path.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from experiment import make_config  # noqa: E402
+from flows import ablate_run, sweep_without_prefect  # noqa: E402
+from insights import insights_of, principle_table, write_insights  # noqa: E402
+from results import INSIGHTS_FILE  # noqa: E402
 
 TARGETS = {"flips_attributed_ratio": 0.8}
 
