@@ -99,7 +99,7 @@ def attribute(revisions: list[tuple[Path, Revision]]) -> tuple[list[TaskFlip], l
                 pairs.setdefault(principle, []).append((old.passed, task.passed))
             if old.passed != task.passed:
                 flips.append(TaskFlip(
-                    app_id=after.app_id, track=str(track_of(after)),
+                    run=str(run_dir), app_id=after.app_id, track=str(track_of(after)),
                     round=after.round, revised_from=before.round, task_id=task.task_id,
                     direction="gained" if task.passed else "lost", elements=elements,
                     changes=[c.id for c in linked], principles=sorted({c.principle or "none" for c in linked}),

@@ -9,6 +9,7 @@ from results import Insights, pct, read_manifest, read_results
 
 from ._attribution import attribute
 from ._changes import Revision, revisions
+from ._crops import add_crops
 from ._render import Renderer
 
 
@@ -20,16 +21,21 @@ async def insights_of(run_dirs: list[Path]) -> Insights:
     """
     everything_offline = True
     found: list[tuple[Path, Revision]] = []
+    renderers: dict[Path, Renderer] = {}
     try:
         for run_dir in map(Path, run_dirs):
             results = read_results(run_dir)
             manifest = read_manifest(run_dir) or {}
             viewport = Viewport.model_validate(manifest.get("config", {}).get("viewport") or DEFAULT_VIEWPORT.model_dump())
             everything_offline &= bool(manifest.get("offline", False))
-            found += [(run_dir, revision) for revision in await revisions(run_dir, results.apps, Renderer(viewport))]
+            renderers[run_dir] = Renderer(viewport)
+            found += [(run_dir, revision) for revision in await revisions(run_dir, results.apps, renderers[run_dir])]
+        flips, rows, counts = attribute(found)
+        for run_dir, renderer in renderers.items():
+            await add_crops(run_dir, [f for f in flips if f.run == str(run_dir)],
+                            [revision for where, revision in found if where == run_dir], renderer)
     finally:
         await close_browser()
-    flips, rows, counts = attribute(found)
     attributed = sum(bool(flip.changes) for flip in flips)
     return Insights(runs=[str(r) for r in run_dirs], offline=everything_offline, pairs=counts["pairs"],
                     left_out=counts["left_out"], flips_total=len(flips), flips_attributed=attributed,

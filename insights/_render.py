@@ -9,8 +9,13 @@ fixed clock) and their settled DOM is what `insights._dom` compares.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
+
+from playwright.async_api import Error as PlaywrightError
 
 from cua import BrowserConfig, Viewport, open_app, settle
+
+CROP_TIMEOUT_MS = 3_000
 
 
 class Renderer:
@@ -27,3 +32,22 @@ class Renderer:
                 await settle(loaded.page)
                 self._seen[key] = await loaded.page.content()
         return self._seen[key]
+
+    async def crops(self, html: str, selectors: list[str], out: dict[str, Path]) -> dict[str, bool]:
+        """A PNG of each element (its first match, scrolled into view) at `out[selector]`, from one load of `html`;
+        whether each was found and drawn."""
+        drawn: dict[str, bool] = {}
+        async with open_app(html, BrowserConfig(viewport=self.viewport), seed=0, fixed_clock=True) as loaded:
+            await settle(loaded.page)
+            for selector in selectors:
+                try:
+                    locator = loaded.page.locator(selector).first
+                    if not await locator.count() or not await locator.is_visible():
+                        drawn[selector] = False
+                        continue
+                    out[selector].parent.mkdir(parents=True, exist_ok=True)
+                    await locator.screenshot(path=str(out[selector]), timeout=CROP_TIMEOUT_MS, animations="disabled")
+                    drawn[selector] = True
+                except PlaywrightError:
+                    drawn[selector] = False  # a selector Playwright cannot use, or an element that never settles
+        return drawn

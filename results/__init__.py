@@ -41,6 +41,7 @@ from ._insight_records import (
     AblatedRevision,
     Ablation,
     Change,
+    ElementCrop,
     Insights,
     PrincipleRow,
     TaskFlip,
@@ -81,6 +82,7 @@ from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, variatio
 
 __all__ = [
     "ABLATION_FILE", "ASSOCIATION_NOTE", "INSIGHTS_FILE", "PAGE_WIDE", "AblatedRevision", "Ablation", "Change",
+    "ElementCrop",
     "Insights", "PrincipleRow", "TaskFlip", "read_ablations", "read_insights",
     "COMPARISON_NOTE", "DEFAULT_WEIGHTS", "DOMAINS", "ERROR_BARS", "GAP_FACTOR", "INTERVAL_NOTE", "METRICS_GLOB",
     "PLOT_FILE", "SCORING_NOTE", "VARIATION_NOTE",

@@ -47,7 +47,16 @@ class Change(BaseModel):
         return any(element in PAGE_WIDE for element in self.changed_elements)
 
 
+class ElementCrop(BaseModel):
+    """One element a flip is linked through, as it looked on each version after load (run-relative PNGs)."""
+
+    element: str
+    before: str | None = Field(default=None, description="None: the element is not on that version.")
+    after: str | None = None
+
+
 class TaskFlip(BaseModel):
+    run: str = Field(default="", description="The run folder it belongs to (insights may pool several runs).")
     app_id: str
     track: str
     round: int
@@ -58,6 +67,7 @@ class TaskFlip(BaseModel):
     changes: list[str] = Field(default_factory=list, description="Ids of the applied changes that touched it.")
     principles: list[str] = Field(default_factory=list)
     trajectories: list[str] = Field(default_factory=list, description="Before, after (run-relative folders).")
+    crops: list[ElementCrop] = Field(default_factory=list, description="The linked elements before and after.")
 
 
 class PrincipleRow(BaseModel):

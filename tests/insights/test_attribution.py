@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from PIL import Image
+
 from insights import insights_of, principle_table
 from results import AppRoundResult, TaskOutcome, paired_difference_interval, rounded, write_results
 
@@ -81,7 +83,12 @@ async def test_flips_are_linked_to_the_changes_that_touched_them_and_each_princi
     assert set(flips) == {"t1", "t2", "t5"}
     assert flips["t1"].direction == "gained" and flips["t1"].principles == ["interaction robustness"]
     assert flips["t2"].direction == "lost" and flips["t2"].principles == ["state visibility"]
-    assert flips["t5"].changes == []  # `#b` was not changed by anything
+    assert flips["t5"].changes == [] and flips["t5"].crops == []  # `#b` was not changed by anything
+    # the element each flip is linked through, as it looked on both versions: `#a` grew from 10 to 44 px
+    (crop,) = flips["t1"].crops
+    assert crop.element == "#a"
+    with Image.open(tmp_path / "run" / crop.before) as before, Image.open(tmp_path / "run" / crop.after) as after:
+        assert before.width < after.width
     assert (insights.flips_total, insights.flips_attributed) == (3, 2)
     assert abs(insights.flips_attributed_ratio - 2 / 3) < 1e-6
 
