@@ -26,6 +26,7 @@ from verifier.judge import Label, append_labels
 
 from ._defects import add_defect_routes
 from ._files import SANDBOX_CSP, content_type, inside
+from ._insights import add_insights_routes
 from ._pages import Side, ViewerSettings, app_page, compare_page, label_progress, run_page, runs_page, trajectory_page
 from ._runs import Run, RunIndex
 
@@ -72,6 +73,7 @@ def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
     _add_page_routes(app, index, settings, page)
     _add_label_and_file_routes(app, index, settings)
     add_defect_routes(app, [Path(root) for root in roots], page)
+    add_insights_routes(app, index, page)
 
     @app.get("/healthz")
     def health():

@@ -16,7 +16,7 @@ from urllib.parse import quote
 from coder import ContractResult
 from commenter import Feedback
 from cua import Trajectory
-from results import AppRoundResult, TableRow, Track, pass_counts, pct
+from results import INSIGHTS_FILE, AppRoundResult, TableRow, Track, pass_counts, pct
 from verifier.judge import Judgement, Label, agreement_report, read_judgements, read_labels
 
 from ._runs import Run, RunIndex, TrajectoryEntry, track_id, track_of
@@ -146,7 +146,8 @@ def run_page(run: Run, settings: ViewerSettings) -> dict:
     variations, variation_problems = run_variations(run)
     return {"run": run, "apps": apps, "table": table, "rounds": run.rounds, "usage": _usage_rows(run),
             "model_calls": _model_calls(run), "progress": label_progress(run, settings.who), "first_trajectory": first,
-            "report": file_url(run, "report.html"), "agreement": _agreement(run), "variations": variations,
+            "report": file_url(run, "report.html"), "insights": (run.path / INSIGHTS_FILE).is_file(),
+            "agreement": _agreement(run), "variations": variations,
             "variation_problems": variation_problems, "gap_rule": GAP_RULE, "comparisons": _comparisons(run)}
 
 
