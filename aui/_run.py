@@ -29,6 +29,7 @@ from flows import SignalListener, Stopped, budget_line, dask_task_runner, run_st
 from results import (
     comparisons,
     read_agreement,
+    read_insights,
     read_manifest,
     read_results,
     table_rows,
@@ -138,6 +139,7 @@ def _sweep_on_display(config: ExperimentConfig, app_ids: list[str], listener, ve
 def _print_outcome(config: ExperimentConfig, results: list) -> None:
     """The tables, the comparisons, who played offline, what the cache reused, where to look next; the exit code
     says whether the budget stopped the run or a stage failed for good."""
+    from ._insights import principle_table
     from ._tables import interval_table, print_comparisons
     from ._variations import variation_table
 
@@ -154,6 +156,8 @@ def _print_outcome(config: ExperimentConfig, results: list) -> None:
         console.print(f"[yellow]{said}[/]: {escape(', '.join(played_offline))} (no model endpoint).", soft_wrap=True)
     for line in cache_lines(config.run_dir):
         console.print(escape(line), soft_wrap=True, highlight=False)
+    if config.insights and (found := read_insights(config.run_dir)) is not None:
+        console.print(principle_table(found))
     console.print(f"Results: {config.run_dir / 'results.md'}  ·  report: {config.run_dir / 'report.html'}")
     console.print(f"Step through it: aui view {config.run_dir.parent} ({config.viewer_url.rstrip('/')}/runs/{config.name})  ·  "
                   "Prefect UI: aui ui (http://127.0.0.1:4200)")
@@ -266,6 +270,8 @@ def run(
     yes: bool = typer.Option(False, "--yes", help="Start even if the run is larger than max_rollouts."),
     reuse_stale: bool = typer.Option(False, "--reuse-stale", help="Reuse cached stage results even where the code that "
                                      "made them has changed since (printed and recorded in the manifest)."),
+    insights: bool = typer.Option(False, "--insights", help="After the sweep, its design insights (the principle table; "
+                                  "`aui insights`) in insights.json, the report and a Prefect artifact."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Prefect's log lines on the console too (always in log.txt)."),
 ) -> None:
     """Run one experiment (the design loop over the selected apps) and print its results table."""
@@ -277,7 +283,7 @@ def run(
                  "variations": [part.strip() for part in variations.split(",") if part.strip()] if variations else None,
                  "commenter_modes": commenter_modes or None, "carry": carry, "trace": trace, "task_runner": task_runner,
                  "dask_address": dask_address, "feedback": feedback, "detector": detector,
-                 "reuse_stale": reuse_stale or None}
+                 "reuse_stale": reuse_stale or None, "insights": insights or None}
     if offline:
         overrides.update(OFFLINE_ROLES)
     try:

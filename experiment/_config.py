@@ -119,6 +119,10 @@ class ExperimentConfig(BaseModel):
     reuse_stale: bool = Field(default=False, description=(
         "Reuse the run folder's cached stage results even where the code (or Chromium) that made them has changed "
         "since: for someone who knows the change does not matter. Printed and recorded in the manifest."))
+    insights: bool = Field(default=False, description=(
+        "After the sweep, its design insights (`aui insights`): the change log, the tasks that flipped and the changes "
+        "that touched them, the principle table — in insights.json, the report and a Prefect table artifact. Each "
+        "revision's two versions are loaded in Chromium once more."))
     trace: TraceMode = Field(default="off", description="Playwright traces of rollouts: none, failed rollouts only, or all "
                              "(open one with `playwright show-trace PATH`).")
     viewport: Viewport = Field(default=DEFAULT_VIEWPORT, description="Browser viewport, e.g. 1280x720: the screenshots, "

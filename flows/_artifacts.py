@@ -12,7 +12,7 @@ from prefect.artifacts import (
 )
 
 from experiment import ExperimentConfig
-from results import DOMAINS, GAP_FACTOR, AppRoundResult, TableRow, Track, VariationRow, interval_text, pct
+from results import DOMAINS, GAP_FACTOR, AppRoundResult, Insights, TableRow, Track, VariationRow, interval_text, pct
 
 
 def viewer_url(base: str, run_name: str, trajectory_id: str | None = None, app_id: str | None = None,
@@ -133,3 +133,15 @@ def variation_round_table(rows: list[VariationRow], round_: int) -> list[dict[st
             for r in rows if r.round == round_]
 
 
+
+
+async def publish_insights(config: ExperimentConfig, insights: Insights) -> None:
+    """The principle table as a Prefect table artifact (association: the note says so)."""
+    await acreate_table_artifact(
+        table=[{"principle": r.principle, "applied": str(r.applied), "apps": str(r.apps), "tasks touched": str(r.tasks),
+                "gained": str(r.gained), "lost": str(r.lost), "net (pts)": pct(r.net),
+                "95% CI": interval_text(r.net_ci95) or "–", "McNemar p": "–" if r.mcnemar_p is None else f"{r.mcnemar_p:.3g}"}
+               for r in sorted(insights.principles, key=lambda r: -(r.net or 0))],
+        key=artifact_key("insights", config.name),
+        description=f"Design principles of {config.name}: {insights.note}",
+    )

@@ -16,7 +16,8 @@ from pathlib import Path
 from prefect import flow
 
 from experiment import ExperimentConfig, sweep_apps, sweep_tracks
-from results import AppRoundResult, Track, table_rows, variation_rows
+from insights import insights_of, write_insights
+from results import INSIGHTS_FILE, AppRoundResult, Insights, Track, table_rows, variation_rows
 
 from ._budget import run_budget
 from ._loop import design_loop, run_track
@@ -71,7 +72,7 @@ async def run_tracks(config: ExperimentConfig, run_one: TrackRunner,
 @flow(name="aui-sweep", flow_run_name="sweep {config.name}")
 async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
     """apps × coders × CUA policies × revision modes, each through `design_loop`; then results and report."""
-    from ._artifacts import Progress, publish_table, publish_variations
+    from ._artifacts import Progress, publish_insights, publish_table, publish_variations
     from ._finish import finish_run
 
     progress = Progress(config)
@@ -89,8 +90,18 @@ async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
     await publish_table(config, table_rows(results, config.weights))
     if varied := variation_rows(results):
         await publish_variations(config, varied)
+    if config.insights:
+        await publish_insights(config, await write_run_insights(config, results))
     finish_run(config, config.run_dir.resolve(), results)
     return results
+
+
+async def write_run_insights(config: ExperimentConfig, results: list[AppRoundResult]) -> Insights:
+    """The run's design insights in insights.json (before `finish_run`, so the report shows them)."""
+    run_dir = config.run_dir.resolve()
+    found = await insights_of([run_dir], {run_dir: results})
+    write_insights(found, run_dir / INSIGHTS_FILE)
+    return found
 
 
 async def sweep_without_prefect(config: ExperimentConfig) -> list[AppRoundResult]:
@@ -102,5 +113,7 @@ async def sweep_without_prefect(config: ExperimentConfig) -> list[AppRoundResult
 
     with run_budget(config.budget, config.run_dir.resolve()):
         results = await run_tracks(config, run_one)
+    if config.insights:
+        await write_run_insights(config, results)
     finish_run(config, config.run_dir.resolve(), results)
     return results

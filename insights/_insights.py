@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cua import DEFAULT_VIEWPORT, Viewport, close_browser
-from results import Insights, pct, read_manifest, read_results
+from results import AppRoundResult, Insights, pct, read_manifest, read_results
 
 from ._attribution import attribute
 from ._changes import Revision, revisions
@@ -13,8 +13,10 @@ from ._crops import add_crops
 from ._render import Renderer
 
 
-async def insights_of(run_dirs: list[Path]) -> Insights:
+async def insights_of(run_dirs: list[Path], results: dict[Path, list[AppRoundResult]] | None = None) -> Insights:
     """The insights of `run_dirs` pooled (each run's revisions loaded in Chromium at the run's viewport).
+
+    `results`: a run's app results when they are not (yet) in its results.json (the sweep, before it writes it).
 
     Raises:
         FileNotFoundError / ValueError: a folder is not a finished run (no readable results.json), naming it.
@@ -24,12 +26,13 @@ async def insights_of(run_dirs: list[Path]) -> Insights:
     renderers: dict[Path, Renderer] = {}
     try:
         for run_dir in map(Path, run_dirs):
-            results = read_results(run_dir)
+            apps = (results or {}).get(run_dir)
+            apps = apps if apps is not None else read_results(run_dir).apps
             manifest = read_manifest(run_dir) or {}
             viewport = Viewport.model_validate(manifest.get("config", {}).get("viewport") or DEFAULT_VIEWPORT.model_dump())
             everything_offline &= bool(manifest.get("offline", False))
             renderers[run_dir] = Renderer(viewport)
-            found += [(run_dir, revision) for revision in await revisions(run_dir, results.apps, renderers[run_dir])]
+            found += [(run_dir, revision) for revision in await revisions(run_dir, apps, renderers[run_dir])]
         flips, rows, counts = attribute(found)
         for run_dir, renderer in renderers.items():
             await add_crops(run_dir, [f for f in flips if f.run == str(run_dir)],

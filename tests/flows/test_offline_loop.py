@@ -16,7 +16,7 @@ APPS = ["unit-converter", "rgb-color-mixer"]
 def offline_run(tmp_path_factory, prefect_server):
     out = tmp_path_factory.mktemp("runs")
     config = make_config({"name": "two-apps", "app_ids": APPS, "rounds": 1, "out_dir": str(out), "max_steps": 5,
-                          "tasks_per_app": 4})  # the loop, not the task count, is under test: keeps the suite short
+                          "tasks_per_app": 4, "insights": True})  # the loop, not the task count, is under test: keeps the suite short
     return config
 
 
@@ -47,6 +47,11 @@ async def test_offline_loop_runs_two_apps_two_rounds_and_writes_everything(offli
                 assert (run_dir / task.dashboard).is_file()
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["packages"]["prefect"] == "3.8.8" and manifest["offline"] is True
+    # `insights: true`: the principle table is in insights.json and the report, over the revisions of this run
+    insights = json.loads((run_dir / "insights.json").read_text())
+    assert insights["offline"] and insights["pairs"] == sum(len(r.tasks) for r in revised)
+    assert insights["changes"] and all(c["round"] == 1 for c in insights["changes"])
+    assert "<h2>Design insights</h2>" in report
 
 
 @pytest.mark.timeout(1200)
@@ -69,7 +74,7 @@ async def test_artifacts_are_in_prefect(offline_run, prefect_server):
     # By key: the session's one test server holds hundreds of artifacts by now, and an unfiltered read returns
     # one page of 200 in id (random UUID) order.
     prefixes = ("fc-sr-two-apps-round-", "unit-converter-offline-heuristic-integrated-round-", "summary-unit-converter",
-                "progress-two-apps")
+                "progress-two-apps", "insights-two-apps")
     async with get_client() as client:
         artifacts = [artifact for prefix in prefixes for artifact in await client.read_artifacts(
             artifact_filter=ArtifactFilter(key=ArtifactFilterKey(like_=prefix)))]
@@ -78,6 +83,10 @@ async def test_artifacts_are_in_prefect(offline_run, prefect_server):
     assert any(k.startswith("unit-converter-offline-heuristic-integrated-round-") for k in keys)
     assert any(k.startswith("summary-unit-converter") for k in keys)
     assert "progress-two-apps" in keys
+    principles = next(a for a in artifacts if a.key == "insights-two-apps")  # the principle table, as a table
+    principle_rows = json.loads(principles.data) if isinstance(principles.data, str) else principles.data
+    assert {row["principle"] for row in principle_rows} == {
+        row["principle"] for row in json.loads((offline_run.run_dir / "insights.json").read_text())["principles"]}
     # the FC/SR table has the weighted score beside FC and SR for each domain with tasks and overall
     table = next(a for a in artifacts if a.key == "fc-sr-two-apps-round-1")
     rows = json.loads(table.data) if isinstance(table.data, str) else table.data
