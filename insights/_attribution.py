@@ -31,6 +31,8 @@ from verifier import compile_checker, read_verdicts
 from ._changes import Revision, track_of
 from ._dom import Version, selector_tokens
 
+NO_PRINCIPLE = "(no principle named)"
+"""The row of applied changes that answer to no principle (a model coder's unasked changes)."""
 
 def task_elements(run_dir: Path, outcomes: Iterable[TaskOutcome], verdict_files: Iterable[Path]) -> list[str]:
     """Selectors a task touches: every target its trajectories acted on, and every selector its checkers read."""
@@ -85,7 +87,7 @@ def attribute(revisions: list[tuple[Path, Revision]]) -> tuple[list[TaskFlip], l
         after, before = revision.result, revision.before
         counted = [c for c in revision.changes if c.counted and c.applied]
         for change in counted:
-            revisions_with.setdefault(change.principle or "none", set()).add(f"{change.app_id}/{change.track}/r{change.round}")
+            revisions_with.setdefault(change.principle or NO_PRINCIPLE, set()).add(f"{change.app_id}/{change.track}/r{change.round}")
         previous = {t.task_id: t for t in before.tasks}
         for task in after.tasks:
             old = previous.get(task.task_id)
@@ -95,23 +97,23 @@ def attribute(revisions: list[tuple[Path, Revision]]) -> tuple[list[TaskFlip], l
             counts["pairs"] += 1
             elements = task_elements(run_dir, [old, task], _verdict_files(run_dir, before, after))
             linked = [c for c in counted if touches(c, elements, revision.new)]
-            for principle in {c.principle or "none" for c in linked}:
+            for principle in {c.principle or NO_PRINCIPLE for c in linked}:
                 pairs.setdefault(principle, []).append((old.passed, task.passed))
             if old.passed != task.passed:
                 flips.append(TaskFlip(
                     run=str(run_dir), app_id=after.app_id, track=str(track_of(after)),
                     round=after.round, revised_from=before.round, task_id=task.task_id,
                     direction="gained" if task.passed else "lost", elements=elements,
-                    changes=[c.id for c in linked], principles=sorted({c.principle or "none" for c in linked}),
+                    changes=[c.id for c in linked], principles=sorted({c.principle or NO_PRINCIPLE for c in linked}),
                     trajectories=[t for t in (old.trajectory, task.trajectory) if t]))
     changes = [c for _, revision in revisions for c in revision.changes if c.counted and c.applied]
     rows = [_principle_row(principle, changes, pairs.get(principle, []), len(revisions_with.get(principle, ())))
-            for principle in sorted({c.principle or "none" for c in changes})]
+            for principle in sorted({c.principle or NO_PRINCIPLE for c in changes})]
     return flips, rows, counts
 
 
 def _principle_row(principle: str, changes: list[Change], pairs: list[tuple[bool, bool]], revisions: int) -> PrincipleRow:
-    mine = [c for c in changes if (c.principle or "none") == principle]
+    mine = [c for c in changes if (c.principle or NO_PRINCIPLE) == principle]
     both = sum(b and a for b, a in pairs)
     gained = sum(a and not b for b, a in pairs)
     lost = sum(b and not a for b, a in pairs)

@@ -18,7 +18,7 @@ from pathlib import Path
 from coder import principle_of
 from results import PAGE_WIDE, AppRoundResult, Change, Track
 
-from ._dom import Version, element_changed
+from ._dom import Version, element_changed, selector_tokens
 from ._render import Renderer
 
 _BACKTICKED = re.compile(r"`([^`]+)`")
@@ -87,7 +87,25 @@ def revision_changes(run_dir: Path, result: AppRoundResult, before: AppRoundResu
                               revised_from=before.round, kind="asked", text=line, principle=principle_of(line),
                               elements=elements, changed_elements=changed, applied=bool(changed), how=how,
                               counted=not made_by_coder))
+    if not made_by_coder:
+        changes += _unasked(prefix, result, before, track, old, new, changes)
     return changes
+
+
+def _unasked(prefix: str, result: AppRoundResult, before: AppRoundResult, track: Track, old: Version, new: Version,
+             asked: list[Change]) -> list[Change]:
+    """What a model coder changed that nobody asked for: each element with an id whose markup, surroundings, rules or
+    scripts changed and that no asked change named (kind `made`, no principle)."""
+    named = {token for change in asked for element in change.elements for token in selector_tokens(element)}
+    ids = sorted({f"#{tag['id']}" for version in (old, new) for tag in version.soup.find_all(id=True)} - named)
+    found = []
+    for element in ids:
+        if element_changed(old, new, element):
+            found.append(Change(id=f"{prefix}/made-{element[1:]}", app_id=result.app_id, track=str(track),
+                                round=result.round, revised_from=before.round, kind="made",
+                                text=f"{element} changed, unasked", elements=[element], changed_elements=[element],
+                                applied=True, how="DOM diff: changed, and no asked change named it", counted=True))
+    return found
 
 
 @dataclass(frozen=True)

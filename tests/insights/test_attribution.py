@@ -109,3 +109,22 @@ async def test_flips_are_linked_to_the_changes_that_touched_them_and_each_princi
     assert asked.kind == "asked" and asked.applied and not asked.counted
     assert not changes["asked-2"].applied  # `#c` is untouched
     assert "| interaction robustness | 1 | 1 | 2 | 1 | 0 | 50.0 |" in principle_table(insights)
+
+
+async def test_a_model_coders_revision_is_logged_by_what_it_was_asked_and_what_else_changed(tmp_path):
+    """A model coder names no transforms: what it was asked is checked on the DOM, and what it changed unasked is
+    logged too (no principle) — here it was asked to enlarge `#a` and relabelled `#b` instead."""
+    run = _fixture_run(tmp_path / "run")
+    after = run / "apps/demo" / TRACK / "round-1"
+    (after / "index.html").write_text(V0.replace("<button id=b>B</button>", "<button id=b>Go</button>"))
+    (after / "revision.json").write_text(json.dumps({"offline": False, "changed": True, "coder": "gpt-5",
+                                                     "contract": {"status": "kept"}, "transforms": []}))
+    insights = await insights_of([run])
+
+    changes = {change.id.rsplit("/", 1)[1]: change for change in insights.changes}
+    assert set(changes) == {"asked-1", "asked-2", "made-b"}
+    assert not changes["asked-1"].applied and changes["asked-1"].counted  # asked, not done: the DOM says so
+    assert changes["made-b"].applied and changes["made-b"].principle is None and changes["made-b"].kind == "made"
+    flips = {flip.task_id: flip for flip in insights.flips}
+    assert flips["t5"].principles == ["(no principle named)"]  # t5 acted on `#b`, which only the unasked change touched
+    assert flips["t1"].changes == []  # `#a` was not enlarged after all
