@@ -54,6 +54,10 @@ def _left_out(revision: dict, feedback: dict, principle: str | None, change: str
     if principle is not None:
         omit = [t["name"] for t in transforms if t.get("principle") == principle]
         drop = [line for line in lines if principle_of(line) == principle]
+        if revision.get("transforms") and not omit:
+            # An offline revision whose transforms of this principle changed nothing (round 2 after round 1 fixed
+            # it): nothing of it was applied, and dropping its asks alone would only dilute the comparison.
+            return [], [], []
     else:
         kind, _, name = (change or "").rpartition("/")[2].partition("-")
         omit = [t["name"] for t in transforms if kind == "made" and t["name"] == name]
