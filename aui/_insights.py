@@ -76,10 +76,10 @@ def _ablate(targets: list[str], principle: str | None, change: str | None) -> No
     run_dir = Path(targets[0])
     if not (run_dir / "results.json").is_file() or not (run_dir / "manifest.json").is_file():
         raise _fail(f"{run_dir}: not a finished run folder (no results.json and manifest.json)")
-    from flows import ablate  # Prefect loads with it: only when an ablation runs
+    from flows import ablation_flow  # Prefect loads with it: only when an ablation runs
 
     try:
-        ablation = asyncio.run(ablate(str(run_dir.resolve()), principle=principle, change=change))
+        ablation = asyncio.run(ablation_flow(run_dir)(str(run_dir.resolve()), principle=principle, change=change))
     except (FileNotFoundError, ValueError) as exc:
         raise _fail(str(exc)) from None
     print_ablation(ablation)
@@ -100,6 +100,9 @@ def print_ablation(ablation: Ablation) -> None:
     console.print(f"without {left_out}: SR {pct(ablation.full_sr)} → {pct(ablation.ablated_sr)} on the same "
                   f"{ablation.tasks} tasks; paired difference {pct(ablation.paired_diff)} pts, 95 % CI {ci}, McNemar p "
                   f"{ablation.mcnemar_p:.3g}" + (" · every role offline" if ablation.offline else ""), soft_wrap=True)
+    if ablation.cache:
+        console.print("stage runs: " + " · ".join(f"{kind} {n['ran']} ran, {n['reused']} reused"
+                                                  for kind, n in ablation.cache.items()), soft_wrap=True)
     console.print(f"[dim]{ablation.note}[/] → {ablation.folder}", soft_wrap=True)
 
 

@@ -36,7 +36,7 @@ _PUBLIC = {
     "OPTIONAL_KINDS": "_progress", "what_limits": "_progress", "budget_line": "_budget",
     "dask_task_runner": "_dask",
     # design insights' ablations (issue 31): a revision made again without one principle, on the same tasks
-    "ablate": "_ablation", "ablate_run": "_ablation",
+    "ablate": "_ablation", "ablate_run": "_ablation", "ablation_flow": "_ablation",
     # GUI defects (issue 18): defect runs and detectors scored on them
     "inject_run": "_defects", "eval_run": "_defects", "dataset_inputs": "_defects", "DefectRunError": "_defects",
 }
@@ -54,7 +54,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:  # what editors and type checkers see
-    from ._ablation import ablate, ablate_run
+    from ._ablation import ablate, ablate_run, ablation_flow
     from ._artifacts import round_table, viewer_url
     from ._budget import budget_line
     from ._dask import dask_task_runner

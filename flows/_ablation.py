@@ -33,10 +33,17 @@ from results import (
 )
 
 from ._budget import run_budget
+from ._cache import reset_tally, tallied
+from ._dask import dask_task_runner, submitted
 from ._refs import FileRef, RunContext, TasksRef, VersionRef
 from ._stages import slug
 from ._sweep import run_key_for
 from ._track import PLAIN_STAGES, PREFECT_STAGES, Stages, TrackSteps
+
+
+def ablation_name(principle: str | None, change: str | None) -> str:
+    """The ablation's folder name under `<run>/ablations/`."""
+    return slug(principle or (change or "").replace("/", "_").replace(" · ", "-"))
 
 
 def _config_of(run_dir: Path) -> ExperimentConfig:
@@ -76,7 +83,7 @@ async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str
         raise ConfigError("ablate: give exactly one of --principle and --change")
     run_dir = Path(run_dir).resolve()
     config = _config_of(run_dir)
-    name = slug(principle or change.replace("/", "_").replace(" · ", "-"))
+    name = ablation_name(principle, change)
     folder = run_dir / "ablations" / name
     sub = RunContext(run_key=f"{run_key_for(run_dir)}-ablation-{name}", run_dir=str(folder), apps=str(config.apps),
                      models=str(config.models_config) if config.models_config else None,
@@ -180,5 +187,21 @@ def _json(path: Path) -> dict:
 
 @flow(name="aui-ablate", flow_run_name="ablate {run_dir}")
 async def ablate(run_dir: str, principle: str | None = None, change: str | None = None) -> Ablation:
-    """`ablate_run` with the Prefect stages (cached, retried, visible in the UI)."""
-    return await ablate_run(Path(run_dir), principle=principle, change=change, stages=PREFECT_STAGES)
+    """`ablate_run` with the Prefect stages, as the run's sweep ran them (cached, retried, on Dask when its config
+    says so); the ablation records how many stage runs ran and how many came from the cache."""
+    config = _config_of(Path(run_dir))
+    folder = Path(run_dir).resolve() / "ablations" / ablation_name(principle, change)
+    tally = reset_tally(folder)
+    stages = tallied(submitted(PREFECT_STAGES) if config.task_runner == "dask" else PREFECT_STAGES, tally)
+    ablation = await ablate_run(Path(run_dir), principle=principle, change=change, stages=stages)
+    ablation.cache = tally.as_dict()
+    (folder / ABLATION_FILE).write_text(ablation.model_dump_json(indent=1), encoding="utf-8")
+    return ablation
+
+
+def ablation_flow(run_dir: Path):
+    """The `ablate` flow on the task runner of the run's config (Dask's, when the sweep ran on Dask)."""
+    config = _config_of(Path(run_dir))
+    if config.task_runner == "dask":
+        return ablate.with_options(task_runner=dask_task_runner(config.dask_address))
+    return ablate

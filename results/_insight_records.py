@@ -112,6 +112,8 @@ class Ablation(BaseModel):
     paired_diff: float | None = Field(default=None, description="SR(ablated) − SR(full) on the same tasks.")
     ci95: list[float] | None = None
     mcnemar_p: float | None = None
+    cache: dict[str, dict[str, int]] = Field(default_factory=dict, description="Per stage kind, the stage runs this "
+                                             "invocation ran and reused from the cache (the Prefect flow only).")
     note: str = ("Cause, not association: the same revision made again with only this left out, on the same tasks; "
                  "repeat 0's rollouts compared.")
 

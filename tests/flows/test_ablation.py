@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from experiment import ConfigError, make_config
-from flows import ablate_run, sweep_without_prefect
+from flows import ablate, ablate_run, sweep_without_prefect
 from results import read_ablations, read_results
 
 APP = "mortgage-calculator"
@@ -62,3 +62,17 @@ async def test_an_ablation_needs_one_principle_or_one_change_and_a_principle_tha
     nothing = await ablate_run(offline_run, principle="no such principle")
     assert nothing.tasks == 0 and nothing.paired_diff is None
     assert nothing.skipped and "nothing of no such principle was applied" in nothing.skipped[0]
+
+
+@pytest.mark.timeout(900)
+async def test_the_ablation_flow_caches_its_stages_like_the_sweep(offline_run, prefect_server):
+    """As a Prefect flow the ablation's stages are cached: run again, it revises, verifies and rolls out nothing anew
+    and finds the same."""
+    first = await ablate(str(offline_run), change=SLIDERS)
+    again = await ablate(str(offline_run), change=SLIDERS)
+
+    assert first.cache["revise"] == {"ran": 1, "reused": 0} and first.cache["rollout"]["ran"] >= first.tasks
+    assert {kind: counts["ran"] for kind, counts in again.cache.items()} == {kind: 0 for kind in first.cache}
+    assert again.cache["rollout"]["reused"] == first.cache["rollout"]["ran"]
+    assert again.model_dump(exclude={"cache"}) == first.model_dump(exclude={"cache"})
+    assert (first.full_only, first.ablated_only) == (1, 0)
