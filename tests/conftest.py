@@ -86,6 +86,7 @@ SLOW_FILES_FIRST = (
     "tests/flows/test_ui_and_report.py",
     "tests/reliability/test_bad_input.py",
     "tests/flows/test_offline_loop.py",
+    "tests/flows/test_ablation.py",
     "tests/verifier/test_planted_checkers.py",
     "tests/cua/test_binary_fidelity.py",
 )
