@@ -16,7 +16,7 @@ from rich.table import Table
 
 from coder import PRINCIPLES
 from insights import insights_of, write_insights
-from results import INSIGHTS_FILE, Ablation, Insights, pct, read_results, table_rows, write_report
+from results import INSIGHTS_FILE, Ablation, Insights, interval_text, pct, read_results, table_rows, write_report
 
 from ._output import _fail, console
 
@@ -60,7 +60,7 @@ def principle_table(found: Insights) -> Table:
     for name in ("principle", "applied", "apps", "tasks", "gained", "lost", "net (pts)", "95 % CI", "McNemar p"):
         table.add_column(name, justify="left" if name == "principle" else "right")
     for row in sorted(found.principles, key=lambda r: -(r.net or 0)):
-        ci = f"[{pct(row.net_ci95[0])}, {pct(row.net_ci95[1])}]" if row.net_ci95 else "–"
+        ci = interval_text(row.net_ci95) or "–"
         table.add_row(row.principle, str(row.applied), str(row.apps), str(row.tasks), str(row.gained), str(row.lost),
                       pct(row.net), ci, "–" if row.mcnemar_p is None else f"{row.mcnemar_p:.3g}")
     return table
@@ -96,7 +96,7 @@ def print_ablation(ablation: Ablation) -> None:
     if not ablation.tasks:
         console.print(f"nothing to compare: no revision of the run applied {left_out}")
         return
-    ci = f"[{pct(ablation.ci95[0])}, {pct(ablation.ci95[1])}]" if ablation.ci95 else "–"
+    ci = interval_text(ablation.ci95) or "–"
     console.print(f"without {left_out}: SR {pct(ablation.full_sr)} → {pct(ablation.ablated_sr)} on the same "
                   f"{ablation.tasks} tasks; paired difference {pct(ablation.paired_diff)} pts, 95 % CI {ci}, McNemar p "
                   f"{ablation.mcnemar_p:.3g}" + (" · every role offline" if ablation.offline else ""), soft_wrap=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cua import DEFAULT_VIEWPORT, Viewport, close_browser
-from results import AppRoundResult, Insights, pct, read_manifest, read_results
+from results import AppRoundResult, Insights, interval_text, pct, read_manifest, read_results
 
 from ._attribution import attribute
 from ._changes import Revision, revisions
@@ -51,7 +51,7 @@ def principle_table(insights: Insights) -> str:
     lines = ["| principle | applied | apps | tasks touched | gained | lost | net (pts) | 95 % CI | McNemar p |",
              "|---|---:|---:|---:|---:|---:|---:|---|---:|"]
     for row in sorted(insights.principles, key=lambda r: -(r.net or 0)):
-        ci = f"[{pct(row.net_ci95[0])}, {pct(row.net_ci95[1])}]" if row.net_ci95 else "–"
+        ci = interval_text(row.net_ci95) or "–"
         p = f"{row.mcnemar_p:.3g}" if row.mcnemar_p is not None else "–"
         lines.append(f"| {row.principle} | {row.applied} | {row.apps} | {row.tasks} | {row.gained} | {row.lost} | "
                      f"{pct(row.net)} | {ci} | {p} |")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from ._error_bars import interval_text
 from ._format import pct
 from ._insight_records import Ablation, Insights, read_ablations, read_insights
 
@@ -14,14 +15,11 @@ def _e(text: object) -> str:
     return html.escape(str(text))
 
 
-def _interval(bounds: list[float] | None) -> str:
-    return f"[{pct(bounds[0])}, {pct(bounds[1])}]" if bounds else "–"
-
 
 def principles_html(insights: Insights) -> str:
     rows = "".join(
         f"<tr><td>{_e(r.principle)}</td><td>{r.applied}</td><td>{r.apps}</td><td>{r.tasks}</td><td>{r.gained}</td>"
-        f"<td>{r.lost}</td><td>{pct(r.net)}</td><td>{_interval(r.net_ci95)}</td>"
+        f"<td>{r.lost}</td><td>{pct(r.net)}</td><td>{interval_text(r.net_ci95) or '–'}</td>"
         f"<td>{'–' if r.mcnemar_p is None else f'{r.mcnemar_p:.3g}'}</td></tr>"
         for r in sorted(insights.principles, key=lambda r: -(r.net or 0)))
     ratio = "–" if insights.flips_attributed_ratio is None else pct(insights.flips_attributed_ratio)
@@ -48,7 +46,7 @@ def ablations_html(ablations: list[Ablation]) -> str:
         return ""
     rows = "".join(
         f"<tr><td>{_e(a.principle or a.change)}</td><td>{len(a.revisions)}</td><td>{a.tasks}</td><td>{pct(a.full_sr)}</td>"
-        f"<td>{pct(a.ablated_sr)}</td><td>{pct(a.paired_diff)}</td><td>{_interval(a.ci95)}</td>"
+        f"<td>{pct(a.ablated_sr)}</td><td>{pct(a.paired_diff)}</td><td>{interval_text(a.ci95) or '–'}</td>"
         f"<td>{'–' if a.mcnemar_p is None else f'{a.mcnemar_p:.3g}'}</td></tr>" for a in ablations)
     return (f"<h3>Ablations</h3><p class=note>{_e(ablations[0].note)}</p><table><tr><th>left out</th><th>revisions</th>"
             "<th>tasks</th><th>SR full</th><th>SR ablated</th><th>difference (pts)</th><th>95 % CI</th>"

@@ -11,14 +11,10 @@ from __future__ import annotations
 
 from fastapi import FastAPI, HTTPException, Request
 
-from results import Insights, TaskFlip, pct, read_ablations, read_insights
+from results import Insights, TaskFlip, interval_text, pct, read_ablations, read_insights
 
 from ._pages import file_url
 from ._runs import Run, RunIndex
-
-
-def _interval(bounds: list[float] | None) -> str:
-    return f"[{pct(bounds[0])}, {pct(bounds[1])}]" if bounds else "–"
 
 
 def _flip(run: Run, flip: TaskFlip, changes: dict) -> dict:
@@ -44,12 +40,12 @@ def insights_page(run: Run) -> dict:
     insights = _read(run)
     changes = {c.id: {"id": c.id, "text": c.text, "principle": c.principle, "how": c.how} for c in insights.changes}
     rows = [{"principle": r.principle, "applied": r.applied, "apps": r.apps, "tasks": r.tasks, "gained": r.gained,
-             "lost": r.lost, "net": pct(r.net), "ci": _interval(r.net_ci95),
+             "lost": r.lost, "net": pct(r.net), "ci": interval_text(r.net_ci95) or "–",
              "p": "–" if r.mcnemar_p is None else f"{r.mcnemar_p:.3g}"}
             for r in sorted(insights.principles, key=lambda r: -(r.net or 0))]
     ablations = [{"left_out": a.principle or a.change, "revisions": len(a.revisions), "tasks": a.tasks,
                   "full": pct(a.full_sr), "ablated": pct(a.ablated_sr), "diff": pct(a.paired_diff),
-                  "ci": _interval(a.ci95), "p": "–" if a.mcnemar_p is None else f"{a.mcnemar_p:.3g}"}
+                  "ci": interval_text(a.ci95) or "–", "p": "–" if a.mcnemar_p is None else f"{a.mcnemar_p:.3g}"}
                  for a in read_ablations(run.path)]
     apps: dict[str, list[dict]] = {}
     for flip in insights.flips:
@@ -64,7 +60,7 @@ def principle_page(run: Run, principle: str) -> dict:
     if row is None:
         raise HTTPException(404, f"run '{run.name}' has no applied change answering to '{principle}'")
     changes = {c.id: {"id": c.id, "text": c.text, "principle": c.principle, "how": c.how} for c in insights.changes}
-    return {"run": run, "principle": principle, "row": {"net": pct(row.net), "ci": _interval(row.net_ci95), **row.model_dump()},
+    return {"run": run, "principle": principle, "row": {"net": pct(row.net), "ci": interval_text(row.net_ci95) or "–", **row.model_dump()},
             "flips": [_flip(run, f, changes) for f in insights.flips if principle in f.principles],
             "changes": [c for c in insights.changes if c.principle == principle and c.counted],
             "note": insights.note}
