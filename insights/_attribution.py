@@ -26,7 +26,7 @@ from results import (
     paired_difference_interval,
     rounded,
 )
-from verifier import compile_checker, read_verdicts
+from verifier import AppVerdicts, compile_checker, read_verdicts
 
 from ._changes import Revision, track_of
 from ._dom import Version, selector_tokens
@@ -34,8 +34,9 @@ from ._dom import Version, selector_tokens
 NO_PRINCIPLE = "(no principle named)"
 """The row of applied changes that answer to no principle (a model coder's unasked changes)."""
 
-def task_elements(run_dir: Path, outcomes: Iterable[TaskOutcome], verdict_files: Iterable[Path]) -> list[str]:
-    """Selectors a task touches: every target its trajectories acted on, and every selector its checkers read."""
+def task_elements(run_dir: Path, outcomes: Iterable[TaskOutcome], verdicts: Iterable[AppVerdicts]) -> list[str]:
+    """Selectors a task touches: every target its trajectories acted on, and every selector its checkers read
+    (`verdicts`: the versions' verdicts, read once per revision)."""
     found: list[str] = []
     for outcome in outcomes:
         if not outcome.trajectory:
@@ -48,10 +49,10 @@ def task_elements(run_dir: Path, outcomes: Iterable[TaskOutcome], verdict_files:
             target = step.get("target") or {}
             found += [s for s in (target.get("selector"), f"#{target['id']}" if target.get("id") else None) if s]
     task_id = next((o.task_id for o in outcomes), None)
-    for path in verdict_files:
+    for judged in verdicts:
         try:
-            verdict = read_verdicts(path).verdict(task_id)
-        except (OSError, ValueError, KeyError):
+            verdict = judged.verdict(task_id)
+        except KeyError:
             continue
         if verdict.checker:
             try:
@@ -89,13 +90,14 @@ def attribute(revisions: list[tuple[Path, Revision]]) -> tuple[list[TaskFlip], l
         for change in counted:
             revisions_with.setdefault(change.principle or NO_PRINCIPLE, set()).add(f"{change.app_id}/{change.track}/r{change.round}")
         previous = {t.task_id: t for t in before.tasks}
+        verdicts = _verdicts(run_dir, before, after)
         for task in after.tasks:
             old = previous.get(task.task_id)
             if old is None or not (old.checker_valid and task.checker_valid):
                 counts["left_out"] += 1
                 continue
             counts["pairs"] += 1
-            elements = task_elements(run_dir, [old, task], _verdict_files(run_dir, before, after))
+            elements = task_elements(run_dir, [old, task], verdicts)
             linked = [c for c in counted if touches(c, elements, revision.new)]
             for principle in {c.principle or NO_PRINCIPLE for c in linked}:
                 pairs.setdefault(principle, []).append((old.passed, task.passed))
@@ -125,5 +127,12 @@ def _principle_row(principle: str, changes: list[Change], pairs: list[tuple[bool
         mcnemar_p=round(mcnemar_exact_p(gained, lost), 6) if pairs else None)
 
 
-def _verdict_files(run_dir: Path, *results: AppRoundResult) -> list[Path]:
-    return [run_dir / Path(r.html).parent / "verdicts.json" for r in results if r.html]
+def _verdicts(run_dir: Path, *results: AppRoundResult) -> list[AppVerdicts]:
+    """The versions' verdicts (an unreadable file: its checkers name nothing)."""
+    found = []
+    for result in results:
+        try:
+            found.append(read_verdicts(run_dir / Path(result.html).parent / "verdicts.json"))
+        except (OSError, ValueError):
+            continue
+    return found

@@ -26,11 +26,10 @@ def linked_elements(flip: TaskFlip, revision: Revision) -> list[str]:
 
 async def add_crops(run_dir: Path, flips: list[TaskFlip], revisions: list[Revision], renderer: Renderer) -> None:
     """Fill each flip's `crops` (the first MAX_FLIPS_CROPPED flips with linked changes) under <run>/insights/crops/."""
-    by_key = {(r.result.app_id, r.result.round, r.result.track_key): r for r in revisions}
+    by_key = {(r.result.app_id, r.result.round, str(track_of(r.result))): r for r in revisions}
     cropped = 0
     for flip in flips:
-        revision = next((r for (app, round_, _), r in by_key.items() if app == flip.app_id and round_ == flip.round
-                         and str(track_of(r.result)) == flip.track), None)
+        revision = by_key.get((flip.app_id, flip.round, flip.track))
         if revision is None or not flip.changes or cropped >= MAX_FLIPS_CROPPED:
             continue
         elements = linked_elements(flip, revision)
