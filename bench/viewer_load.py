@@ -1,6 +1,6 @@
 """Benchmark of the run viewer: full page loads in Chromium; prints one JSON object as its last line.
 
-    .venv/bin/python bench/viewer.py [--loads 15]
+    .venv/bin/python bench/viewer_load.py [--loads 15]
 
 A synthetic finished run (`viewer.testing.synthetic_run`: 12 apps × 3 rounds × 8 tasks, every
 trajectory 20 steps with real 1280×720 screenshots) is served by `aui view`'s app (uvicorn on
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import socket
 import statistics
 import sys
 import tempfile
@@ -28,22 +29,19 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import uvicorn
+from playwright.async_api import async_playwright
+
+from cua import BrowserConfig
+from viewer import create_app, load_run
+from viewer.testing import synthetic_run
 
 
 def log(message: str) -> None:
-    print(f"[bench/viewer] {message}", file=sys.stderr, flush=True)
+    print(f"[bench/viewer_load] {message}", file=sys.stderr, flush=True)
 
 
 def serve(roots: list[Path]):
-    import socket
-
-    import uvicorn
-
-    # Here, not at the top: this file is itself `viewer.py`, so the package is found only once ROOT leads sys.path.
-    from viewer import create_app
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -78,12 +76,6 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loads", type=int, default=15)
     args = parser.parse_args()
-    from playwright.async_api import async_playwright
-
-    # Here, not at the top: this file is itself `viewer.py` (see serve).
-    from cua import BrowserConfig
-    from viewer import load_run
-    from viewer.testing import synthetic_run
 
     with tempfile.TemporaryDirectory(prefix="bench-viewer-") as folder:
         started = time.perf_counter()

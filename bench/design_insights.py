@@ -1,6 +1,6 @@
 """Benchmark of design insights; prints one JSON object as its last line.
 
-    .venv/bin/python bench/insights.py [--run DIR] [--out DIR] [--rounds 2]
+    .venv/bin/python bench/design_insights.py [--run DIR] [--out DIR] [--rounds 2]
 
 The bundled offline run (`make run`'s job: every bundled app, integrated revision, rounds 0–2; the
 stages' plain functions, no Prefect), unless `--run` names a finished run to read instead; then its
@@ -22,13 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-# This file is itself `insights.py`: the package of that name is found only once the project leads sys.path.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from experiment import make_config  # noqa: E402
-from flows import ablate_run, sweep_without_prefect  # noqa: E402
-from insights import insights_of, principle_table, write_insights  # noqa: E402
-from results import INSIGHTS_FILE  # noqa: E402
+from experiment import make_config
+from flows import ablate_run, sweep_without_prefect
+from insights import insights_of, principle_table, write_insights
+from results import INSIGHTS_FILE
 
 TARGETS = {"flips_attributed_ratio": 0.8}
 
