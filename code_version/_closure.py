@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -375,3 +376,19 @@ def file_hashes(files: list[Path]) -> dict[str, str]:
 def digest(hashes: dict[str, str]) -> str:
     """One sha256 over {name: hash} (sorted)."""
     return hashlib.sha256("\n".join(f"{name} {value}" for name, value in sorted(hashes.items())).encode()).hexdigest()
+
+
+def imported_packages(files: list[Path]) -> list[str]:
+    """The top-level names of what `files` import from outside the project and the standard library
+    (`PIL`, `playwright`, `bs4`…), sorted: the installed packages whose versions can change what they compute."""
+    found: set[str] = set()
+    for path in files:
+        if path.suffix != ".py":
+            continue
+        for node in ast.walk(parse_source(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return sorted(name for name in found
+                  if name not in project_packages() and name not in sys.stdlib_module_names and name != "__future__")

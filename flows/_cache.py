@@ -6,9 +6,11 @@ A stage's result is reused only when all of these are what they were when it was
 - the code it runs (`code_version`: its function and every project file it can reach,
   JavaScript and templates included) — a change to the README, the viewer or another stage's code
   invalidates nothing;
-- outside the project: the Chromium binary and its version (stages that open a browser), every
-  model its inputs name (model id, endpoint, request settings — never keys), the data it reads by
-  path (the app's spec, reference page and first version).
+- outside the project: the Chromium binary and its version (stages that open a browser), the
+  installed versions of the Python packages its code imports (Playwright for every browser stage,
+  Pillow where it draws, BeautifulSoup where it rewrites HTML…; not Prefect or Dask, which run a stage
+  and compute nothing of it), every model its inputs name (model id, endpoint, request settings —
+  never keys), the data it reads by path (the app's spec, reference page and first version).
 
 `--reuse-stale` pins the code and Chromium parts to what the run folder's manifest recorded, for
 someone who knows a change does not matter; it is printed and recorded as such.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 import json
 import subprocess
 import threading
@@ -32,7 +35,7 @@ from typing import Any
 from prefect.cache_policies import INPUTS, CachePolicy
 
 from apps_prompts import load_app, reference_html_path
-from code_version import digest, file_hashes, stage_files
+from code_version import PROJECT_ROOT, digest, file_hashes, imported_packages, stage_files
 from cua import BrowserConfig, default_chromium, launch_args
 from cua.policies import policy_model
 from llm import load_model_registry
@@ -54,6 +57,8 @@ READS_APP_SPEC = frozenset({"generate", "propose", "verify", "comment", "revise"
 
 PIN_FILE = ".cache-pin.json"
 BROWSER_MODULE = "cua/_launch.py"
+ORCHESTRATION_PACKAGES = frozenset({"prefect", "prefect_dask", "distributed", "dask"})
+"""Imported by the stages' code to run them, not to compute their results: their versions are not in the keys."""
 
 
 @functools.cache
@@ -84,9 +89,26 @@ def chromium_identity() -> str:
     return f"{path} {version} (switches {switches})".strip()
 
 
+@functools.cache
+def package_versions(kind: str) -> str:
+    """"name version, …" of the installed distributions that stage `kind`'s code imports (sorted)."""
+    distributions = importlib.metadata.packages_distributions()
+    found = set()
+    for package in imported_packages([PROJECT_ROOT / name for name in stage_code(kind)]):
+        if package in ORCHESTRATION_PACKAGES:
+            continue
+        for distribution in distributions.get(package, [package]):
+            try:
+                found.add(f"{distribution} {importlib.metadata.version(distribution)}")
+            except importlib.metadata.PackageNotFoundError:
+                found.add(f"{distribution} not installed")
+    return ", ".join(sorted(found, key=str.lower))
+
+
 def current_version(kind: str) -> dict[str, str]:
-    """What this process runs for stage `kind`: {"code": digest, "chromium": identity (browser stages)}."""
-    version = {"code": digest(stage_code(kind))}
+    """What this process runs for stage `kind`: {"code": digest, "packages": versions, "chromium": identity
+    (browser stages)}."""
+    version = {"code": digest(stage_code(kind)), "packages": package_versions(kind)}
     if opens_a_browser(kind):
         version["chromium"] = chromium_identity()
     return version
@@ -332,12 +354,27 @@ def why_rerun(before: Mapping[str, Any] | None, now: Mapping[str, Any], since: s
         if changed:
             parts.append(f"code of {_packages(changed)} changed{when} ({', '.join(changed[:3])}"
                          f"{f' and {len(changed) - 3} more' if len(changed) > 3 else ''})")
+        if old.get("packages") != version.get("packages"):
+            parts.append(f"packages changed{when} ({_package_changes(old.get('packages'), version.get('packages'))})")
         if old.get("chromium") != version.get("chromium"):
             parts.append(f"Chromium changed{when} ({old.get('chromium')} → {version.get('chromium')})")
         if not parts:
             parts.append(f"its results were made{when} with code pinned by --reuse-stale")
         reasons[kind] = "; ".join(parts)
     return reasons
+
+
+def _package_changes(before: str | None, now: str | None) -> str:
+    """"playwright 1.64.1 → 1.65.0, pillow (new)" between two `package_versions` strings."""
+    def parsed(text: str | None) -> dict[str, str]:
+        return dict(item.rsplit(" ", 1) for item in (text or "").split(", ") if " " in item)
+
+    old, new = parsed(before), parsed(now)
+    if not old:
+        return "the earlier run did not record them"
+    return ", ".join([f"{name} {old[name]} → {new[name]}" if name in old else f"{name} (new)"
+                      for name in sorted(new) if old.get(name) != new[name]]
+                     + [f"{name} (gone)" for name in sorted(old) if name not in new])
 
 
 def _packages(files: list[str]) -> str:

@@ -61,6 +61,40 @@ def test_a_changed_file_is_named_with_its_package_and_the_time_of_the_earlier_ru
     assert why_rerun(None, now, None) == {}
 
 
+_PACKAGES_OF = """
+import json
+from flows._cache import STAGE_FUNCTIONS, current_version
+print(json.dumps({kind: current_version(kind) for kind in STAGE_FUNCTIONS}))
+"""
+
+
+def _versions(extra_path=None) -> dict:
+    """Every stage's version as a fresh interpreter sees it, with `extra_path` first on its path."""
+    environment = {**__import__("os").environ, **({"PYTHONPATH": str(extra_path)} if extra_path else {})}
+    done = subprocess.run([sys.executable, "-c", _PACKAGES_OF], cwd=PROJECT_ROOT, env=environment, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_stage_key_follows_the_versions_of_the_packages_its_code_imports(tmp_path):
+    """Another Playwright installed (a distribution's metadata first on the path, as a virtualenv upgrade leaves
+    it) changes every browser stage's version — what its cache key hashes — and no stage's code digest."""
+    (tmp_path / "playwright-9.9.9.dist-info").mkdir()
+    (tmp_path / "playwright-9.9.9.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: playwright\n"
+                                                                       "Version: 9.9.9\n")
+    (tmp_path / "playwright-9.9.9.dist-info" / "top_level.txt").write_text("playwright\n")
+    before, after = _versions(), _versions(tmp_path)
+    assert "playwright 9.9.9" not in json.dumps(before)
+    for kind in STAGE_FUNCTIONS:
+        assert after[kind]["code"] == before[kind]["code"]
+        assert ("playwright 9.9.9" in after[kind]["packages"]) == ("playwright " in before[kind]["packages"])
+    assert "pillow " in before["rollout"]["packages"] and "prefect" not in json.dumps(before)  # draws; runs on Prefect
+    assert after["rollout"] != before["rollout"] and after["verify"] != before["verify"]
+    reasons = why_rerun({"stage_versions": before}, {"stage_versions": after}, None)
+    assert "packages changed (playwright " in reasons["rollout"] and "→ 9.9.9)" in reasons["rollout"]
+
+
 def _registry(path, model_id: str):
     path.write_text(yaml.safe_dump({
         "roles": {"cua": "remote", "verifier": "remote"},
