@@ -21,6 +21,7 @@ from typing import Any, AsyncIterator
 from playwright.async_api import BrowserContext, Dialog, Page, Route
 from pydantic import BaseModel, Field
 
+from ._caller_state import CallerState
 from ._isolated import isolated_world
 from ._launch import CONTEXT_TIMEOUT_S, BrowserConfig, close_context, new_context
 from ._launch import CHROMIUM_ARGS, get_browser  # noqa: F401  (re-exported: the browser's API)
@@ -138,7 +139,9 @@ async def open_app(
     kind, cookies, history, `window.name`; the old document with its timers, workers, focus and
     scroll is gone with the navigation away) — tests/cua/test_warm_pages.py proves the next app sees
     none of it. A page is reused only after an app that ended normally on it; one that crashed,
-    opened pop-ups, raised, or has served `WARM_PAGE_USES` apps is closed instead.
+    opened pop-ups, raised, has served `WARM_PAGE_USES` apps, or on which the caller set anything
+    that outlives a document (a fake clock, routes, headers, emulation, handlers, timeouts…:
+    `cua._caller_state`) is closed instead.
 
     Raises:
         TypeError: `seed` is not an int (or None).
@@ -172,11 +175,14 @@ async def open_app(
             events.page_error(f"load: {type(exc).__name__}: {str(exc).splitlines()[0]}")
         if config.transform is not None and config.transform.script:
             await _apply_script(page, config.transform, events)
+        warm.caller.watch_cdp(await isolated_world(page).cdp_session())
+        warm.caller.start()
         yield AppPage(page=page, context=context, events=events, files=files)
         await _drain_popups(events)
         released_cleanly = True
     finally:
-        if not (released_cleanly and config.reuse_pages and await _reset(warm)):
+        warm.closed_because = warm.caller.stop()
+        if not (released_cleanly and config.reuse_pages and not warm.closed_because and await _reset(warm)):
             await close_context(context)
         else:
             await _give_back(config, warm)
@@ -209,8 +215,10 @@ class _Warm:
     context: BrowserContext
     page: Page
     serving: _Serving
+    caller: CallerState
     uses: int = 0
     scripts: list = field(default_factory=list)
+    closed_because: list[str] = field(default_factory=list)  # what the last caller set that a reset cannot undo
 
 
 _idle: dict[tuple, list[_Warm]] = {}
@@ -270,7 +278,7 @@ async def _new_warm(config: BrowserConfig, serving: _Serving) -> _Warm:
     except BaseException:
         await close_context(context)
         raise
-    return _Warm(context=context, page=page, serving=serving)
+    return _Warm(context=context, page=page, serving=serving, caller=CallerState(page, context))
 
 
 async def _reset(warm: _Warm) -> bool:

@@ -4,7 +4,10 @@
 IndexedDB, a cookie, Cache Storage, a service worker (refused by the context, tried anyway),
 history entries, `window.name`, a timer that keeps writing, focus in a field and a scrolled page,
 and leaves the mouse over a hover-styled element. `PROBE` reports, once loaded, everything a page
-can read of that state, in `#report` as JSON. A fresh context's probe report is the reference.
+can read of that state, in `#report` as JSON — and of what a caller of `open_app` can set on the page
+or its context: the clock (`now`, `typeof __pwClock`), `Math.random`'s first draws (a seed), globals
+(init scripts, exposed functions), media emulation, the viewport, online state, permissions, and what
+the origin serves for `probe.json` (routes). A fresh context's probe report is the reference.
 """
 
 from __future__ import annotations
@@ -72,6 +75,15 @@ PROBE = """<!doctype html><html><head><style>
     active: document.activeElement && document.activeElement.localName, scrollY: window.scrollY,
     hovered: hot.matches(':hover'), hotColour: getComputedStyle(hot).backgroundColor,
     focused: document.hasFocus(), visibility: document.visibilityState,
+    now: Date.now(), pwClock: typeof window.__pwClock, random: [Math.random(), Math.random(), Math.random()],
+    globals: Object.getOwnPropertyNames(window).sort(),
+    media: ['(prefers-color-scheme: dark)', 'print', '(prefers-reduced-motion: reduce)', '(forced-colors: active)']
+      .filter(query => matchMedia(query).matches),
+    viewport: [innerWidth, innerHeight], online: navigator.onLine,
+    permissions: await Promise.all(['geolocation', 'notifications'].map(name =>
+      navigator.permissions.query({name}).then(status => status.state, error => 'error ' + error.name))),
+    served: await fetch('probe.json').then(async response => response.status + ' ' + await response.text(),
+                                           error => 'error ' + error.name),
   };
   document.getElementById('report').textContent = JSON.stringify(report);
 })();
