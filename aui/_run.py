@@ -105,8 +105,9 @@ def _announce(config: ExperimentConfig, size) -> None:
         except RuntimeError as exc:
             raise _fail(str(exc)) from None
         console.print(f"Stages run on the Dask cluster at {config.dask_address} (prefect-dask).")
-        if not config.budget.unlimited:
-            console.print("[yellow]The budget is not enforced on Dask workers[/]: their processes make the model calls.")
+    if not config.budget.unlimited and os.environ.get("PREFECT_API_URL"):
+        console.print("The budget is kept on the Prefect server: every process of the run charges it "
+                      "(global concurrency limits aui-budget-…).")
 
 
 def _sweep_on_display(config: ExperimentConfig, app_ids: list[str], listener, verbose: bool) -> list:

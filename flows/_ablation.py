@@ -91,7 +91,7 @@ async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str
     results = read_results(run_dir).apps
     ablation = Ablation(run=str(run_dir), principle=principle, change=change, folder=str(folder),
                         offline=bool((read_manifest(run_dir) or {}).get("offline")))
-    with run_budget(config.budget, folder):
+    async with run_budget(config.budget, folder, sub.run_key):
         for after, before in revised_pairs(results):
             track = track_of(after)
             if change is not None and not change.startswith(f"{after.app_id}/{track}/r{after.round}/"):

@@ -7,7 +7,8 @@ Two things make the stages behave on Dask workers:
 - `prefect-dask` runs every async task with a fresh `asyncio.run` on the worker. A browser and an
   HTTP client belong to the event loop that made them, so each stage body is moved onto one
   long-lived event loop per worker process (`on_worker_loop`): one browser per worker, reused by
-  every stage it runs, and model clients that stay usable between tasks.
+  every stage it runs, and model clients that stay usable between tasks. The stage's model calls
+  charge its run's budget there (`flows._budget.with_run_budget`: the one ledger on the Prefect server).
 
 Results are persisted to the workers' result storage (`$PREFECT_HOME/storage`): on one machine
 that is the flow's own; across machines, point `PREFECT_LOCAL_STORAGE_PATH` at a shared folder.
@@ -23,6 +24,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from llm import MissingOptionalPackageError, Registry
+
+from ._budget import with_run_budget
 
 R = TypeVar("R")
 
@@ -60,7 +63,9 @@ def on_worker_loop(stage: Callable[..., Awaitable[R]]) -> Callable[..., Awaitabl
     async def wrapper(*args: Any, **kwargs: Any) -> R:
         if not on_dask_worker():
             return await stage(*args, **kwargs)
-        future = asyncio.run_coroutine_threadsafe(stage(*args, **kwargs), _loop_of_this_worker())
+        # The run's budget comes along: its limits from the run folder, its ledger on the Prefect server.
+        work = with_run_budget(kwargs.get("run"), lambda: stage(*args, **kwargs))
+        future = asyncio.run_coroutine_threadsafe(work, _loop_of_this_worker())
         return await asyncio.wrap_future(future)
 
     return wrapper

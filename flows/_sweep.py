@@ -85,7 +85,8 @@ async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
     async def run_one(run: RunContext, app_id: str, track: Track) -> list[AppRoundResult]:
         return await loop_flow(config, run, app_id, track)
 
-    with run_budget(config.budget, config.run_dir.resolve()):
+    run_dir = config.run_dir.resolve()
+    async with run_budget(config.budget, run_dir, run_key_for(run_dir)):
         results = await run_tracks(config, run_one, progress.start, progress.track_done)
     await publish_table(config, table_rows(results, config.weights))
     if varied := variation_rows(results):
@@ -111,7 +112,8 @@ async def sweep_without_prefect(config: ExperimentConfig) -> list[AppRoundResult
     async def run_one(run: RunContext, app_id: str, track: Track) -> list[AppRoundResult]:
         return await run_track(config, run, app_id, track, PLAIN_STAGES)
 
-    with run_budget(config.budget, config.run_dir.resolve()):
+    run_dir = config.run_dir.resolve()
+    async with run_budget(config.budget, run_dir, run_key_for(run_dir), shared=False):  # no Prefect: one process
         results = await run_tracks(config, run_one)
     if config.insights:
         await write_run_insights(config, results)

@@ -99,6 +99,13 @@ class Judged:
     rollouts: dict[str, RolloutRef] = field(default_factory=dict)
 
 
+def _note_refusal(error: BudgetReached) -> None:
+    """A stage's call was refused by the run's budget — perhaps in another process (a Dask worker), whose
+    refusal this process's budget has not seen: it records it, and no new round starts here either."""
+    if (budget := current_budget()) is not None:
+        budget.note_reached(str(error))
+
+
 class TrackSteps:
     """The stages as one track calls them; `errors` collects the failures of the round being made."""
 
@@ -129,6 +136,8 @@ class TrackSteps:
             text = f"{doing} failed: {type(error).__name__}: {error}{then}"
             self.logger.warning("%s: %s", self.app_id, text)
             self.errors.append(text)
+            if isinstance(error, BudgetReached):
+                _note_refusal(error)
             return None
 
     def out_of_budget(self) -> bool:
@@ -253,7 +262,8 @@ class TrackSteps:
         async def within_budget(task: Task, repeat: int) -> RolloutRef | None:
             try:
                 return await one(task, repeat)
-            except BudgetReached:
+            except BudgetReached as error:
+                _note_refusal(error)
                 return None  # not rolled out (nothing of it is kept): a re-run with a higher budget does it
 
         found = await asyncio.gather(*(within_budget(t, r) for r in range(self.config.repeats) for t in tasks))

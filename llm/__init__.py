@@ -16,7 +16,8 @@ or a pydantic model, and a `JsonReplyError` saying what is wrong when it cannot 
 Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against scripted replies.
 """
 
-from ._budget import BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, current_budget, use_budget
+from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, BudgetTally, LocalTally, Spent,
+                      budget_in_this_task, current_budget, use_budget)
 from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
 from ._client import ModelClient
 from ._concurrency import ProcessSemaphore, endpoint_limit, model_calls_now, set_cross_process_limiter
@@ -63,6 +64,7 @@ __all__ = [
     "Budget",
     "BudgetLimits",
     "BudgetReached",
+    "BudgetTally",
     "DEFAULT_MAX_REPLY_BYTES",
     "DEFAULT_MODELS_PATH",
     "DEFAULT_REPLY_CAPS",
@@ -93,12 +95,14 @@ __all__ = [
     "PathPoint",
     "ProcessSemaphore",
     "Prices",
+    "LocalTally",
     "Provider",
     "Registry",
     "ReplyTooLargeError",
     "ResponsesResult",
     "RetryPolicy",
     "RoleUsage",
+    "Spent",
     "ToolCall",
     "UnknownModelError",
     "UnknownNameError",
@@ -108,6 +112,7 @@ __all__ = [
     "cache_disabled_by_env",
     "call_stats",
     "count_images",
+    "budget_in_this_task",
     "current_budget",
     "default_cache_dir",
     "endpoint_limit",

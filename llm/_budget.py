@@ -5,12 +5,22 @@ allowed). Once a limit is reached no new call starts; calls already in flight fi
 counted, so the dollars spent may pass `max_cost_usd` by what those calls cost. What was spent is
 kept (`spent()`), so a run stopped by its budget and started again with a higher one continues
 from what it had spent, not from zero.
+
+Where the spending is counted is the budget's `tally`: this process's (`LocalTally`), or a store that
+every process making the run's calls charges (the flows keep one on the Prefect server, so that stages
+on Dask workers or on several machines spend from one budget). A tally takes a call atomically — it
+counts it only when no limit of the call's scopes is reached — so two processes can never both take the
+last call. `llm` never imports Prefect: the flows hand their tally in.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import re
 import threading
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,8 +54,60 @@ class BudgetReached(ModelCallError):
     """A model call was not sent because a budget limit was reached (never retried)."""
 
 
+class BudgetTally(Protocol):
+    """Where a budget counts what was spent, per scope (`"*"`, a role, a role's sub-label)."""
+
+    async def take_call(self, limits: dict[str, int | None]) -> tuple[str, int] | None:
+        """Count one call for every scope of `limits` (scope → its call limit, None: none) unless one of them
+        has reached its limit; then count nothing and return (that scope, its calls so far). Atomic."""
+        ...
+
+    async def costs(self, scopes: list[str]) -> dict[str, float]:
+        """Dollars spent so far by each of `scopes`."""
+        ...
+
+    async def add_cost(self, scopes: list[str], cost_usd: float) -> None:
+        """Add what a call cost to each of `scopes`."""
+        ...
+
+    async def spent(self) -> dict[str, Spent]:
+        """Every scope the tally keeps, with what it spent."""
+        ...
+
+
+class LocalTally:
+    """This process's tally (thread-safe): every scope a call names is counted, limited or not."""
+
+    def __init__(self, spent: dict[str, Any] | None = None) -> None:
+        self._lock = threading.Lock()
+        self._spent: dict[str, Spent] = {key: Spent.model_validate(value) for key, value in (spent or {}).items()}
+
+    async def take_call(self, limits: dict[str, int | None]) -> tuple[str, int] | None:
+        with self._lock:
+            for key, limit in limits.items():
+                calls = self._spent.get(key, Spent()).calls
+                if limit is not None and calls >= limit:
+                    return key, calls
+            for key in limits:
+                self._spent.setdefault(key, Spent()).calls += 1
+        return None
+
+    async def costs(self, scopes: list[str]) -> dict[str, float]:
+        with self._lock:
+            return {key: self._spent.get(key, Spent()).cost_usd for key in scopes}
+
+    async def add_cost(self, scopes: list[str], cost_usd: float) -> None:
+        with self._lock:
+            for key in scopes:
+                self._spent.setdefault(key, Spent()).cost_usd += cost_usd
+
+    async def spent(self) -> dict[str, Spent]:
+        with self._lock:
+            return {key: value.model_copy() for key, value in self._spent.items()}
+
+
 class Budget:
-    """Limits for the run and per role, and what has been spent against them (thread-safe).
+    """Limits for the run and per role, checked against what its tally says was spent.
 
     A call counts against the run and against its role: a call made for `commenter:dashboard`
     counts for the key `commenter:dashboard` and for `commenter`; one made by model name (the
@@ -53,61 +115,68 @@ class Budget:
     """
 
     def __init__(self, run: BudgetLimits | None = None, roles: dict[str, BudgetLimits] | None = None,
-                 spent: dict[str, Any] | None = None) -> None:
+                 spent: dict[str, Any] | None = None, tally: BudgetTally | None = None) -> None:
         self.run = run or BudgetLimits()
         self.roles = dict(roles or {})
-        self._lock = threading.Lock()
-        self._spent: dict[str, Spent] = {key: Spent.model_validate(value) for key, value in (spent or {}).items()}
+        self.tally: BudgetTally = tally if tally is not None else LocalTally(spent)
         self.reached: str | None = None
-        """Why the first call was refused, once one was."""
+        """Why the first call was refused, once one was (in this process; `note_reached` adds another's)."""
 
     @property
     def unlimited(self) -> bool:
         return self.run.unlimited and all(limits.unlimited for limits in self.roles.values())
 
-    def spent(self) -> dict[str, dict[str, Any]]:
+    async def spent(self) -> dict[str, dict[str, Any]]:
         """`{"*": {calls, cost_usd}, role: {...}}`: the run's total and each role's (to save and pass back in)."""
-        with self._lock:
-            return {key: value.model_dump() for key, value in self._spent.items()}
+        return {key: value.model_dump() for key, value in (await self.tally.spent()).items()}
 
     def _keys(self, label: str) -> list[str]:
         return list(dict.fromkeys(("*", label, label.partition(":")[0])))
 
-    def start_call(self, label: str, model: str) -> None:
+    def limits_of(self, key: str) -> BudgetLimits | None:
+        return self.run if key == "*" else self.roles.get(key)
+
+    def note_reached(self, error: str) -> None:
+        """Another process refused a call of this run (a stage on a Dask worker; `error` is its message, or a
+        message that holds it): no new round starts here either, and the run records why."""
+        found = re.search(rf"{BUDGET_REACHED}: (.+?); call to model", error)
+        self.reached = self.reached or (found.group(1) if found else error)
+
+    async def start_call(self, label: str, model: str) -> None:
         """Count one call about to be sent for `label` (a role or model name).
 
         Raises:
             BudgetReached: a limit of the run or of the call's role is reached; nothing is counted.
         """
-        with self._lock:
-            for key in self._keys(label):
-                limits = self.run if key == "*" else self.roles.get(key)
-                if limits is None:
-                    continue
-                spent = self._spent.get(key, Spent())
-                scope = "the run" if key == "*" else f"role {key!r}"
-                why = None
-                if limits.max_model_calls is not None and spent.calls >= limits.max_model_calls:
-                    why = f"{scope} has made {spent.calls} of its {limits.max_model_calls} model calls"
-                elif limits.max_cost_usd is not None and spent.cost_usd >= limits.max_cost_usd:
-                    why = f"{scope} has spent ${spent.cost_usd:.4g} of its ${limits.max_cost_usd:.4g}"
-                if why is not None:
-                    self.reached = self.reached or why
-                    raise BudgetReached(f"{BUDGET_REACHED}: {why}; call to model {model!r} for {label!r} not sent",
-                                        model=model, endpoint="budget", retryable=False)
-            for key in self._keys(label):
-                self._spent.setdefault(key, Spent()).calls += 1
+        keys = self._keys(label)
+        priced = [key for key in keys if (limits := self.limits_of(key)) and limits.max_cost_usd is not None]
+        for key, cost in (await self.tally.costs(priced)).items() if priced else ():
+            limit = self.limits_of(key).max_cost_usd
+            if cost >= limit:
+                self._refuse(f"{_scope(key)} has spent ${cost:.4g} of its ${limit:.4g}", label, model)
+        counted = {key: (limits.max_model_calls if (limits := self.limits_of(key)) else None) for key in keys}
+        refused = await self.tally.take_call(counted)
+        if refused is not None:
+            key, calls = refused
+            self._refuse(f"{_scope(key)} has made {calls} of its {counted[key]} model calls", label, model)
 
-    def add_cost(self, label: str, cost_usd: float) -> None:
+    def _refuse(self, why: str, label: str, model: str) -> None:
+        self.reached = self.reached or why
+        raise BudgetReached(f"{BUDGET_REACHED}: {why}; call to model {model!r} for {label!r} not sent",
+                            model=model, endpoint="budget", retryable=False)
+
+    async def add_cost(self, label: str, cost_usd: float) -> None:
         """Add what a call sent for `label` cost, once it is known."""
-        if cost_usd <= 0:
-            return
-        with self._lock:
-            for key in self._keys(label):
-                self._spent.setdefault(key, Spent()).cost_usd += cost_usd
+        if cost_usd > 0:
+            await self.tally.add_cost(self._keys(label), cost_usd)
+
+
+def _scope(key: str) -> str:
+    return "the run" if key == "*" else f"role {key!r}"
 
 
 _current: Budget | None = None
+_in_this_task: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("aui_task_budget", default=None)
 
 
 def use_budget(budget: Budget | None) -> Budget | None:
@@ -117,6 +186,17 @@ def use_budget(budget: Budget | None) -> Budget | None:
     return previous
 
 
+@contextlib.contextmanager
+def budget_in_this_task(budget: Budget | None) -> Iterator[None]:
+    """Within the block (this asyncio task and those it starts), calls check `budget` instead of the process's:
+    a worker process that runs stages of several runs gives each stage its own run's budget."""
+    token = _in_this_task.set(budget)
+    try:
+        yield
+    finally:
+        _in_this_task.reset(token)
+
+
 def current_budget() -> Budget | None:
-    """The budget `use_budget` installed, if any."""
-    return _current
+    """The budget of this task (`budget_in_this_task`), else the one `use_budget` installed, if any."""
+    return _in_this_task.get() or _current

@@ -204,7 +204,7 @@ class ModelClient:
 
         budget = current_budget()
         if budget is not None:
-            budget.start_call(label, config.name)  # raises BudgetReached: no new call once a limit is reached
+            await budget.start_call(label, config.name)  # raises BudgetReached: no new call once a limit is reached
         sdk = self._sdk_client(config)
         limit = timeout_s if timeout_s is not None else config.timeout_s
         raw, retries = await self._send_with_retries(sdk, api, config, label, body, limit, started, cap)
@@ -218,7 +218,7 @@ class ModelClient:
                        retries=retries, priced=config.prices is not None)
         )
         if budget is not None:
-            budget.add_cost(label, cost)
+            await budget.add_cost(label, cost)
         if self.cache.enabled and raw.get("status") != "failed":
             # Off the event loop: the entry is fsynced, and a CUA request's images are hashed again for
             # it; with many rollouts in flight that would stall every other step on this loop.

@@ -108,6 +108,32 @@ def max_in_flight_across_two_processes(tmp_path: Path, env: dict) -> None:
     assert server.max_in_flight == 2
 
 
+async def budgeted_sweep_on_the_cluster(tmp_path: Path, env: dict, address: str) -> None:
+    """A paid model under `--max-model-calls 4`, the stages on two Dask workers: 4 calls in all (coder, proposer,
+    verifier, one CUA step), though both workers roll out at once and each would allow 4 on its own."""
+    from flows import budget_line
+    from flows.testing import ONLINE_ROLES, ScriptedRoles, click_point
+    from llm.testing import ScriptedOpenAIServer
+
+    roles = ScriptedRoles("unit-converter", ["swap-to-feet-metres", "miles-to-km"],
+                          clicks={"swap-to-feet-metres": await click_point("unit-converter", "#swap")})
+    with ScriptedOpenAIServer(roles) as server:
+        config = tmp_path / "budget.yaml"
+        config.write_text(yaml.safe_dump({**BASE, **ONLINE_ROLES, "name": "budget", "out_dir": str(tmp_path / "runs"),
+                                          "models_config": str(roles.write_models_yaml(server, tmp_path / "models.yaml"))}))
+        done = await asyncio.to_thread(subprocess.run, [
+            str(BIN / "aui"), "sweep", str(config), "--task-runner", "dask", "--dask-address", address,
+            "--max-model-calls", "4"], cwd=ROOT, env={**env, "AUI_LLM_CACHE": "off"}, capture_output=True, text=True,
+            timeout=600)
+        assert done.returncode == 3, done.stdout[-3000:] + done.stderr[-3000:]  # exit 3: stopped by its budget
+        assert len(server.requests) == 4, [request.path for request in server.requests]
+    run_dir = tmp_path / "runs" / "budget"
+    assert budget_line(run_dir).startswith("budget reached: the run has made 4 of its 4 model calls")
+    assert "budget reached: the run has made 4 of its 4 model calls" in done.stderr
+    errors = [error for app in json.loads((run_dir / "results.json").read_text())["apps"] for error in app["errors"]]
+    assert any("1 rollout(s) not finished: budget reached" in error for error in errors), errors
+
+
 @pytest.mark.timeout(1500)  # ≈ 3 min on a quiet machine; a machine loaded 20× over took 15
 async def test_a_sweep_on_dask_workers_and_on_a_work_pool_against_postgres_matches_one_process(tmp_path, prefect_on_postgres):
     """(One server for both, to keep the suite short: first, model limits across processes.)"""
@@ -153,6 +179,8 @@ async def test_a_sweep_on_dask_workers_and_on_a_work_pool_against_postgres_match
         trajectories = {p: p.stat().st_mtime_ns for p in dask_run.rglob("trajectory.json")}
         aui(dask_sweep, env, tmp_path / "dask-again.log")
         assert {p: p.stat().st_mtime_ns for p in dask_run.rglob("trajectory.json")} == trajectories
+
+        await budgeted_sweep_on_the_cluster(tmp_path, env, address)
 
         # A process work pool with two workers; the sweep deployed to it and run from the API.
         subprocess.run([str(BIN / "prefect"), "work-pool", "create", "aui-pool", "--type", "process"], env=env,

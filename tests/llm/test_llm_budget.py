@@ -31,7 +31,7 @@ async def test_no_call_is_sent_once_the_run_has_made_its_calls(make_client, budg
         with pytest.raises(BudgetReached, match=r"budget reached: the run has made 2 of its 2 model calls"):
             await client.chat([user_message("three")], role="cua")
     assert again.cached and len(server.requests) == 2
-    assert budget.spent()["*"]["calls"] == 2 and budget.reached.startswith("the run has made 2")
+    assert (await budget.spent())["*"]["calls"] == 2 and budget.reached.startswith("the run has made 2")
 
 
 async def test_a_role_limit_stops_that_role_only_and_cost_counts_in_dollars(make_client, budget_in_use):
@@ -51,16 +51,16 @@ async def test_a_role_limit_stops_that_role_only_and_cost_counts_in_dollars(make
         with pytest.raises(BudgetReached, match=r"the run has spent \$0\.00025 of its \$0\.00025"):
             await client.chat([user_message("d")], role="cua")
     assert len(server.requests) == 10
-    spent = budget.spent()
+    spent = await budget.spent()
     assert spent["commenter"]["calls"] == 1 and spent["commenter:dashboard"]["calls"] == 1
     assert spent["*"]["cost_usd"] == pytest.approx(per_call * 10)
 
 
-def test_spending_carries_over_into_a_new_budget():
+async def test_spending_carries_over_into_a_new_budget():
     old = Budget(BudgetLimits(max_model_calls=5))
     for _ in range(3):
-        old.start_call("cua", "m")
-    carried = Budget(BudgetLimits(max_model_calls=4), spent=old.spent())
-    carried.start_call("cua", "m")
+        await old.start_call("cua", "m")
+    carried = Budget(BudgetLimits(max_model_calls=4), spent=await old.spent())
+    await carried.start_call("cua", "m")
     with pytest.raises(BudgetReached):
-        carried.start_call("cua", "m")
+        await carried.start_call("cua", "m")
