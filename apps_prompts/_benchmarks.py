@@ -130,9 +130,13 @@ class Benchmark:
         return f"{base_url.rstrip('/')}/{self.owner_repo}/{self.commit}/{path}"
 
 
-@functools.cache
 def known_benchmarks() -> dict[str, Benchmark]:
     """The benchmarks the project pins (`benchmarks.json`), by name."""
+    return dict(_pinned())
+
+
+@functools.cache
+def _pinned() -> dict[str, Benchmark]:
     data = json.loads(BENCHMARKS_FILE.read_text(encoding="utf-8"))
     return {name: Benchmark(name=name, **entry) for name, entry in data.items() if isinstance(entry, dict)}
 

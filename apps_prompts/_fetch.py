@@ -104,9 +104,9 @@ def fetch_benchmark(benchmark: str | Benchmark, to: Path | str | None = None, so
         read = None
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.fetching-", dir=destination.parent))
     except OSError as error:
-        raise FetchError(f"cannot make {destination.parent}: {error.strerror or error}") from None
-    staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.fetching-", dir=destination.parent))
+        raise FetchError(f"cannot write in {destination.parent}: {error.strerror or error}") from None
     try:
         staging.chmod(0o755)  # mkdtemp's 0700 would become the destination's
         if read is not None:
@@ -115,6 +115,9 @@ def fetch_benchmark(benchmark: str | Benchmark, to: Path | str | None = None, so
             size = _download_all(bench, where, wanted, staging)
         _write_record(staging, bench, where, wanted, only_ids)
         _replace(staging, destination)
+    except OSError as error:  # a disk that is full, a file that cannot be read: named, one line
+        shutil.rmtree(staging, ignore_errors=True)
+        raise FetchError(f"{error.filename or destination}: {error.strerror or error}; nothing written") from None
     except BaseException:  # KeyboardInterrupt too: never leave a half-written folder
         shutil.rmtree(staging, ignore_errors=True)
         raise

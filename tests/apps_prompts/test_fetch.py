@@ -107,6 +107,16 @@ def test_a_changed_file_in_the_local_copy_is_refused_and_the_old_copy_is_kept(be
     assert tree(tmp_path / "out") == before and leftovers(tmp_path) == []
 
 
+def test_a_local_folder_holding_two_copies_asks_for_one(bench, clone, tmp_path):
+    shelf = tmp_path / "shelf"
+    make_repository(shelf / "one")
+    make_repository(shelf / "two")
+    with pytest.raises(FetchError, match=r"several folders in it hold tiny's files \(one, two\): pass one of them"):
+        fetch_benchmark(bench, to=tmp_path / "out", source=shelf)
+    fetch_benchmark(bench, to=tmp_path / "out", source=shelf / "two")
+    assert_fetched(bench, tmp_path / "out")
+
+
 def test_a_local_source_that_is_not_there_or_holds_nothing_of_the_benchmark_says_so(bench, tmp_path):
     with pytest.raises(FetchError, match="no such folder"):
         fetch_benchmark(bench, to=tmp_path / "out", source=tmp_path / "nowhere")
@@ -154,6 +164,8 @@ def test_a_folder_that_is_not_a_fetched_copy_is_never_replaced(bench, clone, tmp
     (tmp_path / "file").write_text("x")
     with pytest.raises(FetchError, match="is a file, not a folder"):
         fetch_benchmark(bench, to=tmp_path / "file", source=clone)
+    with pytest.raises(FetchError, match=r"cannot write in .*file/inside: "):
+        fetch_benchmark(bench, to=tmp_path / "file" / "inside" / "out", source=clone)
     (tmp_path / "empty").mkdir()
     fetch_benchmark(bench, to=tmp_path / "empty", source=clone)  # an empty folder is fine
     assert_fetched(bench, tmp_path / "empty")
