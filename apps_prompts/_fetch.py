@@ -86,7 +86,9 @@ def fetch_benchmark(benchmark: str | Benchmark, to: Path | str | None = None, so
         FetchError: anything else that stopped the fetch (the destination is as it was).
     """
     bench = benchmark if isinstance(benchmark, Benchmark) else get_benchmark(benchmark)
-    only_ids = None if only is None else tuple(dict.fromkeys(only))
+    if isinstance(only, str):
+        only = only.split(",")  # "a,b" as on the command line, not its letters
+    only_ids = None if only is None else tuple(dict.fromkeys(app_id.strip() for app_id in only if app_id.strip()))
     wanted = bench.files_for(only_ids)
     destination = (Path(to) if to is not None else default_destination(bench.name)).resolve()
     started = time.monotonic()
@@ -102,6 +104,8 @@ def fetch_benchmark(benchmark: str | Benchmark, to: Path | str | None = None, so
     else:
         where = base_url or os.environ.get(BASE_URL_VARIABLE) or DEFAULT_BASE_URL
         read = None
+        if not where.startswith(("http://", "https://")):
+            raise FetchError(f"base URL {where!r} (--base-url or ${BASE_URL_VARIABLE}) is not an http:// or https:// address")
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.fetching-", dir=destination.parent))

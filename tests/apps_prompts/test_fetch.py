@@ -176,6 +176,7 @@ def test_only_some_apps_and_unknown_ids_are_named(bench, clone, tmp_path):
     assert report.files == 2 and report.only == ("beta",)
     assert set(tree(tmp_path / "out")) == {"beta.yaml", "LICENSE", SOURCE_RECORD}
     assert json.loads((tmp_path / "out" / SOURCE_RECORD).read_text())["only"] == ["beta"]
+    assert fetch_benchmark(bench, to=tmp_path / "str", source=clone, only="alpha, beta").only == ("alpha", "beta")
     with pytest.raises(UnknownBenchmarkError, match=r"tiny has no app 'alhpa' \(did you mean alpha\?\)"):
         fetch_benchmark(bench, to=tmp_path / "other", source=clone, only=["alhpa"])
     assert not (tmp_path / "other").exists()
@@ -258,6 +259,14 @@ def test_no_network_is_one_line_suggesting_a_local_copy(bench, tmp_path):
     assert "\n" not in message and message.startswith(f"could not reach {base_url} (Connection refused)")
     assert "--from PATH" in message and "github.com/example/tiny" in message
     assert not (tmp_path / "out").exists() and leftovers(tmp_path) == []
+
+
+def test_a_base_url_that_is_not_http_is_refused(bench, tmp_path, monkeypatch):
+    monkeypatch.setenv(BASE_URL_VARIABLE, "raw.githubusercontent.com")
+    with pytest.raises(FetchError, match=r"base URL 'raw\.githubusercontent\.com' \(--base-url or \$AUI_BENCHMARK_BASE_URL\) "
+                                         r"is not an http:// or https:// address"):
+        fetch_benchmark(bench, to=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 # --- the pinned benchmarks and the real files -----------------------------------------------------------------------
