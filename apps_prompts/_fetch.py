@@ -46,6 +46,9 @@ ATTEMPTS = 3  # a refused connection, a connection dropped half-way, a time-out,
 RETRY_DELAYS_S = (0.5, 2.0)  # waits before the 2nd and 3rd attempts
 DOWNLOADS_IN_FLIGHT = 4
 MAX_FILE_BYTES = 32 * 1024 * 1024  # the largest pinned file is well under 1 MiB
+# A temporary folder beside the destination untouched this long was left by a fetch that was killed (SIGKILL, power):
+# a live one gains a file at least every FILE_DEADLINE_S. The next fetch into the same place removes it.
+LEFTOVER_AFTER_S = 15 * 60
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,7 @@ def fetch_benchmark(benchmark: str | Benchmark, to: Path | str | None = None, so
             raise FetchError(f"base URL {where!r} (--base-url or ${BASE_URL_VARIABLE}) is not an http:// or https:// address")
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(destination)
         staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.fetching-", dir=destination.parent))
     except OSError as error:
         raise FetchError(f"cannot write in {destination.parent}: {error.strerror or error}") from None
@@ -239,6 +243,14 @@ def _write_record(staging: Path, bench: Benchmark, where: str, wanted: dict[str,
         "files": {bench.destination(path): digest for path, digest in sorted(wanted.items())},
     }
     (staging / SOURCE_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def _remove_leftovers(destination: Path) -> None:
+    """Remove the temporary folders killed fetches into `destination` left beside it (untouched for LEFTOVER_AFTER_S)."""
+    for pattern in (f".{destination.name}.fetching-*", f".{destination.name}.old-*"):
+        for folder in destination.parent.glob(pattern):
+            if folder.is_dir() and time.time() - folder.stat().st_mtime > LEFTOVER_AFTER_S:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def _replace(staging: Path, destination: Path) -> None:

@@ -20,9 +20,6 @@ from pathlib import Path
 
 from apps_prompts import Benchmark
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
-
 TINY_FILES = {
     "examples/alpha.yaml": "id: alpha\ntitle: Alpha\nprompt: Make a counter with a big plus button.\ntags: [tool]\n",
     "examples/beta.yaml": "id: beta\ntitle: Beta\nprompt: Make a landing page for a bakery.\ntags: [landing]\n",

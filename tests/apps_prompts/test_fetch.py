@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from pathlib import Path
 
@@ -169,6 +170,22 @@ def test_a_folder_that_is_not_a_fetched_copy_is_never_replaced(bench, clone, tmp
     (tmp_path / "empty").mkdir()
     fetch_benchmark(bench, to=tmp_path / "empty", source=clone)  # an empty folder is fine
     assert_fetched(bench, tmp_path / "empty")
+
+
+def test_what_a_killed_fetch_left_is_removed_by_the_next_but_a_live_fetchs_folder_is_not(bench, clone, tmp_path):
+    killed = tmp_path / ".out.fetching-dead1234"
+    (killed / "alpha.yaml").parent.mkdir(parents=True)
+    (killed / "alpha.yaml").write_text("half")
+    long_ago = time.time() - 3600
+    os.utime(killed, (long_ago, long_ago))
+    live = tmp_path / ".out.fetching-live5678"  # another fetch, still writing
+    live.mkdir()
+    other = tmp_path / ".elsewhere.fetching-old0000"  # not this destination's
+    other.mkdir()
+    os.utime(other, (long_ago, long_ago))
+    fetch_benchmark(bench, to=tmp_path / "out", source=clone)
+    assert leftovers(tmp_path) == [".elsewhere.fetching-old0000", ".out.fetching-live5678"]
+    assert_fetched(bench, tmp_path / "out")
 
 
 def test_only_some_apps_and_unknown_ids_are_named(bench, clone, tmp_path):
