@@ -186,7 +186,7 @@ _USED_AS = {"aui-gym": "--apps", "gpt5-apps": "--v0-dir"}
 
 @apps_app.command("fetch")
 def fetch_apps(
-    name: str = typer.Argument(..., help=f"The benchmark: {', '.join(f'{n} ({b.description})' for n, b in known_benchmarks().items())}."),
+    name: str = typer.Argument(..., help=f"The benchmark — {'; '.join(f'{n}: {b.description}' for n, b in known_benchmarks().items())}."),
     to: Path = typer.Option(None, "--to", help="The folder to fill (default: data/NAME in the project folder, git-ignored)."),
     source: Path = typer.Option(
         None, "--from", help="Read the files from a local clone, an unpacked GitHub archive or a folder fetched before, not the network."
