@@ -3,8 +3,22 @@
     specs = load_apps(BUNDLED_DIR).raise_for_errors()       # or an AUI-Gym folder of id/title/prompt/tags YAML
     tasks = await propose_tasks(spec, proposer="offline")   # the spec's tasks; a model name proposes N new ones
     level_from_solution(task)                               # the level rule: the solution's steps (+1 for an answer)
+    fetch_benchmark("aui-gym")                              # a pinned public benchmark → data/aui-gym, every sha256 checked
 """
 
+from ._benchmarks import (
+    BASE_URL_VARIABLE,
+    DEFAULT_BASE_URL,
+    Benchmark,
+    ChecksumMismatchError,
+    FetchError,
+    MissingSourceFileError,
+    SourceUnreachableError,
+    UnknownBenchmarkError,
+    get_benchmark,
+    known_benchmarks,
+)
+from ._fetch import SOURCE_RECORD, FetchReport, default_destination, fetch_benchmark
 from ._levels import level_above, level_from_solution, solution_steps
 from ._loader import (
     BUNDLED_DIR,
@@ -34,11 +48,26 @@ from ._models import (
     slugify,
 )
 from ._proposer import OFFLINE_PROPOSERS, ProposerError, get_proposer, propose_tasks
-from ._proposer_files import TasksFileError, load_tasks_file
+from ._proposer_files import TasksFileError, load_tasks_file, tasks_file_app_ids
 from ._schema import app_spec_json_schema
 
 __all__ = [
+    "BASE_URL_VARIABLE",
     "BUNDLED_DIR",
+    "DEFAULT_BASE_URL",
+    "SOURCE_RECORD",
+    "Benchmark",
+    "ChecksumMismatchError",
+    "FetchError",
+    "FetchReport",
+    "MissingSourceFileError",
+    "SourceUnreachableError",
+    "UnknownBenchmarkError",
+    "default_destination",
+    "fetch_benchmark",
+    "get_benchmark",
+    "known_benchmarks",
+    "tasks_file_app_ids",
     "CHECK_KINDS",
     "LEGACY_LEVELS",
     "LEVELS",

@@ -58,6 +58,25 @@ def load_tasks_file(path: str | Path, app_id: str | None = None) -> list[Task]:
     return tasks
 
 
+def tasks_file_app_ids(path: str | Path) -> list[str]:
+    """The app ids a tasks file has tasks for, in its order: its keys (keyed by app id) or its tasks' `app_id`s;
+    [] for tasks meant for any app.
+
+    Raises:
+        TasksFileError: unreadable file or not a tasks file's shape.
+    """
+    path = Path(path)
+    data = _read(path)
+    if isinstance(data, dict) and isinstance(data.get("tasks"), list) and not _keyed_by_app(data):
+        data = data["tasks"]
+    if isinstance(data, dict):
+        return [str(app_id) for app_id in data]
+    if isinstance(data, list):
+        named = (entry.get("app_id") or entry.get("app") for entry in data if isinstance(entry, dict))
+        return list(dict.fromkeys(str(app_id) for app_id in named if app_id))
+    raise TasksFileError(f"{path}: expected a list of tasks or a mapping of app id to tasks, got {type(data).__name__}")
+
+
 def _read(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")

@@ -2,7 +2,7 @@
 
     aui run | sweep | report | ui | deploy            (`_run.py`: the design loop and its outputs)
     aui view [RUN_DIR …]                              (`_view.py`: the run viewer; `aui serve` is its old name)
-    aui apps list | import | validate                   (`_apps.py`)
+    aui apps list | import | validate | fetch           (`_apps.py`)
     aui label import                                    (`_labels.py`: people's labels of a run)
     aui verify / rollout / dashboard / comment          (one stage at a time)
     aui judge RUN_DIR                                   (`_judge.py`: judges of a finished run's trajectories)

@@ -1,4 +1,4 @@
-"""`aui apps …`: list, import and validate app specs."""
+"""`aui apps …`: list, import and validate app specs; fetch the public benchmarks by name."""
 
 from __future__ import annotations
 
@@ -13,18 +13,25 @@ from rich.markup import escape
 from rich.table import Table
 
 from apps_prompts import (
+    BASE_URL_VARIABLE,
     BUNDLED_DIR,
+    DEFAULT_BASE_URL,
     Domain,
+    FetchError,
+    FetchReport,
     LoadResult,
     TasksFileError,
+    fetch_benchmark,
+    known_benchmarks,
     load_apps,
     load_tasks_file,
     reference_html_path,
+    tasks_file_app_ids,
 )
 from cua import close_browser
 from verifier import TaskProof, prove_task
 
-apps_app = typer.Typer(help="App specs: list, import (AUI-Gym format) and validate.", no_args_is_help=True)
+apps_app = typer.Typer(help="App specs: list, import (AUI-Gym format), validate; fetch the public benchmarks.", no_args_is_help=True)
 console = Console()
 err_console = Console(stderr=True)
 
@@ -171,3 +178,66 @@ def _with_file_tasks(apps: list, tasks_file: Path) -> tuple[list, list[str]]:
             continue
         kept.append(spec.model_copy(update={"tasks": tasks}))
     return kept, skipped
+
+
+# How a fetched folder is used, by benchmark: the `aui run` flag that reads it.
+_USED_AS = {"aui-gym": "--apps", "gpt5-apps": "--v0-dir"}
+
+
+@apps_app.command("fetch")
+def fetch_apps(
+    name: str = typer.Argument(..., help=f"The benchmark — {'; '.join(f'{n}: {b.description}' for n, b in known_benchmarks().items())}."),
+    to: Path = typer.Option(None, "--to", help="The folder to fill (default: data/NAME in the project folder, git-ignored)."),
+    source: Path = typer.Option(
+        None, "--from", help="Read the files from a local clone, an unpacked GitHub archive or a folder fetched before, not the network."
+    ),
+    only: str = typer.Option(None, "--only", help="Only these app ids, comma-separated (the licence always comes along)."),
+    tasks_file: Path = typer.Option(
+        None, "--tasks-file", help="Only the apps this tasks file has tasks for (e.g. configs/gpt5-tasks.yaml)."
+    ),
+    force: bool = typer.Option(False, "--force", help="Fetch again even when the folder is already complete."),
+    base_url: str = typer.Option(
+        None, "--base-url", help=f"Download from BASE/OWNER/REPO/COMMIT/PATH (default: ${BASE_URL_VARIABLE}, else {DEFAULT_BASE_URL})."
+    ),
+) -> None:
+    """Fetch a public benchmark by name, pinned to a commit, every file checked against the sha256 the project keeps."""
+    if only is not None and tasks_file is not None:
+        _error("give --only or --tasks-file, not both")
+        raise typer.Exit(2)
+    ids = [part.strip() for part in only.split(",") if part.strip()] if only is not None else None
+    if tasks_file is not None:
+        try:
+            ids = tasks_file_app_ids(tasks_file)
+        except TasksFileError as error:
+            _error(str(error))
+            raise typer.Exit(2)
+        if not ids:
+            _error(f"--tasks-file {tasks_file} does not say which apps its tasks are for: name them with --only ID,ID")
+            raise typer.Exit(2)
+    try:
+        report = fetch_benchmark(name, to=to, source=source, base_url=base_url, only=ids, force=force)
+    except FetchError as error:
+        _error(str(error))
+        raise typer.Exit(2)
+    _print_fetch(report)
+
+
+def _print_fetch(report: FetchReport) -> None:
+    where = _shown(report.destination)
+    pinned = f"{report.repository} at {report.commit[:7]}, {report.license} licence kept as LICENSE"
+    if report.fetched:
+        console.print(f"{report.benchmark}: {report.files} files, {report.bytes / 1024:,.0f} KiB, each sha256 as pinned — "
+                      f"{pinned} — from {report.source} → {where} ({report.seconds:.1f} s)", soft_wrap=True, markup=False)
+    else:
+        console.print(f"{report.benchmark} is already complete in {where}: {report.files} files, each sha256 as pinned "
+                      f"({pinned}); nothing done (--force fetches it again)", soft_wrap=True, markup=False)
+    if report.benchmark in _USED_AS:
+        console.print(f"use it: aui run {_USED_AS[report.benchmark]} {where} …", soft_wrap=True, markup=False)
+
+
+def _shown(path: Path) -> str:
+    """`path` relative to the working folder when it is inside it (as a user would type it)."""
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

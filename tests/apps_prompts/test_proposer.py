@@ -1,6 +1,7 @@
 """The task proposer: LLM through the real openai client on the scripted server; offline; tasks files."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,7 @@ from apps_prompts._proposer import (
     normalise_task_text,
     task_id_for,
 )
-from apps_prompts._proposer_files import TasksFileError, load_tasks_file
+from apps_prompts._proposer_files import TasksFileError, load_tasks_file, tasks_file_app_ids
 from llm import CallCache, ModelClient, RetryPolicy
 from llm.testing import ScriptedOpenAIServer, reply_text, scripted_registry
 
@@ -209,3 +210,18 @@ def test_missing_file_and_missing_app_are_clear_errors(tmp_path):
     path.write_text("a: []\nb: []\n")
     with pytest.raises(TasksFileError, match="no tasks for app 'tiny-kanban'.*a, b"):
         load_tasks_file(path, "tiny-kanban")
+
+
+def test_the_apps_a_tasks_file_has_tasks_for(tmp_path):
+    keyed = tmp_path / "keyed.yaml"
+    keyed.write_text("pomodoro: []\nregex-lab: []\n")
+    assert tasks_file_app_ids(keyed) == ["pomodoro", "regex-lab"]
+    listed = tmp_path / "listed.json"
+    listed.write_text(json.dumps([{"app_id": "b", "id": "x"}, {"app_id": "a", "id": "y"}, {"app_id": "b", "id": "z"}]))
+    assert tasks_file_app_ids(listed) == ["b", "a"]
+    for_any = tmp_path / "any.yaml"
+    for_any.write_text("- {id: a, description: A, expected_outcome: a}\n")
+    assert tasks_file_app_ids(for_any) == []
+    assert len(tasks_file_app_ids(Path(__file__).resolve().parents[2] / "configs" / "gpt5-tasks.yaml")) == 12
+    with pytest.raises(TasksFileError, match="not found"):
+        tasks_file_app_ids(tmp_path / "nope.yaml")
