@@ -50,6 +50,7 @@ from ._defect_types import DEFECT_TAXONOMY, DEFECT_TYPES, DefectKind, DefectType
 from ._failure_modes import FAILURE_MODES, failure_modes
 from ._executor import ExecutionResult, UnknownKeyError, execute, key_combination, normalize_key, page_fingerprint
 from ._isolated import IsolatedWorld, JavaScriptError, JavaScriptTimeout, isolated_world
+from ._computer_use import UnusableReply, format_computer_action, parse_computer_action
 from ._parser import ParsedReply, ParseError, format_uitars, parse_uitars
 from ._policy import Observation, Policy, PolicyDecision
 from ._processes import descendants as process_descendants
@@ -155,6 +156,7 @@ __all__ = [
     "TokenUsage",
     "Trajectory",
     "UnknownKeyError",
+    "UnusableReply",
     "Viewport",
     "action_from_screen",
     "action_to_screen",
@@ -165,6 +167,7 @@ __all__ = [
     "coordinate_space_names",
     "execute",
     "failure_modes",
+    "format_computer_action",
     "format_uitars",
     "get_browser",
     "isolated_world",
@@ -172,6 +175,7 @@ __all__ = [
     "normalize_key",
     "open_app",
     "page_fingerprint",
+    "parse_computer_action",
     "parse_uitars",
     "place_action",
     "process_descendants",

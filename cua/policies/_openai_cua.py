@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from llm import image_data_url
 
-from .._actions import Action, Point
+from .._actions import Action
+from .._computer_use import UnusableReply, parse_computer_action
 from .._coordinates import OffScreenPoint, place_action
 from .._policy import Observation, Policy, PolicyDecision
 from .._trajectory import TokenUsage
@@ -32,10 +33,6 @@ INSTRUCTIONS = (
     "the app itself; do not navigate away or ask for confirmation. When the task is done, say so "
     "in one sentence."
 )
-
-
-class UnusableReply(ValueError):
-    """A well-formed computer call we cannot execute (a button we do not have, a drag without a path)."""
 
 
 @dataclass
@@ -211,7 +208,7 @@ class OpenAIComputerUsePolicy(Policy):
                 notes.append(f"acknowledged safety check {check.get('code', '?')}: {str(check.get('message', ''))[:200]}")
             for computer_action in call.batch:
                 try:
-                    action = to_action(computer_action)
+                    action = parse_computer_action(computer_action)
                     if action is not None:
                         # Only judged here (the rollout converts and records clamping when it executes).
                         place_action(action, self.coordinate_space, width, height)
@@ -232,55 +229,6 @@ class OpenAIComputerUsePolicy(Policy):
     def _invalid(self, why: str, items: list[dict[str, Any]], tokens: TokenUsage, model_ms: float,
                  notes: list[str] | None = None) -> PolicyDecision:
         return PolicyDecision([], raw_text=_raw(items), tokens=tokens, model_ms=model_ms, invalid=why, notes=notes or [])
-
-
-def to_action(action: ComputerAction) -> Action | None:
-    """One validated computer-use action as ours (display pixels); None for `screenshot`.
-
-    Raises:
-        UnusableReply: an action we cannot carry out (a `back` button, a drag path of one point,
-            a keypress without keys).
-    """
-    try:
-        match action.type:
-            case "screenshot":
-                return None
-            case "click":
-                if action.button not in ("left", "right", "wheel", "middle"):
-                    raise UnusableReply(f"click with button {action.button!r} is not supported")
-                return Action(kind="right_single" if action.button == "right" else "click", point=_point(action))
-            case "double_click":
-                return Action(kind="left_double", point=_point(action))
-            case "move":
-                return Action(kind="move", point=_point(action))
-            case "drag":
-                if len(action.path) < 2:
-                    raise UnusableReply("drag needs a path of at least two points")
-                return Action(kind="drag", point=_point(action.path[0]), end=_point(action.path[-1]))
-            case "scroll":
-                dx, dy = float(action.scroll_x or 0), float(action.scroll_y or 0)
-                if abs(dy) >= abs(dx):
-                    direction, amount = ("down" if dy >= 0 else "up"), abs(dy)
-                else:
-                    direction, amount = ("right" if dx > 0 else "left"), abs(dx)
-                return Action(kind="scroll", point=_point(action), direction=direction, amount=amount or None)
-            case "keypress":
-                if not action.keys:
-                    raise UnusableReply("keypress without keys")
-                return Action(kind="hotkey", keys=[k.lower() for k in action.keys])
-            case "type":
-                return Action(kind="type", text=action.text)
-            case "wait":
-                return Action(kind="wait")
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, UnusableReply):
-            raise
-        raise UnusableReply(f"{action.type}: {str(exc).splitlines()[-1]}") from None
-    raise UnusableReply(f"unknown computer action type {action.type!r}")  # the client admits only the types above
-
-
-def _point(where: Any) -> Point:
-    return Point(x=where.x, y=where.y)
 
 
 def _reasoning_text(items: list[dict[str, Any]]) -> str:

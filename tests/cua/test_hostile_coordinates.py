@@ -21,7 +21,7 @@ from PIL import Image
 
 from cua import EDGE_TOLERANCE, Action, Observation, OffScreenPoint, ParseError, Point, parse_uitars, place_action
 from cua.policies import get_policy
-from cua.policies._openai_cua import UnusableReply, to_action
+from cua import UnusableReply, parse_computer_action
 from llm import CallCache, ModelClient
 from llm.testing import ScriptedOpenAIServer, reply_responses, scripted_registry
 
@@ -237,7 +237,7 @@ def computer_use_action(raw: dict) -> Action:
     if result.invalid is not None:
         raise UnusableReply(result.invalid)
     [call] = result.computer_calls()
-    return to_action(call.batch[0])
+    return parse_computer_action(call.batch[0])
 
 
 # ---- the same rule in every space ------------------------------------------------------------------
