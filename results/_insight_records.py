@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, computed_field, model_validator
 
 PAGE_WIDE = frozenset({"body", "html", ":root", "*"})
 """Selectors that stand for the whole page."""
@@ -20,6 +20,10 @@ ASSOCIATION_NOTE = ("Association, not cause: every change of a revision ships wi
                     "repeat 0), with Newcombe's paired 95 % interval and McNemar's exact p; `aui insights ablate` "
                     "measures cause by leaving the principle out.")
 ABLATION_FILE = "ablation.json"
+ChangeStatus = Literal["applied", "not applied", "unverifiable"]
+CHANGE_STATUSES: tuple[ChangeStatus, ...] = ("applied", "not applied", "unverifiable")
+"""A change's verdict: seen on the two versions; looked for there and not seen; or nothing on the pages could tell
+(it names no element and sets nothing the loaded page shows on the elements the tasks acted on)."""
 
 
 class Change(BaseModel):
@@ -36,11 +40,26 @@ class Change(BaseModel):
     transform: str | None = None
     principle: str | None = Field(default=None, description="The agent-centric principle it answers to, if named.")
     elements: list[str] = Field(default_factory=list, description="The selectors it names.")
-    changed_elements: list[str] = Field(default_factory=list, description="Those the DOM diff saw change.")
-    applied: bool
-    how: str = Field(description="How it was applied, or why it counts as not applied.")
+    changed_elements: list[str] = Field(default_factory=list, description="Those seen to change: by the DOM diff, or "
+                                        "(a page-wide change) in their computed style on the loaded page.")
+    status: ChangeStatus = Field(description="applied: seen on the two versions; not applied: looked for and not "
+                                 "seen; unverifiable: nothing on the pages could tell (never counted as applied).")
+    how: str = Field(description="How it was applied, or why it counts as not applied or unverifiable.")
     counted: bool = Field(description="Counted in the principle table: what the coder made (an offline revision's "
                           "transforms) or, for a model coder, what it was asked for.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _status_of_old_files(cls, data: Any) -> Any:
+        """insights.json written before the three verdicts had `applied: bool` alone."""
+        if isinstance(data, dict) and "status" not in data and "applied" in data:
+            return {**data, "status": "applied" if data["applied"] else "not applied"}
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def applied(self) -> bool:
+        return self.status == "applied"
 
     @property
     def page_wide(self) -> bool:
@@ -73,8 +92,11 @@ class TaskFlip(BaseModel):
 class PrincipleRow(BaseModel):
     principle: str
     applied: int = Field(description="Applied changes answering to it (counted ones: see `Change.counted`).")
+    unverifiable: int = Field(default=0, description="Its counted changes nothing on the pages could confirm or "
+                              "refute: not in applied, nor in the tasks touched.")
     apps: int
-    revisions: int
+    revisions: int = Field(description="Revisions that applied it (`insights.principle_status`): the ones an "
+                           "ablation of it makes again.")
     tasks: int = Field(description="Task pairs (valid checker on both versions) its changes touched.")
     gained: int
     lost: int
