@@ -95,6 +95,7 @@ def print_ablation(ablation: Ablation) -> None:
                       f"{pct(revision.ablated_sr)} without {'; '.join(revision.left_out)[:160]}", soft_wrap=True)
     for skipped in ablation.skipped:
         console.print(f"[dim]skipped {skipped}[/]", soft_wrap=True)
+    console.print(f"[dim]{ablation.selection}[/]", soft_wrap=True)
     if not ablation.tasks:
         console.print(f"nothing to compare: no revision of the run applied {left_out}")
         return

@@ -24,6 +24,10 @@ ChangeStatus = Literal["applied", "not applied", "unverifiable"]
 CHANGE_STATUSES: tuple[ChangeStatus, ...] = ("applied", "not applied", "unverifiable")
 """A change's verdict: seen on the two versions; looked for there and not seen; or nothing on the pages could tell
 (it names no element and sets nothing the loaded page shows on the elements the tasks acted on)."""
+ABLATION_SELECTION = ("The revisions where the change log (`insights`) finds it applied: the decision behind the "
+                      "principle table's applied and revisions columns, so this ablation's revisions are that "
+                      "table's revisions for this run (its applied column counts changes: a revision can have "
+                      "several of one principle). The others are listed as skipped, with the change log's verdict.")
 
 
 class Change(BaseModel):
@@ -109,7 +113,9 @@ class AblatedRevision(BaseModel):
     app_id: str
     track: str
     round: int
-    left_out: list[str] = Field(description="What this revision had of the ablated principle or change.")
+    left_out: list[str] = Field(description="What this revision had of the ablated principle or change (each one the "
+                                "change log did not find applied says so).")
+    changes: list[str] = Field(default_factory=list, description="Ids of the applied changes that selected it.")
     html: str = Field(description="The ablated version, relative to the ablation's folder.")
     full_sr: float | None
     ablated_sr: float | None
@@ -123,7 +129,9 @@ class Ablation(BaseModel):
     folder: str
     offline: bool
     revisions: list[AblatedRevision] = Field(default_factory=list)
-    skipped: list[str] = Field(default_factory=list, description="Revisions with nothing to leave out, and why.")
+    selection: str = ABLATION_SELECTION
+    skipped: list[str] = Field(default_factory=list, description="Revisions not made again, and why (the change "
+                               "log's verdict).")
     tasks: int = 0
     both: int = 0
     full_only: int = Field(default=0, description="Passed with the full revision only: lost by leaving it out.")

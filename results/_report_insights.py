@@ -52,7 +52,7 @@ def ablations_html(ablations: list[Ablation]) -> str:
         f"<tr><td>{_e(a.principle or a.change)}</td><td>{len(a.revisions)}</td><td>{a.tasks}</td><td>{pct(a.full_sr)}</td>"
         f"<td>{pct(a.ablated_sr)}</td><td>{pct(a.paired_diff)}</td><td>{interval_text(a.ci95) or '–'}</td>"
         f"<td>{'–' if a.mcnemar_p is None else f'{a.mcnemar_p:.3g}'}</td></tr>" for a in ablations)
-    return (f"<h3>Ablations</h3><p class=note>{_e(ablations[0].note)}</p><table><tr><th>left out</th><th>revisions</th>"
+    return (f"<h3>Ablations</h3><p class=note>{_e(ablations[0].note)} {_e(ablations[0].selection)}</p><table><tr><th>left out</th><th>revisions</th>"
             "<th>tasks</th><th>SR full</th><th>SR ablated</th><th>difference (pts)</th><th>95 % CI</th>"
             f"<th>McNemar p</th></tr>{rows}</table>")
 

@@ -49,10 +49,11 @@ def insights_page(run: Run) -> dict:
                   "full": pct(a.full_sr), "ablated": pct(a.ablated_sr), "diff": pct(a.paired_diff),
                   "ci": interval_text(a.ci95) or "–", "p": "–" if a.mcnemar_p is None else f"{a.mcnemar_p:.3g}"}
                  for a in found]
+    selection = found[0].selection if found else ""
     apps: dict[str, list[dict]] = {}
     for flip in insights.flips:
         apps.setdefault(flip.app_id, []).append(_flip(run, flip, changes))
-    return {"run": run, "insights": insights, "rows": rows, "ablations": ablations, "apps": apps,
+    return {"run": run, "insights": insights, "rows": rows, "ablations": ablations, "selection": selection, "apps": apps,
             "ratio": pct(insights.flips_attributed_ratio)}
 
 

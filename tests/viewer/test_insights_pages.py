@@ -29,6 +29,7 @@ async def test_the_insights_pages_show_the_principles_the_flips_with_their_crops
     assert "Association, not cause" in text and 'badge offline' in text
     assert '/runs/demo-run/insights/principles/interaction%20robustness' in text
     assert "state visibility" in text and "20.0" in text  # the ablation's paired difference
+    assert "the principle table&#39;s applied and revisions columns" in text  # how its revisions were chosen
     assert "no change touched it" in text  # t5 flipped with nothing linked
     # applied, unverifiable, revisions: the principle table's own columns
     assert "<th>applied</th><th>unverifiable</th><th>revisions</th>" in text
