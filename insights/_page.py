@@ -131,8 +131,8 @@ def style_changed(before: dict, after: dict, checks: list[Check]) -> bool:
             if direction == "any":
                 return True
             old_px, new_px = _px(old), _px(new)
-            if old_px is not None and new_px is not None and (new_px < old_px) == (direction == "less"):
-                return True
+            if old_px is None or new_px is None or (new_px < old_px) == (direction == "less"):
+                return True  # a value that is no length (`smooth` → `auto`) has no direction to check
     return False
 
 

@@ -166,3 +166,4 @@ def test_motion_is_less_only_when_an_element_moves_for_less_time():
     sizes = [(("min-height",), "more")]
     assert style_changed({"min-height": "0px"}, {"min-height": "44px"}, sizes)
     assert not style_changed({"min-height": "44px"}, {"min-height": "20px"}, sizes)
+    assert style_changed({"scroll-behavior": "smooth"}, {"scroll-behavior": "auto"}, [(("scroll-behavior",), "less")])
