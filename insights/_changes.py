@@ -100,7 +100,9 @@ def _made(transform: dict, revision: dict, reverted: bool, old: Version, new: Ve
         return "not applied", elements, [], "offline transform found nothing to change"
     if reverted:
         return "not applied", elements, [], "reverted by the non-regression contract"
-    if not revision.get("changed") or old.html == new.html:
+    if not revision.get("changed"):
+        return "not applied", elements, [], f"{said}, but the revision kept the version it revised"
+    if old.html == new.html:
         return "not applied", elements, [], f"{said}, but the two versions are the same as loaded"
     in_details = named_selectors(*details)
     checks = transform_checks(name, details, new) if set(in_details) <= PAGE_WIDE else []
@@ -135,7 +137,7 @@ def _asked(line: str, old: Version, new: Version, acted: list[str]) -> tuple[Cha
         return ("applied" if changed else "not applied"), elements, changed, how
     if checks:
         status, changed, seen = on_the_page(old, new, [*acted, *elements], checks)
-        return status, elements, changed, f"names no element but the page: page-wide; {seen}"
+        return status, elements, changed, f"names {'only the page' if elements else 'no element'}: page-wide; {seen}"
     return "unverifiable", elements, [], ("names no element and asks for no style the page shows: neither the DOM "
                                           "diff nor the page can tell")
 
