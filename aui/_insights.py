@@ -57,12 +57,14 @@ def insights_command(
 
 def principle_table(found: Insights) -> Table:
     table = Table(title="Principles: tasks their applied changes touched (association, not cause)")
-    for name in ("principle", "applied", "apps", "tasks", "gained", "lost", "net (pts)", "95 % CI", "McNemar p"):
+    for name in ("principle", "applied", "unverifiable", "revisions", "apps", "tasks", "gained", "lost", "net (pts)",
+                 "95 % CI", "McNemar p"):
         table.add_column(name, justify="left" if name == "principle" else "right")
     for row in sorted(found.principles, key=lambda r: -(r.net or 0)):
         ci = interval_text(row.net_ci95) or "–"
-        table.add_row(row.principle, str(row.applied), str(row.apps), str(row.tasks), str(row.gained), str(row.lost),
-                      pct(row.net), ci, "–" if row.mcnemar_p is None else f"{row.mcnemar_p:.3g}")
+        table.add_row(row.principle, str(row.applied), str(row.unverifiable), str(row.revisions), str(row.apps),
+                      str(row.tasks), str(row.gained), str(row.lost), pct(row.net), ci,
+                      "–" if row.mcnemar_p is None else f"{row.mcnemar_p:.3g}")
     return table
 
 
@@ -93,6 +95,7 @@ def print_ablation(ablation: Ablation) -> None:
                       f"{pct(revision.ablated_sr)} without {'; '.join(revision.left_out)[:160]}", soft_wrap=True)
     for skipped in ablation.skipped:
         console.print(f"[dim]skipped {skipped}[/]", soft_wrap=True)
+    console.print(f"[dim]{ablation.selection}[/]", soft_wrap=True)
     if not ablation.tasks:
         console.print(f"nothing to compare: no revision of the run applied {left_out}")
         return

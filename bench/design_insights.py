@@ -7,8 +7,10 @@ stages' plain functions, no Prefect), unless `--run` names a finished run to rea
 insights (the change log, the flips and what touched them, the principle table) and one ablation: the
 principle with the largest net association, left out of every revision that applied it, on the same
 tasks. Prints `principles` (how many appear), `flips_attributed_ratio` (flips with at least one linked
-change / all flips; target ≥ 0.8), `ablation_principle`, `ablation_paired_diff` (SR of the ablated
-revisions minus the full ones on the same tasks) with `ablation_ci95`, and the wall times.
+change / all flips; target ≥ 0.8), `ablation_principle`, `ablation_revisions` (the revisions it made again:
+by the change log's decision, so `ablation_table_revisions`, the principle table's, is the same number),
+`ablation_paired_diff` (SR of the ablated revisions minus the full ones on the same tasks) with
+`ablation_ci95`, and the wall times.
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ async def main(args: argparse.Namespace) -> dict:
         mark = time.perf_counter()
         ablation = await ablate_run(run_dir, principle=strongest.principle)
         report.update(ablation_principle=strongest.principle, ablation_association_net=strongest.net,
-                      ablation_revisions=len(ablation.revisions), ablation_tasks=ablation.tasks,
+                      ablation_revisions=len(ablation.revisions), ablation_table_revisions=strongest.revisions,
+                      ablation_skipped=len(ablation.skipped), ablation_tasks=ablation.tasks,
                       ablation_full_sr=ablation.full_sr, ablation_ablated_sr=ablation.ablated_sr,
                       ablation_paired_diff=ablation.paired_diff, ablation_ci95=ablation.ci95,
                       ablation_mcnemar_p=ablation.mcnemar_p, ablation_s=round(time.perf_counter() - mark, 1))

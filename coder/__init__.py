@@ -11,6 +11,7 @@
 
 from ._base import Coder
 from ._contract import checker_ids, named_functions, plan_contract, protected_ids
+from ._document import MARKER as INJECTED_MARK  # the attribute naming each <style>/<script> a transform injects
 from ._extract import extract_html
 from ._llm import LLMCoder
 from ._models import (
@@ -35,6 +36,7 @@ from ._prompts import PROMPT_VERSION, REVISION_RULES, STYLE_BLOCK, merge_feedbac
 from ._registry import coders, get_coder
 
 __all__ = [
+    "INJECTED_MARK",
     "OFFLINE_VERSION",
     "PRINCIPLES",
     "PROMPT_VERSION",

@@ -1,7 +1,8 @@
 """Ablations: a revision made again without one principle's changes (or one change), rolled out on the same tasks.
 
 Where `insights` can only say a principle's changes were *associated* with tasks flipping, an
-ablation measures cause: for every revision of a finished run that applied the principle, the same
+ablation measures cause: for every revision of a finished run that applied the principle (the change
+log's decision, `insights.principle_status`, which the principle table's revisions read too), the same
 coder revises the same version from the same feedback with that principle left out (the offline
 coder skips its transforms; any coder gets the feedback without the lines that ask for it), the new
 version is verified and its tasks rolled out like the full one's, and the paired difference over the
@@ -19,12 +20,13 @@ from prefect import flow
 
 from coder import Regression, principle_of
 from experiment import ConfigError, ExperimentConfig, make_config
-from insights import revised_pairs, track_of
+from insights import Renderer, Revision, principle_changes, principle_status, revised_pairs, revisions, track_of
 from results import (
     ABLATION_FILE,
     AblatedRevision,
     Ablation,
     AppRoundResult,
+    Change,
     mcnemar_exact_p,
     paired_difference_interval,
     read_manifest,
@@ -53,28 +55,50 @@ def _config_of(run_dir: Path) -> ExperimentConfig:
     return make_config(manifest["config"], source=str(run_dir / "manifest.json"))
 
 
-def _left_out(revision: dict, feedback: dict, principle: str | None, change: str | None) -> tuple[list[str], list[str],
-                                                                                                  list[str]]:
-    """(what is left out, transforms to omit, feedback lines to drop) for one revision."""
+def _selected(revision: Revision, principle: str | None, change: str | None) -> tuple[list[Change], str | None]:
+    """The changes that select `revision` for the ablation — those of the principle (or the one change) the change
+    log found applied — or, when there are none, why the revision is skipped."""
+    left_out = principle or change
+    if principle is not None:
+        mine, status = principle_changes(revision, principle), principle_status(revision, principle)
+    else:
+        mine = [c for c in revision.changes if c.id == change]
+        status = mine[0].status if mine else None
+    if status == "applied":
+        return [c for c in mine if c.applied], None
+    if status is None:
+        return [], f"nothing of {left_out} was applied"
+    return [], f"{left_out} {status} by the change log: " + "; ".join(
+        f"{c.transform or c.id.rsplit('/', 1)[1]}: {c.how}" for c in mine)[:300]
+
+
+def _left_out(revision: dict, feedback: dict, principle: str | None, change: str | None,
+              changes: list[Change]) -> tuple[list[str], list[str], list[str]]:
+    """(what is left out, transforms to omit, feedback lines to drop) for one revision; what the change log (`changes`)
+    did not find applied says so."""
     transforms = [t for t in revision.get("transforms") or [] if int(t.get("changes") or 0) > 0]
     lines = list(feedback.get("actionable_changes") or [])
     if principle is not None:
         omit = [t["name"] for t in transforms if t.get("principle") == principle]
         drop = [line for line in lines if principle_of(line) == principle]
-        if revision.get("transforms") and not omit:
-            # An offline revision whose transforms of this principle changed nothing (round 2 after round 1 fixed
-            # it): nothing of it was applied, and dropping its asks alone would only dilute the comparison.
-            return [], [], []
     else:
         kind, _, name = (change or "").rpartition("/")[2].partition("-")
         omit = [t["name"] for t in transforms if kind == "made" and t["name"] == name]
         drop = [lines[int(name) - 1]] if kind == "asked" and name.isdigit() and 0 < int(name) <= len(lines) else []
-    return [*(f"transform {name}" for name in omit), *(f"asked: {line}" for line in drop)], omit, drop
+    status = {**{c.text: c.status for c in changes if c.kind == "asked"},
+              **{c.transform: c.status for c in changes if c.transform}}
+
+    def said(what: str, key: str) -> str:
+        return what if status.get(key, "applied") == "applied" else f"{what} (change log: {status[key]})"
+
+    return ([*(said(f"transform {name}", name) for name in omit), *(said(f"asked: {line}", line) for line in drop)],
+            omit, drop)
 
 
 async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str | None = None,
                      stages: Stages = PLAIN_STAGES) -> Ablation:
-    """Ablate `principle` (or the change with id `change`) in every revision of the run that has it.
+    """Ablate `principle` (or the change with id `change`) in every revision of the run the change log finds it applied
+    in (`insights.principle_status`; both versions loaded in Chromium to decide); the others are `skipped`, with why.
 
     Raises:
         ConfigError: neither or both of principle and change, or the run folder has no recorded config.
@@ -91,12 +115,12 @@ async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str
     results = read_results(run_dir).apps
     ablation = Ablation(run=str(run_dir), principle=principle, change=change, folder=str(folder),
                         offline=bool((read_manifest(run_dir) or {}).get("offline")))
+    pairs = [(after, before) for after, before in revised_pairs(results)
+             if change is None or change.startswith(f"{after.app_id}/{track_of(after)}/r{after.round}/")]
+    decided = await revisions(run_dir, results, Renderer(config.viewport), pairs)  # the change log's decisions
     async with run_budget(config.budget, folder, sub.run_key):
-        for after, before in revised_pairs(results):
-            track = track_of(after)
-            if change is not None and not change.startswith(f"{after.app_id}/{track}/r{after.round}/"):
-                continue
-            made = await _ablate_one(run_dir, sub, config, stages, after, before, principle, change, ablation)
+        for revision in decided:
+            made = await _ablate_one(run_dir, sub, config, stages, revision, principle, change, ablation)
             if made is not None:
                 ablation.revisions.append(made)
     _pool(ablation)
@@ -105,17 +129,22 @@ async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str
     return ablation
 
 
-async def _ablate_one(run_dir: Path, sub: RunContext, config: ExperimentConfig, stages: Stages, after: AppRoundResult,
-                      before: AppRoundResult, principle: str | None, change: str | None,
-                      ablation: Ablation) -> AblatedRevision | None:
+async def _ablate_one(run_dir: Path, sub: RunContext, config: ExperimentConfig, stages: Stages, decided: Revision,
+                      principle: str | None, change: str | None, ablation: Ablation) -> AblatedRevision | None:
+    after, before = decided.result, decided.before
     track = track_of(after)
     where = f"{after.app_id} · {track} · round {after.round}"
+    selected, why_not = _selected(decided, principle, change)
+    if why_not is not None:
+        ablation.skipped.append(f"{where}: {why_not}")
+        return None
     revision = _json(run_dir / Path(after.html).parent / "revision.json")
     feedback_path = Path("apps", after.app_id, *track.folder.parts, f"feedback-round-{before.round}.json")
     feedback = _json(run_dir / feedback_path)
-    left_out, omit, drop = _left_out(revision, feedback, principle, change)
+    left_out, omit, drop = _left_out(revision, feedback, principle, change, decided.changes)
     if not left_out:
-        ablation.skipped.append(f"{where}: nothing of {principle or change} was applied")
+        ablation.skipped.append(f"{where}: applied, but nothing of {principle or change} can be left out of the "
+                                "coder's input (a change nobody asked for)")
         return None
 
     def copy(relative: Path | str) -> FileRef:
@@ -145,7 +174,7 @@ async def _ablate_one(run_dir: Path, sub: RunContext, config: ExperimentConfig, 
     ablation.ablated_only += sum(a and not f for f, a in pairs)
     ablation.neither += sum(not f and not a for f, a in pairs)
     return AblatedRevision(app_id=after.app_id, track=str(track), round=after.round, left_out=left_out,
-                           html=version.html.path, tasks=len(pairs),
+                           changes=[c.id for c in selected], html=version.html.path, tasks=len(pairs),
                            full_sr=sum(f for f, _ in pairs) / len(pairs) if pairs else None,
                            ablated_sr=sum(a for _, a in pairs) / len(pairs) if pairs else None)
 

@@ -138,7 +138,8 @@ def variation_round_table(rows: list[VariationRow], round_: int) -> list[dict[st
 async def publish_insights(config: ExperimentConfig, insights: Insights) -> None:
     """The principle table as a Prefect table artifact (association: the note says so)."""
     await acreate_table_artifact(
-        table=[{"principle": r.principle, "applied": str(r.applied), "apps": str(r.apps), "tasks touched": str(r.tasks),
+        table=[{"principle": r.principle, "applied": str(r.applied), "unverifiable": str(r.unverifiable),
+                "revisions": str(r.revisions), "apps": str(r.apps), "tasks touched": str(r.tasks),
                 "gained": str(r.gained), "lost": str(r.lost), "net (pts)": pct(r.net),
                 "95% CI": interval_text(r.net_ci95) or "–", "McNemar p": "–" if r.mcnemar_p is None else f"{r.mcnemar_p:.3g}"}
                for r in sorted(insights.principles, key=lambda r: -(r.net or 0))],

@@ -5,7 +5,10 @@
 
 A revision's changes are logged in one schema for every coder (`Change`: asked for by the commenter,
 or made by the offline coder's transforms), each checked against the two versions as the agent met
-them (the DOM after load in Chromium), never taken on the coder's word. A task that flips between
+them (the DOM after load in Chromium; a page-wide change by the computed style of the elements the
+tasks acted on), never taken on the coder's word: applied, not applied, or unverifiable when nothing
+on the pages can tell. `principle_status` decides per revision and principle whether it applied:
+the principle table's revisions and the ablations' choice of revisions both read it. A task that flips between
 the versions is linked to the applied changes that touched what it acted on or what its checker
 reads (`TaskFlip`); per principle, the tasks its changes touched give an association with a paired
 95 % interval (`PrincipleRow`). Ablations (`flows.ablate`) give cause. The records and the files they
@@ -13,12 +16,24 @@ live in (`insights.json`, `ablations/*/ablation.json`) are the `results` package
 """
 
 from ._attribution import attribute, task_elements, touches
-from ._changes import Revision, named_selectors, revised_pairs, revisions, track_of
+from ._changes import (
+    NO_PRINCIPLE,
+    Revision,
+    named_selectors,
+    principle_changes,
+    principle_status,
+    revised_pairs,
+    revisions,
+    track_of,
+)
 from ._dom import Version, element_changed, selector_tokens
 from ._insights import insights_of, principle_table, write_insights
+from ._page import MOTION, acted_on, motion_seconds, on_the_page, style_changed
 from ._render import Renderer
 
 __all__ = [
-    "Renderer", "Revision", "Version", "attribute", "element_changed", "insights_of", "named_selectors", "principle_table",
-    "revised_pairs", "revisions", "selector_tokens", "task_elements", "touches", "track_of", "write_insights",
+    "MOTION", "NO_PRINCIPLE", "Renderer", "Revision", "Version", "acted_on", "attribute", "element_changed",
+    "insights_of", "motion_seconds", "named_selectors", "on_the_page", "principle_changes", "principle_status",
+    "principle_table", "revised_pairs", "revisions", "selector_tokens", "style_changed", "task_elements", "touches",
+    "track_of", "write_insights",
 ]

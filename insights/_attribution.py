@@ -12,7 +12,6 @@ ships together; `aui insights ablate` measures a principle's effect by leaving i
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -28,26 +27,16 @@ from results import (
 )
 from verifier import AppVerdicts, compile_checker, read_verdicts
 
-from ._changes import Revision, track_of
+from ._changes import NO_PRINCIPLE, Revision, principle_status, track_of
 from ._dom import Version, selector_tokens
+from ._page import acted_on
 
-NO_PRINCIPLE = "(no principle named)"
-"""The row of applied changes that answer to no principle (a model coder's unasked changes)."""
 
 def task_elements(run_dir: Path, outcomes: Iterable[TaskOutcome], verdicts: Iterable[AppVerdicts]) -> list[str]:
     """Selectors a task touches: every target its trajectories acted on, and every selector its checkers read
     (`verdicts`: the versions' verdicts, read once per revision)."""
-    found: list[str] = []
-    for outcome in outcomes:
-        if not outcome.trajectory:
-            continue
-        try:
-            steps = json.loads((run_dir / outcome.trajectory / "trajectory.json").read_text(encoding="utf-8"))["steps"]
-        except (OSError, ValueError, KeyError):
-            continue
-        for step in steps:
-            target = step.get("target") or {}
-            found += [s for s in (target.get("selector"), f"#{target['id']}" if target.get("id") else None) if s]
+    outcomes = list(outcomes)
+    found = acted_on(run_dir, outcomes)
     task_id = next((o.task_id for o in outcomes), None)
     for judged in verdicts:
         try:
@@ -87,8 +76,9 @@ def attribute(revisions: list[tuple[Path, Revision]]) -> tuple[list[TaskFlip], l
     for run_dir, revision in revisions:
         after, before = revision.result, revision.before
         counted = [c for c in revision.changes if c.counted and c.applied]
-        for change in counted:
-            revisions_with.setdefault(change.principle or NO_PRINCIPLE, set()).add(f"{change.app_id}/{change.track}/r{change.round}")
+        for principle in {c.principle or NO_PRINCIPLE for c in counted}:
+            if principle_status(revision, principle) == "applied":
+                revisions_with.setdefault(principle, set()).add(f"{run_dir}/{revision.key}")
         previous = {t.task_id: t for t in before.tasks}
         verdicts = _verdicts(run_dir, before, after)
         for task in after.tasks:
@@ -108,20 +98,24 @@ def attribute(revisions: list[tuple[Path, Revision]]) -> tuple[list[TaskFlip], l
                     direction="gained" if task.passed else "lost", elements=elements,
                     changes=[c.id for c in linked], principles=sorted({c.principle or NO_PRINCIPLE for c in linked}),
                     trajectories=[t for t in (old.trajectory, task.trajectory) if t]))
-    changes = [c for _, revision in revisions for c in revision.changes if c.counted and c.applied]
+    changes = [c for _, revision in revisions for c in revision.changes
+               if c.counted and c.status in ("applied", "unverifiable")]
     rows = [_principle_row(principle, changes, pairs.get(principle, []), len(revisions_with.get(principle, ())))
             for principle in sorted({c.principle or NO_PRINCIPLE for c in changes})]
     return flips, rows, counts
 
 
 def _principle_row(principle: str, changes: list[Change], pairs: list[tuple[bool, bool]], revisions: int) -> PrincipleRow:
-    mine = [c for c in changes if (c.principle or NO_PRINCIPLE) == principle]
+    """`changes`: the counted changes applied or unverifiable, of every principle."""
+    everything = [c for c in changes if (c.principle or NO_PRINCIPLE) == principle]
+    mine = [c for c in everything if c.applied]
     both = sum(b and a for b, a in pairs)
     gained = sum(a and not b for b, a in pairs)
     lost = sum(b and not a for b, a in pairs)
     neither = len(pairs) - both - gained - lost
     return PrincipleRow(
-        principle=principle, applied=len(mine), apps=len({c.app_id for c in mine}), revisions=revisions,
+        principle=principle, applied=len(mine), unverifiable=len(everything) - len(mine),
+        apps=len({c.app_id for c in mine}), revisions=revisions,
         tasks=len(pairs), gained=gained, lost=lost, net=(gained - lost) / len(pairs) if pairs else None,
         net_ci95=rounded(paired_difference_interval(both, gained, lost, neither)) if pairs else None,
         mcnemar_p=round(mcnemar_exact_p(gained, lost), 6) if pairs else None)

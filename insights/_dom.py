@@ -6,13 +6,16 @@ when something was put beside it or taken away (its parent's children differ: a 
 next to a slider), when a stylesheet rule that names it (its id, one of its classes, or the selector
 itself) was added, removed or rewritten, when an inline script that names its id changed (the code
 that handles it), or when it exists in only one of the versions. Page-wide selectors (`body`,
-`html`, `:root`) compare the whole page's markup and stylesheets.
+`html`, `:root`) compare the whole page's markup and stylesheets. A version loaded in Chromium also
+carries the computed style of the elements asked for (`Version.styles`), which `insights._page` reads
+for the changes naming by id or class cannot see.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from bs4 import BeautifulSoup, Tag
 from soupsieve import SelectorSyntaxError
@@ -23,6 +26,16 @@ _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _TOKEN = re.compile(r"([#.][A-Za-z_][\w-]*)")
 
 
+def css_rules(css: str) -> list[tuple[str, str]]:
+    """(selector list, declarations) of each innermost rule of `css`, comments left out, whitespace folded."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+    return [(head.strip(), " ".join(body.split())) for head, body in _RULE.findall(css)]
+
+
+def names_id_or_class(selector: str) -> bool:
+    return bool(_TOKEN.findall(selector))
+
+
 def selector_tokens(selector: str) -> frozenset[str]:
     """The ids and classes a selector names (`#swap`, `.btn`), or the bare selector when it names neither."""
     tokens = frozenset(_TOKEN.findall(selector))
@@ -31,17 +44,16 @@ def selector_tokens(selector: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Version:
-    """One version of an app, parsed once: its elements and its stylesheet rules."""
+    """One version of an app, parsed once: its elements and its stylesheet rules; loaded, the computed style of the
+    elements asked for (selector → property → value; a selector that found nothing is absent)."""
 
     html: str
+    styles: Mapping[str, Mapping[str, str]] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
         soup = BeautifulSoup(self.html, "html.parser")
         object.__setattr__(self, "soup", soup)
-        css = "\n".join(style.get_text() for style in soup.find_all("style"))
-        css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
-        rules = [(head.strip(), " ".join(body.split())) for head, body in _RULE.findall(css)]
-        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "rules", css_rules("\n".join(style.get_text() for style in soup.find_all("style"))))
         object.__setattr__(self, "scripts", [" ".join(script.get_text().split()) for script in soup.find_all("script")])
 
     def element(self, selector: str) -> Tag | None:
@@ -54,7 +66,6 @@ class Version:
         tokens = selector_tokens(selector)
         return frozenset((head, body) for head, body in self.rules  # type: ignore[attr-defined]
                          if any(_names(head, token) for token in tokens))
-
 
     def scripts_naming(self, selector: str) -> frozenset[str]:
         ids = [token[1:] for token in selector_tokens(selector) if token.startswith("#")]

@@ -47,14 +47,15 @@ async def insights_of(run_dirs: list[Path], results: dict[Path, list[AppRoundRes
 
 
 def principle_table(insights: Insights) -> str:
-    """The principle table as markdown."""
-    lines = ["| principle | applied | apps | tasks touched | gained | lost | net (pts) | 95 % CI | McNemar p |",
-             "|---|---:|---:|---:|---:|---:|---:|---|---:|"]
+    """The principle table as markdown: applied and unverifiable count changes, revisions the revisions that applied
+    the principle (what an ablation of it makes again)."""
+    lines = ["| principle | applied | unverifiable | revisions | apps | tasks touched | gained | lost | net (pts) | "
+             "95 % CI | McNemar p |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
     for row in sorted(insights.principles, key=lambda r: -(r.net or 0)):
         ci = interval_text(row.net_ci95) or "–"
         p = f"{row.mcnemar_p:.3g}" if row.mcnemar_p is not None else "–"
-        lines.append(f"| {row.principle} | {row.applied} | {row.apps} | {row.tasks} | {row.gained} | {row.lost} | "
-                     f"{pct(row.net)} | {ci} | {p} |")
+        lines.append(f"| {row.principle} | {row.applied} | {row.unverifiable} | {row.revisions} | {row.apps} | "
+                     f"{row.tasks} | {row.gained} | {row.lost} | {pct(row.net)} | {ci} | {p} |")
     return "\n".join(lines)
 
 

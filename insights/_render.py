@@ -3,35 +3,58 @@
 An offline revision adds much of its help at run time (a typed companion beside every slider, the
 status log), and a model coder may too; the HTML file alone would say such a change never happened.
 So both versions of a revision are loaded the way a rollout loads them (same viewport, seed 0, the
-fixed clock) and their settled DOM is what `insights._dom` compares.
+fixed clock) and their settled DOM is what `insights._dom` compares; from the same load, the computed
+style of the elements a revision's page-wide changes are checked on (`insights._page`).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
 
 from cua import BrowserConfig, Viewport, open_app, settle
 
+from ._dom import Version
+from ._page import STYLE_PROPERTIES
+
 CROP_TIMEOUT_MS = 3_000
+# Each selector's first match (one that is not a valid selector finds nothing), and the properties asked for.
+_COMPUTED_STYLES = """([selectors, properties]) => {
+  const found = {};
+  for (const selector of selectors) {
+    let element = null;
+    try { element = document.querySelector(selector); } catch (error) { continue; }
+    if (!element) continue;
+    const style = getComputedStyle(element);
+    found[selector] = Object.fromEntries(properties.map(name => [name, style.getPropertyValue(name)]));
+  }
+  return found;
+}"""
 
 
 class Renderer:
-    """Loads each distinct version once (by its content's sha256) and keeps its settled DOM."""
+    """Loads each distinct version once (by its content's sha256) and keeps its settled DOM and the computed style
+    of the elements asked for (asked for more later, it loads the version again for those)."""
 
     def __init__(self, viewport: Viewport) -> None:
         self.viewport = viewport
-        self._seen: dict[str, str] = {}
+        self._seen: dict[str, tuple[str, dict[str, dict[str, str]], set[str]]] = {}
 
-    async def dom(self, html: str) -> str:
+    async def version(self, html: str, probes: Iterable[str] = ()) -> Version:
+        """`html` as loaded: its settled DOM, and the computed `STYLE_PROPERTIES` of each of `probes` it has."""
         key = hashlib.sha256(html.encode()).hexdigest()
-        if key not in self._seen:
+        dom, styles, asked = self._seen.get(key, ("", {}, set()))
+        missing = [p for p in dict.fromkeys(probes) if p not in asked]
+        if key not in self._seen or missing:
             async with open_app(html, BrowserConfig(viewport=self.viewport), seed=0, fixed_clock=True) as loaded:
                 await settle(loaded.page)
-                self._seen[key] = await loaded.page.content()
-        return self._seen[key]
+                dom = dom or await loaded.page.content()
+                styles = {**styles, **await loaded.page.evaluate(_COMPUTED_STYLES, [missing, list(STYLE_PROPERTIES)])}
+            self._seen[key] = (dom, styles, asked | set(missing))
+        return Version(dom, styles)
 
     async def crops(self, html: str, selectors: list[str], out: dict[str, Path]) -> dict[str, bool]:
         """A PNG of each element (its first match, scrolled into view) at `out[selector]`, from one load of `html`;

@@ -35,12 +35,15 @@ from ._files import RunResults, read_manifest, read_results, write_results
 from ._format import pct
 from ._insight_records import (
     ABLATION_FILE,
+    ABLATION_SELECTION,
     ASSOCIATION_NOTE,
+    CHANGE_STATUSES,
     INSIGHTS_FILE,
     PAGE_WIDE,
     AblatedRevision,
     Ablation,
     Change,
+    ChangeStatus,
     ElementCrop,
     Insights,
     PrincipleRow,
@@ -81,8 +84,8 @@ from ._tables import (
 from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, variation_markdown, variation_rows
 
 __all__ = [
-    "ABLATION_FILE", "ASSOCIATION_NOTE", "INSIGHTS_FILE", "PAGE_WIDE", "AblatedRevision", "Ablation", "Change",
-    "ElementCrop",
+    "ABLATION_FILE", "ABLATION_SELECTION", "ASSOCIATION_NOTE", "CHANGE_STATUSES", "INSIGHTS_FILE", "PAGE_WIDE",
+    "AblatedRevision", "Ablation", "Change", "ChangeStatus", "ElementCrop",
     "Insights", "PrincipleRow", "TaskFlip", "read_ablations", "read_insights",
     "COMPARISON_NOTE", "DEFAULT_WEIGHTS", "DOMAINS", "ERROR_BARS", "GAP_FACTOR", "INTERVAL_NOTE", "METRICS_GLOB",
     "PLOT_FILE", "SCORING_NOTE", "VARIATION_NOTE",

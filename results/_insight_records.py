@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, computed_field, model_validator
 
 PAGE_WIDE = frozenset({"body", "html", ":root", "*"})
 """Selectors that stand for the whole page."""
@@ -20,6 +20,14 @@ ASSOCIATION_NOTE = ("Association, not cause: every change of a revision ships wi
                     "repeat 0), with Newcombe's paired 95 % interval and McNemar's exact p; `aui insights ablate` "
                     "measures cause by leaving the principle out.")
 ABLATION_FILE = "ablation.json"
+ChangeStatus = Literal["applied", "not applied", "unverifiable"]
+CHANGE_STATUSES: tuple[ChangeStatus, ...] = ("applied", "not applied", "unverifiable")
+"""A change's verdict: seen on the two versions; looked for there and not seen; or nothing on the pages could tell
+(it names no element and sets nothing the loaded page shows on the elements the tasks acted on)."""
+ABLATION_SELECTION = ("The revisions where the change log (`insights`) finds it applied: the decision behind the "
+                      "principle table's applied and revisions columns, so this ablation's revisions are that "
+                      "table's revisions for this run (its applied column counts changes: a revision can have "
+                      "several of one principle). The others are listed as skipped, with the change log's verdict.")
 
 
 class Change(BaseModel):
@@ -36,11 +44,26 @@ class Change(BaseModel):
     transform: str | None = None
     principle: str | None = Field(default=None, description="The agent-centric principle it answers to, if named.")
     elements: list[str] = Field(default_factory=list, description="The selectors it names.")
-    changed_elements: list[str] = Field(default_factory=list, description="Those the DOM diff saw change.")
-    applied: bool
-    how: str = Field(description="How it was applied, or why it counts as not applied.")
+    changed_elements: list[str] = Field(default_factory=list, description="Those seen to change: by the DOM diff, or "
+                                        "(a page-wide change) in their computed style on the loaded page.")
+    status: ChangeStatus = Field(description="applied: seen on the two versions; not applied: looked for and not "
+                                 "seen; unverifiable: nothing on the pages could tell (never counted as applied).")
+    how: str = Field(description="How it was applied, or why it counts as not applied or unverifiable.")
     counted: bool = Field(description="Counted in the principle table: what the coder made (an offline revision's "
                           "transforms) or, for a model coder, what it was asked for.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _status_of_old_files(cls, data: Any) -> Any:
+        """insights.json written before the three verdicts had `applied: bool` alone."""
+        if isinstance(data, dict) and "status" not in data and "applied" in data:
+            return {**data, "status": "applied" if data["applied"] else "not applied"}
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def applied(self) -> bool:
+        return self.status == "applied"
 
     @property
     def page_wide(self) -> bool:
@@ -73,8 +96,11 @@ class TaskFlip(BaseModel):
 class PrincipleRow(BaseModel):
     principle: str
     applied: int = Field(description="Applied changes answering to it (counted ones: see `Change.counted`).")
+    unverifiable: int = Field(default=0, description="Its counted changes nothing on the pages could confirm or "
+                              "refute: not in applied, nor in the tasks touched.")
     apps: int
-    revisions: int
+    revisions: int = Field(description="Revisions that applied it (`insights.principle_status`): the ones an "
+                           "ablation of it makes again.")
     tasks: int = Field(description="Task pairs (valid checker on both versions) its changes touched.")
     gained: int
     lost: int
@@ -87,7 +113,9 @@ class AblatedRevision(BaseModel):
     app_id: str
     track: str
     round: int
-    left_out: list[str] = Field(description="What this revision had of the ablated principle or change.")
+    left_out: list[str] = Field(description="What this revision had of the ablated principle or change (each one the "
+                                "change log did not find applied says so).")
+    changes: list[str] = Field(default_factory=list, description="Ids of the applied changes that selected it.")
     html: str = Field(description="The ablated version, relative to the ablation's folder.")
     full_sr: float | None
     ablated_sr: float | None
@@ -101,7 +129,9 @@ class Ablation(BaseModel):
     folder: str
     offline: bool
     revisions: list[AblatedRevision] = Field(default_factory=list)
-    skipped: list[str] = Field(default_factory=list, description="Revisions with nothing to leave out, and why.")
+    selection: str = ABLATION_SELECTION
+    skipped: list[str] = Field(default_factory=list, description="Revisions not made again, and why (the change "
+                               "log's verdict).")
     tasks: int = 0
     both: int = 0
     full_only: int = Field(default=0, description="Passed with the full revision only: lost by leaving it out.")

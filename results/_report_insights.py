@@ -18,14 +18,18 @@ def _e(text: object) -> str:
 
 def principles_html(insights: Insights) -> str:
     rows = "".join(
-        f"<tr><td>{_e(r.principle)}</td><td>{r.applied}</td><td>{r.apps}</td><td>{r.tasks}</td><td>{r.gained}</td>"
+        f"<tr><td>{_e(r.principle)}</td><td>{r.applied}</td><td>{r.unverifiable}</td><td>{r.revisions}</td>"
+        f"<td>{r.apps}</td><td>{r.tasks}</td><td>{r.gained}</td>"
         f"<td>{r.lost}</td><td>{pct(r.net)}</td><td>{interval_text(r.net_ci95) or '–'}</td>"
         f"<td>{'–' if r.mcnemar_p is None else f'{r.mcnemar_p:.3g}'}</td></tr>"
         for r in sorted(insights.principles, key=lambda r: -(r.net or 0)))
     ratio = "–" if insights.flips_attributed_ratio is None else pct(insights.flips_attributed_ratio)
     return (f"<p class=note>{_e(insights.note)} Over {insights.pairs} task pairs ({insights.left_out} left out: no valid "
             f"checker on one version); {insights.flips_attributed} of {insights.flips_total} flips ({ratio} %) have a "
-            "change that touched them.</p><table><tr><th>principle</th><th>applied</th><th>apps</th><th>tasks touched</th>"
+            "change that touched them. Applied and unverifiable count changes (unverifiable: nothing on the pages could "
+            "tell; never counted as applied); revisions: those that applied the principle, what an ablation of it makes "
+            "again.</p><table><tr><th>principle</th><th>applied</th><th>unverifiable</th><th>revisions</th><th>apps</th>"
+            "<th>tasks touched</th>"
             f"<th>gained</th><th>lost</th><th>net (pts)</th><th>95 % CI</th><th>McNemar p</th></tr>{rows}</table>")
 
 
@@ -48,7 +52,7 @@ def ablations_html(ablations: list[Ablation]) -> str:
         f"<tr><td>{_e(a.principle or a.change)}</td><td>{len(a.revisions)}</td><td>{a.tasks}</td><td>{pct(a.full_sr)}</td>"
         f"<td>{pct(a.ablated_sr)}</td><td>{pct(a.paired_diff)}</td><td>{interval_text(a.ci95) or '–'}</td>"
         f"<td>{'–' if a.mcnemar_p is None else f'{a.mcnemar_p:.3g}'}</td></tr>" for a in ablations)
-    return (f"<h3>Ablations</h3><p class=note>{_e(ablations[0].note)}</p><table><tr><th>left out</th><th>revisions</th>"
+    return (f"<h3>Ablations</h3><p class=note>{_e(ablations[0].note)} {_e(ablations[0].selection)}</p><table><tr><th>left out</th><th>revisions</th>"
             "<th>tasks</th><th>SR full</th><th>SR ablated</th><th>difference (pts)</th><th>95 % CI</th>"
             f"<th>McNemar p</th></tr>{rows}</table>")
 

@@ -39,18 +39,21 @@ def _read(run: Run) -> Insights:
 def insights_page(run: Run) -> dict:
     insights = _read(run)
     changes = {c.id: {"id": c.id, "text": c.text, "principle": c.principle, "how": c.how} for c in insights.changes}
-    rows = [{"principle": r.principle, "applied": r.applied, "apps": r.apps, "tasks": r.tasks, "gained": r.gained,
+    rows = [{"principle": r.principle, "applied": r.applied, "unverifiable": r.unverifiable, "revisions": r.revisions,
+             "apps": r.apps, "tasks": r.tasks, "gained": r.gained,
              "lost": r.lost, "net": pct(r.net), "ci": interval_text(r.net_ci95) or "–",
              "p": "–" if r.mcnemar_p is None else f"{r.mcnemar_p:.3g}"}
             for r in sorted(insights.principles, key=lambda r: -(r.net or 0))]
+    found = read_ablations(run.path)
     ablations = [{"left_out": a.principle or a.change, "revisions": len(a.revisions), "tasks": a.tasks,
                   "full": pct(a.full_sr), "ablated": pct(a.ablated_sr), "diff": pct(a.paired_diff),
                   "ci": interval_text(a.ci95) or "–", "p": "–" if a.mcnemar_p is None else f"{a.mcnemar_p:.3g}"}
-                 for a in read_ablations(run.path)]
+                 for a in found]
+    selection = found[0].selection if found else ""
     apps: dict[str, list[dict]] = {}
     for flip in insights.flips:
         apps.setdefault(flip.app_id, []).append(_flip(run, flip, changes))
-    return {"run": run, "insights": insights, "rows": rows, "ablations": ablations, "apps": apps,
+    return {"run": run, "insights": insights, "rows": rows, "ablations": ablations, "selection": selection, "apps": apps,
             "ratio": pct(insights.flips_attributed_ratio)}
 
 

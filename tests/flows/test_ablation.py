@@ -15,7 +15,9 @@ import pytest
 
 from experiment import ConfigError, make_config
 from flows import ablate, ablate_run, sweep_without_prefect
+from insights import insights_of
 from results import read_ablations, read_results
+from tests.insights.test_verdicts import NO_MOTION_LINE, _offline_revision, _run
 
 APP = "mortgage-calculator"
 TRACK = "offline · heuristic · integrated · dashboard"
@@ -37,6 +39,7 @@ async def test_leaving_out_the_slider_companions_loses_exactly_the_task_they_dec
 
     (revision,) = ablation.revisions
     assert revision.left_out == ["transform slider_companions"]
+    assert revision.changes == [SLIDERS]  # selected because the change log found it applied
     assert (ablation.full_only, ablation.ablated_only) == (1, 0)  # one task lost, none gained
     assert ablation.tasks == revision.tasks and ablation.tasks > 1
     assert ablation.paired_diff == pytest.approx(-1 / ablation.tasks)
@@ -62,6 +65,23 @@ async def test_an_ablation_needs_one_principle_or_one_change_and_a_principle_tha
     nothing = await ablate_run(offline_run, principle="no such principle")
     assert nothing.tasks == 0 and nothing.paired_diff is None
     assert nothing.skipped and "nothing of no such principle was applied" in nothing.skipped[0]
+
+
+@pytest.mark.parametrize("target, verdict", [("still", "not applied"), (None, "unverifiable")])
+async def test_an_ablation_makes_again_only_the_revisions_the_change_log_finds_it_applied_in(tmp_path, target, verdict):
+    """The offline coder's no-motion sheet reported changes, but the one task acted on a still button (or on nothing):
+    the principle table does not count it as applied, so the ablation does not make that revision again, and says
+    why."""
+    html, revision = await _offline_revision(NO_MOTION_LINE)
+    run = _run(tmp_path / "run", html, revision, [NO_MOTION_LINE], target)
+    rows = {row.principle: row.revisions for row in (await insights_of([run])).principles}
+
+    ablation = await ablate_run(run, principle="predictable behaviour")
+
+    assert rows.get("predictable behaviour", 0) == len(ablation.revisions) == 0 and ablation.tasks == 0
+    (skipped,) = ablation.skipped
+    assert f"predictable behaviour {verdict} by the change log" in skipped and "remove_animations" in skipped
+    assert "principle table" in ablation.selection
 
 
 @pytest.mark.timeout(900)

@@ -85,8 +85,9 @@ async def test_artifacts_are_in_prefect(offline_run, prefect_server):
     assert "progress-two-apps" in keys
     principles = next(a for a in artifacts if a.key == "insights-two-apps")  # the principle table, as a table
     principle_rows = json.loads(principles.data) if isinstance(principles.data, str) else principles.data
-    assert {row["principle"] for row in principle_rows} == {
-        row["principle"] for row in json.loads((offline_run.run_dir / "insights.json").read_text())["principles"]}
+    written = json.loads((offline_run.run_dir / "insights.json").read_text())["principles"]
+    assert {(row["principle"], row["applied"], row["unverifiable"], row["revisions"]) for row in principle_rows} == {
+        (row["principle"], str(row["applied"]), str(row["unverifiable"]), str(row["revisions"])) for row in written}
     # the FC/SR table has the weighted score beside FC and SR for each domain with tasks and overall
     table = next(a for a in artifacts if a.key == "fc-sr-two-apps-round-1")
     rows = json.loads(table.data) if isinstance(table.data, str) else table.data

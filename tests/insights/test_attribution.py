@@ -108,7 +108,8 @@ async def test_flips_are_linked_to_the_changes_that_touched_them_and_each_princi
     asked = changes["asked-1"]  # what the commenter asked: applied (the DOM says so), not counted twice
     assert asked.kind == "asked" and asked.applied and not asked.counted
     assert not changes["asked-2"].applied  # `#c` is untouched
-    assert "| interaction robustness | 1 | 1 | 2 | 1 | 0 | 50.0 |" in principle_table(insights)
+    # applied, unverifiable, revisions, apps, tasks touched, gained, lost, net
+    assert "| interaction robustness | 1 | 0 | 1 | 1 | 2 | 1 | 0 | 50.0 |" in principle_table(insights)
 
 
 async def test_a_model_coders_revision_is_logged_by_what_it_was_asked_and_what_else_changed(tmp_path):

@@ -34,4 +34,5 @@ def test_selectors_are_read_from_feedback_lines_facts_and_css_details():
     # the page counts only when nothing else is named
     assert named_selectors("Fit the page (`body`) within 1280×720 beside `#go`") == ["#go"]
     assert named_selectors("Fit the page (`body`) within 1280×720") == ["body"]
+    assert named_selectors("<button> id=btn-save", "#go named 'Go'") == ["#btn-save", "#go"]  # add_ids' details
     assert selector_tokens("div.row > #swap") == frozenset({".row", "#swap"})

@@ -29,7 +29,11 @@ async def test_the_insights_pages_show_the_principles_the_flips_with_their_crops
     assert "Association, not cause" in text and 'badge offline' in text
     assert '/runs/demo-run/insights/principles/interaction%20robustness' in text
     assert "state visibility" in text and "20.0" in text  # the ablation's paired difference
+    assert "the principle table&#39;s applied and revisions columns" in text  # how its revisions were chosen
     assert "no change touched it" in text  # t5 flipped with nothing linked
+    # applied, unverifiable, revisions: the principle table's own columns
+    assert "<th>applied</th><th>unverifiable</th><th>revisions</th>" in text
+    assert "interaction robustness</a></td><td>1</td><td>0</td><td>1</td>" in text
     assert 'id="insights-link"' in client.get("/runs/demo-run").text
 
     principle = client.get("/runs/demo-run/insights/principles/" + quote("interaction robustness"))
@@ -38,8 +42,11 @@ async def test_the_insights_pages_show_the_principles_the_flips_with_their_crops
     images = [part.split('"')[0] for part in principle.text.split('src="')[1:] if part.startswith("/files/")]
     assert len(images) == 2 and all(client.get(src).headers["content-type"] == "image/png" for src in images)
 
+    assert "1 change(s) applied in 1 revision(s) of 1 app(s), 0 unverifiable" in principle.text
+
     app = client.get("/runs/demo-run/insights/apps/demo")
     assert app.status_code == 200 and "what fixed which task" in app.text and "t5" in app.text
+    assert "— not applied: offline transform found nothing to change" in app.text  # each change's verdict
 
     assert client.get("/runs/demo-run/insights/principles/beauty").status_code == 404
     assert client.get("/runs/demo-run/insights/apps/nope").status_code == 404
