@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -60,9 +59,11 @@ def watch_this_process() -> None:
     run_id = os.urandom(16).hex()
     outer = os.environ.get(TREE_VARIABLE)
     os.environ[TREE_VARIABLE] = f"{outer} {run_id}" if outer else run_id
-    subprocess.Popen([sys.executable, "-I", "-S", os.path.abspath(__file__), str(os.getpid()), run_id],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True)
+    # posix_spawn rather than `subprocess`: nothing to wait for or warn about at exit (the watcher outlives
+    # this process by design), and no module heavier than `os` on the command's start-up path.
+    os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", os.path.abspath(__file__), str(os.getpid()), run_id],
+                   os.environ, file_actions=[(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)],
+                   setsid=True)
 
 
 def end_with_parent(parent: int) -> None:
