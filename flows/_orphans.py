@@ -51,19 +51,26 @@ POLL_S = 0.25
 GRACE_S = 3.0
 """How long the processes a dead command left get after SIGTERM before SIGKILL."""
 _PROC = "/proc"
+_watcher: int | None = None
+
+
+def watcher_pid() -> int | None:
+    """The pid of this process's watcher, if `watch_this_process` started one."""
+    return _watcher
 
 
 def watch_this_process() -> None:
     """Mark this process's environment (inherited by everything it starts from now on) and start the
     watcher that ends every marked process once this one has ended."""
+    global _watcher
     run_id = os.urandom(16).hex()
     outer = os.environ.get(TREE_VARIABLE)
     os.environ[TREE_VARIABLE] = f"{outer} {run_id}" if outer else run_id
     # posix_spawn rather than `subprocess`: nothing to wait for or warn about at exit (the watcher outlives
     # this process by design), and no module heavier than `os` on the command's start-up path.
-    os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", os.path.abspath(__file__), str(os.getpid()), run_id],
-                   os.environ, file_actions=[(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)],
-                   setsid=True)
+    _watcher = os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", os.path.abspath(__file__), str(os.getpid()),
+                                               run_id], os.environ, setsid=True,
+                              file_actions=[(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)])
 
 
 def end_with_parent(parent: int) -> None:

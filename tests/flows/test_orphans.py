@@ -111,3 +111,38 @@ def test_the_drawing_process_ends_with_whatever_made_it_even_without_a_watcher()
         parent.kill()
         for pid in _alive(started):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_hard_stop_spares_the_watcher_which_then_ends_what_the_stop_missed():
+    """`run_stoppable` kills its process tree when a stop takes longer than its grace: not the watcher, which
+    then ends a process the kill could not find (started by a process that has ended, so no descendant)."""
+    parent = _parent("""
+        import asyncio, os, signal, subprocess, sys, threading
+        from flows import SignalListener, run_stoppable, watch_this_process
+        watch_this_process()
+        daemon = ("import subprocess; print(subprocess.Popen(['sleep', '600'], stdout=subprocess.DEVNULL, "
+                  "stderr=subprocess.DEVNULL).pid)")
+        left = subprocess.run([sys.executable, "-c", daemon], capture_output=True, text=True).stdout
+        print(left.strip(), flush=True)
+
+        async def will_not_stop():
+            while True:
+                try:
+                    await asyncio.sleep(10)
+                except asyncio.CancelledError:
+                    pass
+
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        with SignalListener() as listener:
+            run_stoppable(will_not_stop, listener, grace_s=0.5)
+    """)
+    started: list[int] = []
+    try:
+        started.append(int(parent.stdout.readline()))
+        assert psutil.Process(started[0]).ppid() != parent.pid
+        assert parent.wait(timeout=120) == 143
+        _wait_until_gone(started, time.monotonic(), GONE_WITHIN_S)
+    finally:
+        parent.kill()
+        for pid in _alive(started):
+            os.kill(pid, signal.SIGKILL)
