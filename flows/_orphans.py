@@ -21,7 +21,11 @@ So the `aui` entry point, before anything else starts, calls `watch_this_process
    gives them `GRACE_S` (uvicorn closes its database; the resource tracker, which ignores SIGTERM,
    unlinks the semaphores left behind once the others are gone and exits), SIGKILLs whatever is
    left and ends. After a normal exit nothing is left (Prefect stops its server at exit), and the
-   watcher ends within a poll.
+   watcher ends within a poll. A hard stop (`_stop`) kills the command's tree but spares the
+   watcher, which then ends what that kill missed.
+
+What it cannot find: a process started with an environment of its own (not the command's) whose
+parent had ended before the watcher looked. None of the processes above is one.
 
 Why not the alternatives: a parent-death signal (`PR_SET_PDEATHSIG`) fires when the *thread* that
 started the child ends, and Prefect and multiprocessing start theirs from whatever thread needs
@@ -67,7 +71,7 @@ def watch_this_process() -> None:
     outer = os.environ.get(TREE_VARIABLE)
     os.environ[TREE_VARIABLE] = f"{outer} {run_id}" if outer else run_id
     # posix_spawn rather than `subprocess`: nothing to wait for or warn about at exit (the watcher outlives
-    # this process by design), and no module heavier than `os` on the command's start-up path.
+    # this process, by a poll and the grace), and no module heavier than `os` on the command's start-up path.
     _watcher = os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", os.path.abspath(__file__), str(os.getpid()),
                                                run_id], os.environ, setsid=True,
                               file_actions=[(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)])
