@@ -7,6 +7,9 @@ So, for those two commands, a handler that ends the process at once with that li
 before anything heavy is imported (this module, `aui`'s and `flows`' lazy `__init__` and `flows._stop`
 import only light modules of the standard library: no asyncio, no third-party package; a few
 milliseconds), until the run's listener takes over. Other commands keep Python's default handling (Ctrl-C ends them).
+
+Then, for every command, before anything starts a process: a watcher that ends whatever the command
+started once the command has ended, however (a `kill -9` too: `flows.watch_this_process`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ def main() -> None:
         from flows import listen_from_startup  # first of all, so a stop signal is heard while the rest loads
 
         listen_from_startup(sys.argv[1])
+    from flows import watch_this_process  # before Prefect's server, the browser or a pool starts (light, as above)
+
+    watch_this_process()
     try:
         from ._app import app
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
+import os
 import shutil
 from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
@@ -40,6 +41,7 @@ from verifier.judge import make_judge
 from ._budget import stopped_by_budget
 from ._cache import stage_cache, version_in_use
 from ._dask import on_worker_loop
+from ._orphans import end_with_parent
 from ._refs import AgentSettings, FileRef, RolloutRef, RunContext, sha256_bytes
 
 ROLLOUT_INPUTS = "rollout-inputs.json"
@@ -245,7 +247,11 @@ def _drawing_process() -> ProcessPoolExecutor | None:
         if multiprocessing.current_process().daemon:
             _drawing_pool_failed = True
         else:
-            _drawing_pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            # It ends with this process, however that ends (a `kill -9` too): it watches its parent, and under
+            # `aui` the command's watcher ends it (`_orphans`); multiprocessing's resource tracker, started
+            # with it, ends once it has.
+            _drawing_pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=end_with_parent, initargs=(os.getpid(),))
     return _drawing_pool
 
 

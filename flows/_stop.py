@@ -10,7 +10,8 @@ library can take the signals — and the main thread only waits and listens:
    as `cancelled` with their partial trajectories saved, Prefect marks the runs it was running
    as crashed (its state stays consistent), and the browser is closed;
 2. if that has not finished within `grace_s`, the process tree (Chromium, the Playwright driver,
-   Prefect's local server) is killed and the process exits at once.
+   Prefect's local server) is killed and the process exits at once — all but the command's watcher
+   (`_orphans`), which then ends whatever that kill missed.
 
 Either way the caller gets `Stopped` (or the process ends) well inside `STOP_BUDGET_S`:
 `GRACE_S` (10 s) for the clean stop, then the kill, which takes well under a second; change the
@@ -20,7 +21,7 @@ A signal may also come while `aui run`/`aui sweep` is still starting (importing,
 config): the command's entry point (`aui._entry`) calls `listen_from_startup` before it imports
 anything heavy, so such a process ends at once, "not started", with the same kind of line, until
 the run's `SignalListener` takes over. This module imports only light standard-library modules at
-its top (asyncio and threading load when a run starts). Only a signal in the interpreter's own start-up,
+its top (`_orphans` too; asyncio loads when a run starts). Only a signal in the interpreter's own start-up,
 before the entry point runs (some tens of milliseconds), still ends the process silently.
 """
 
@@ -30,6 +31,8 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from ._orphans import watcher_pid
 
 STOP_BUDGET_S = 15.0
 """How long a run may take to stop after the first SIGTERM/SIGINT (README, "Reliability")."""
@@ -175,7 +178,8 @@ async def _close_browser() -> None:
 
 
 def _hard_stop(stopped: Stopped, on_hard_stop: Callable[[str], None] | None) -> None:
-    """Kill every process this one started (Chromium, the Playwright driver, Prefect's server) and exit now."""
+    """Kill every process this one started (Chromium, the Playwright driver, Prefect's server) but its watcher,
+    and exit now."""
     from cua import process_descendants  # lazily: this module loads before anything heavy (see above)
 
     if on_hard_stop is not None:
@@ -183,6 +187,8 @@ def _hard_stop(stopped: Stopped, on_hard_stop: Callable[[str], None] | None) -> 
     sys.stdout.flush()
     sys.stderr.flush()
     for pid in process_descendants(os.getpid()):
+        if pid == watcher_pid():  # spared: once this process is gone it ends whatever this kill missed, then itself
+            continue
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:

@@ -74,6 +74,7 @@ async def _close_browser_at_end():
 SLOW_FILES_FIRST = (
     "tests/flows/test_distributed.py",
     "tests/reliability/test_stop_signals.py",
+    "tests/reliability/test_killed_run.py",
     "tests/flows/test_cache_follows_code.py",
     "tests/reliability/test_interrupted_sweeps.py",
     "tests/apps_prompts/test_gpt5_tasks.py",
