@@ -37,8 +37,10 @@ def prefect_server():
     """A real (test-harness) Prefect server, one for the whole session (flow and reliability tests)."""
     from prefect.testing.utilities import prefect_test_harness
 
-    # A cold ephemeral server took 18–20 s here; Prefect's default limit is 20 s (environment.md).
-    with prefect_test_harness(server_startup_timeout=120):
+    # A cold ephemeral server took 18–20 s here; Prefect's default limit is 20 s (environment.md). On the
+    # shared 2-core machine under load (load average 12-14: two CPU hogs beside other test sessions) it took
+    # 242 s, past the 120 s allowed before. The limit bounds a server that never starts; it measures nothing.
+    with prefect_test_harness(server_startup_timeout=600):
         yield
 
 

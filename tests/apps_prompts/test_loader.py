@@ -98,7 +98,9 @@ def test_aui_gym_file_without_domain_tag_names_tags_field(tmp_path):
 def test_exported_schema_is_committed_and_accepts_bundled_specs():
     schema = app_spec_json_schema()
     assert json.loads(SCHEMA_PATH.read_text()) == schema, "run: python -c 'from apps_prompts._schema import write_schema; write_schema()'"
-    for path in sorted(BUNDLED_DIR.glob("*/app.yaml")):
+    specs = sorted(BUNDLED_DIR.glob("*/app.yaml"))
+    assert specs, f"no bundled app spec under {BUNDLED_DIR}: the schema would have accepted nothing"
+    for path in specs:
         jsonschema.validate(yaml.safe_load(path.read_text()), schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"id": "x", "title": "X", "domain": "nope", "prompt": "p"}, schema)

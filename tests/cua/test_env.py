@@ -1,6 +1,8 @@
 """`AppEnv`: the browser environment of one episode, driven from outside one action at a time."""
 
 import io
+import re
+import time
 
 import pytest
 from PIL import Image
@@ -20,6 +22,8 @@ from cua import (
     isolated_world,
     smart_resize,
 )
+from cua._env import OBSERVE_RESERVE_MS
+from cua._executor import WAIT_CAP_MS
 from tests.cua.cua_lab import INC_BUTTON, LAB, NAME_INPUT, count_checker
 
 FAST = RolloutConfig(max_steps=8, step_timeout_s=20, episode_timeout_s=60)
@@ -161,56 +165,91 @@ async def test_a_point_far_off_the_screen_is_refused_before_anything_runs():
 
 
 # ---- wait(): "Sleep for 5s and take a screenshot to check for any changes" (the UI-TARS prompt) ----
+#
+# Timed by the page's own clock and by the order of its timers, not by the test's wall clock: the
+# harness's wait reports how long it watched by `performance.now()` ("wait: the page changed after N ms"
+# / "wait: no change in N ms"), and the page records when it scheduled its change and when that fired.
+# The wait's cap is a timer in the same renderer as the page's change, so whichever is due first fires
+# first however loaded the machine is; only the short gap between scheduling the change (the
+# `page.evaluate` just before the step) and the start of the wait (one round trip to the page later)
+# is the machine's, and each test leaves that gap well over a second.
 
 DELAYED = """<!doctype html><body style="margin:0"><p id="status">Loading…</p>
-<script>window.later = ms => setTimeout(() => { document.getElementById('status').textContent = 'Ready'; }, ms);</script></body>"""
+<script>window.later = ms => {
+  window.scheduledAt = performance.now();
+  setTimeout(() => { window.firedAt = performance.now(); document.getElementById('status').textContent = 'Ready'; }, ms);
+};</script></body>"""
+WAITED = re.compile(r"wait: (?:(?P<changed>the page changed after)|no change in) (?P<ms>\d+) ms")
+CUT = re.compile(r"wait: cut to (?P<ms>\d+) ms by the time left of the step")
 
 
 async def ready(page) -> bool:
     return bool(await isolated_world(page).evaluate("document.querySelector('#status').textContent === 'Ready'"))
 
 
-async def test_wait_observes_a_change_that_comes_after_3_s_and_ends_there():
-    import time
+def waited(step: Step) -> tuple[bool, int]:
+    """What the step's wait saw: (whether it ended at a change, how long it watched by the page's clock)."""
+    found = [match for note in step.notes if (match := WAITED.fullmatch(note))]
+    assert len(found) == 1, step.notes
+    return found[0]["changed"] is not None, int(found[0]["ms"])
 
+
+async def page_times(env: AppEnv) -> dict:
+    """When the page scheduled its change and when that fired (`performance.now()`), once it has fired."""
+    await env.page.wait_for_function("window.firedAt !== undefined", timeout=30_000)
+    return await env.page.evaluate("({scheduled: window.scheduledAt, fired: window.firedAt})")
+
+
+async def test_wait_observes_a_change_more_than_2_s_in_and_ends_there():
     async with AppEnv(FAST) as env:
         await env.reset(DELAYED, "Wait until ready", ready)
-        await env.page.evaluate("later(3000)")  # the page changes 3 s from now, past the old 2 s cap
-        started = time.monotonic()
+        # The change is due 4 s from now, before the wait's 5 s cap (due 5 s from the wait's start, which is later).
+        await env.page.evaluate("later(4000)")
         result = await env.step(Action(kind="wait"))
-        elapsed = time.monotonic() - started
         assert result.observation.screenshot == await capture_png(env.page)
-    assert result.check.passed and result.done, "the observation after the wait shows the change"
-    assert 2.8 <= elapsed < 4.8, elapsed  # ended at the change, not at 5 s
-    assert 2_800 <= result.step.timings.execute_ms < 4_500, result.step.timings
-    assert any(note.startswith("wait: the page changed after ") for note in result.step.notes), result.step.notes
+        times = await page_times(env)
+    changed, watched_ms = waited(result.step)
+    # Ended at the change, not at its cap: the wait says it saw a change, and the observation after it shows it.
+    assert changed and result.check.passed and result.done, result.step.notes
+    # It had watched the page past the old 2 s cap when the change came (a 2 s wait would have ended with no
+    # change): by the page's clock, so a slow machine cannot make a short wait look long.
+    assert watched_ms > 2_000, (f"the wait started {times['fired'] - watched_ms - times['scheduled']:.0f} ms after "
+                                f"the change was scheduled", result.step.notes)
 
 
 async def test_wait_on_a_still_page_watches_it_for_5_s():
     async with AppEnv(FAST) as env:
         await env.reset(DELAYED, "Wait until ready", ready)
+        # A change 7 s from now: after the wait's cap (due 5 s from its start), but one a wait that watched past
+        # its cap would see. It does come (page_times waits for it), so "no change" means the wait had ended.
+        await env.page.evaluate("later(7000)")
         result = await env.step(Action(kind="wait"))
-    assert not result.check.passed
-    assert 4_900 <= result.step.timings.execute_ms < 6_500, result.step.timings
-    assert any(note.startswith("wait: no change in 50") for note in result.step.notes), result.step.notes
+        times = await page_times(env)
+    changed, watched_ms = waited(result.step)
+    assert not changed, (result.step.notes, times)  # ended at its cap, before the change at 7 s
+    # Watched the whole 5 s by the page's clock (a timer never fires early; 10 ms for the clock's coarsening).
+    assert watched_ms >= 5_000 - 10, result.step.notes
+    assert times["fired"] - times["scheduled"] >= 7_000
 
 
 async def test_a_wait_is_cut_to_the_time_left_of_the_step():
-    import time
-
     async with AppEnv(FAST) as env:
         await env.reset(DELAYED, "Wait until ready", ready)
-        started = time.monotonic()
-        result = await env.step(Action(kind="wait"), deadline=started + 3.0)
-        elapsed = time.monotonic() - started
-    assert any(note.startswith("wait: cut to ") for note in result.step.notes), result.step.notes
-    assert elapsed < 3.0 and result.step.timings.execute_ms < 1_500
+        # The step's deadline is 3 s away, and the page changes then: a whole 5 s wait would see that change;
+        # one cut to what is left of the step, less a settle and the observation, has ended before it.
+        await env.page.evaluate("later(3000)")
+        result = await env.step(Action(kind="wait"), deadline=time.monotonic() + 3.0)
+        await page_times(env)
+    cut = [int(match["ms"]) for note in result.step.notes if (match := CUT.fullmatch(note))]
+    assert len(cut) == 1, result.step.notes
+    # Computed from the deadline, so it only shrinks as time passes: a bound a loaded machine cannot break.
+    assert cut[0] <= 3_000 - OBSERVE_RESERVE_MS - FAST.settle_cap_ms, result.step.notes
+    changed, watched_ms = waited(result.step)
+    assert not changed, result.step.notes  # ended at its cut cap, before the change at the deadline
+    assert watched_ms >= cut[0] - 10, result.step.notes  # and watched for all of it
 
 
 def test_the_default_step_limit_leaves_room_for_a_model_call_a_wait_a_settle_and_the_observation():
-    from cua._env import OBSERVE_RESERVE_MS
-    from cua._executor import WAIT_CAP_MS
-
     config = RolloutConfig()
     assert WAIT_CAP_MS == 5_000
     needed_ms = (config.model_timeout_s * 1000 + WAIT_CAP_MS + config.settle_motion_cap_ms + OBSERVE_RESERVE_MS

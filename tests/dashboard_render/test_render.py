@@ -110,6 +110,7 @@ def test_a_tile_is_a_crop_not_the_whole_screenshot_for_a_click(synthetic):
     trajectory = Trajectory.load(synthetic(20))
     layout = plan_dashboard(trajectory)
     clicks = [s.index for s in trajectory.steps if s.screen_action.kind == "click"]
+    assert clicks, "the synthetic trajectory has no click to crop"
     for index in clicks:
         crop = layout.tile_for(index).crop
         assert crop.width < 1280 and crop.height < 720

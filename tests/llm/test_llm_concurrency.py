@@ -4,20 +4,44 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import pytest
 
 from llm import (Latency, ModelClient, ModelConfigError, ModelRegistry, ProcessSemaphore, endpoint_limit, model_calls_now,
                  user_message)
-from llm.testing import LatencyOpenAIServer, reply_text, scripted_registry
+from llm.testing import LatencyOpenAIServer, ScriptedOpenAIServer, reply_text, scripted_registry
 
 
 def ok(request):
     return reply_text("ok")
 
 
+class HeldServer(ScriptedOpenAIServer):
+    """Holds every request until `together` requests have been in flight at once, then answers `then_s` later.
+
+    The overlap a test asserts is then made by the server, not hoped for from a fixed latency on a loaded
+    machine (where the calls may reach the server further apart than the latency). A client that never sends
+    `together` at once is answered from 30 s after its first request on, and fails on `max_in_flight`. The
+    `then_s` gives a request past a limit the time to arrive and show itself.
+    """
+
+    def __init__(self, together: int, then_s: float = 0.15):
+        super().__init__(self._answer)
+        self.together, self.then_s = together, then_s
+        self.give_up_at = None  # bounds a failure, not a measurement
+
+    def _answer(self, request):
+        if self.give_up_at is None:
+            self.give_up_at = time.monotonic() + 30
+        while self.max_in_flight < self.together and time.monotonic() < self.give_up_at:
+            time.sleep(0.005)
+        time.sleep(self.then_s)
+        return reply_text("ok")
+
+
 async def test_the_server_never_sees_more_than_max_concurrency_requests_in_flight():
-    with LatencyOpenAIServer(ok, Latency.fixed(0.15)) as server:
+    with HeldServer(together=3) as server:
         limited = ModelClient(scripted_registry(server, max_concurrency=3), cache=False)
         # Another client and another role of the same model share the same limit.
         other = ModelClient(scripted_registry(server, max_concurrency=3), cache=False)
@@ -38,7 +62,7 @@ async def test_the_process_counts_calls_waiting_for_a_slot_and_calls_sent():
         before = model_calls_now()
         calls = asyncio.gather(*(client.chat([user_message(f"{n}")], role="cua") for n in range(5)))
         seen = []
-        for _ in range(40):
+        while not calls.done():  # sampled for the calls' whole life, however long a loaded machine makes it
             await asyncio.sleep(0.02)
             seen.append(model_calls_now())
         await calls
@@ -50,7 +74,7 @@ async def test_the_process_counts_calls_waiting_for_a_slot_and_calls_sent():
 
 async def test_without_a_limit_the_same_calls_all_overlap():
     """The limit is what holds the count down (the server itself would take them all at once)."""
-    with LatencyOpenAIServer(ok, Latency.fixed(0.15)) as server:
+    with HeldServer(together=8) as server:
         client = ModelClient(scripted_registry(server), cache=False)
         await asyncio.gather(*(client.chat([user_message(f"{n}")], role="cua") for n in range(8)))
         await client.aclose()
@@ -58,7 +82,7 @@ async def test_without_a_limit_the_same_calls_all_overlap():
 
 
 def test_the_limit_holds_across_event_loops_in_threads():
-    with LatencyOpenAIServer(ok, Latency.fixed(0.1)) as server:
+    with HeldServer(together=2, then_s=0.1) as server:
         registry = scripted_registry(server, max_concurrency=2)
 
         def one_loop() -> None:

@@ -246,6 +246,8 @@ def test_a_coder_answering_prose_is_retried_a_bounded_number_of_times_then_recor
     assert set(by_coder) == {"offline", "scripted"}
     assert by_coder["offline"]["errors"] == [] and any(t["termination"] for t in by_coder["offline"]["tasks"])
     assert any("without an HTML document" in e for e in by_coder["scripted"]["errors"])
-    assert all(t["reason"] and not t["success"] for t in by_coder["scripted"]["tasks"])
+    # Every proposed task of the failed track is there with the reason (not an empty list that says nothing).
+    assert [t["task_id"] for t in by_coder["scripted"]["tasks"]] == [t["task_id"] for t in by_coder["offline"]["tasks"]]
+    assert by_coder["scripted"]["tasks"] and all(t["reason"] and not t["success"] for t in by_coder["scripted"]["tasks"])
     assert (run_dir / "report.html").is_file()
     assert_untouched(tmp_path / "runs", kept, allowed_new={"prose-coder"})

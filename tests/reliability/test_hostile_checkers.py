@@ -181,11 +181,25 @@ async def test_checker_cannot_keep_state_in_storage_either():
         assert await app.page.evaluate("sessionStorage.length") == 0
 
 
+# Timers of one page fire in the order they are due, whichever JS world set them. A sentinel timer set
+# after the checker ran, and due later than the checker's 0 ms timer would have been, proves by firing
+# that the checker's timer would have fired by then; the control shows the same timer, left unrefused,
+# does fire before such a sentinel.
+SENTINEL = """new Promise(resolve => setTimeout(() => resolve({
+  intact: document.querySelector('#go') !== null, control: document.body.dataset.control || null}), 50))"""
+
+
 async def test_refused_timer_never_fires():
     async with open_app(APP) as app:
-        await run_checker(app.page, "try { setTimeout(() => { document.body.innerHTML = 'pwned'; }, 0); } catch (e) {} return false;")
-        await asyncio.sleep(0.3)
-        assert await isolated_world(app.page).evaluate("document.querySelector('#go') !== null")
+        world = isolated_world(app.page)
+        outcome = await run_checker(
+            app.page, "try { setTimeout(() => { document.body.innerHTML = 'pwned'; }, 0); } catch (e) {} return false;")
+        assert not outcome.passed and "used setTimeout" in (outcome.error or ""), outcome
+        assert await world.evaluate(SENTINEL) == {"intact": True, "control": None}
+        assert await world.evaluate("document.querySelector('#go') !== null")
+        # The control: the same 0 ms timer from a world of its own, not refused, has fired by the sentinel.
+        await world.evaluate_in_new_world("setTimeout(() => { document.body.dataset.control = 'fired'; }, 0); true")
+        assert await world.evaluate(SENTINEL) == {"intact": True, "control": "fired"}
 
 
 async def test_runaway_async_loop_is_cut_off_and_the_page_keeps_working():

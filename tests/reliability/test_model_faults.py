@@ -287,6 +287,10 @@ async def test_a_stage_whose_every_attempt_fails_is_recorded_as_an_error_not_a_c
         results = await sweep(config)
 
         seen = Counter(role_of(r) for r in server.requests)
+        # Calls of the roles that are answered, each once whatever the client retried: a 3 s attempt limit on a
+        # loaded machine can time an answered call out and send it again (the failing roles' counts are exact:
+        # every attempt of theirs fails, however it fails).
+        answered = Counter(role_of(r) for r in server.distinct_requests())
         stats = call_stats()
         print(f"\n{failing}: requests {dict(seen)}; faults {dict(injector.by_role())}; {stats}")
         payload = assert_every_task_accounted(config, results, rounds=1)
@@ -297,7 +301,7 @@ async def test_a_stage_whose_every_attempt_fails_is_recorded_as_an_error_not_a_c
         assert stats.failures * (MAX_RETRIES + 1) == len(injector.log), (stats, len(injector.log))
         rounds = payload["apps"]
         if failing == "proposer":
-            assert seen["proposer"] == per_stage and seen["coder"] == 1
+            assert seen["proposer"] == per_stage and answered["coder"] == 1
             assert all(r["tasks"] == [] and "proposing tasks failed" in r["errors"][0] for r in rounds)
         elif failing == "first-version":
             assert seen["coder"] == per_stage and seen["verifier"] == seen["uitars"] == 0
@@ -306,7 +310,7 @@ async def test_a_stage_whose_every_attempt_fails_is_recorded_as_an_error_not_a_c
                 assert len(r["tasks"]) == 3 and all("HTTP 500" in t["reason"] for t in r["tasks"])
         elif failing == "verifier":
             assert seen["verifier"] == 2 * per_stage and seen["uitars"] == seen["commenter"] == 0
-            assert seen["coder"] == 1  # no revision without verdicts
+            assert answered["coder"] == 1  # no revision without verdicts
             for r in rounds:
                 assert any("verifying round" in e and "HTTP 429" in e for e in r["errors"]), r["errors"]
                 assert all(not t["checker_valid"] and "HTTP 429" in t["reason"] for t in r["tasks"])

@@ -37,7 +37,9 @@ def test_offline_judge_over_a_real_run_prints_a_summary_and_writes_judgements(re
 def test_a_model_judge_through_the_models_config(real_run, tmp_path, monkeypatch):
     monkeypatch.setenv("AUI_LLM_CACHE", "off")
     verdict = json.dumps({"success": False, "reason": "The result field is empty.", "confidence": 0.7})
-    with ScriptedOpenAIServer([reply_text(verdict)] * 3) as server:
+    # The same answer to every request: a retry of an attempt that hit the 10 s limit on a loaded machine is
+    # answered too, and counted once (distinct_requests) — one call per trajectory is what is asserted.
+    with ScriptedOpenAIServer(default=reply_text(verdict)) as server:
         models = tmp_path / "models.yaml"
         models.write_text(textwrap.dedent(f"""\
             roles: {{judge: local-vlm}}
@@ -46,7 +48,7 @@ def test_a_model_judge_through_the_models_config(real_run, tmp_path, monkeypatch
             """), encoding="utf-8")
         result = _invoke(str(real_run), "--models-config", str(models), "--mode", "flow")
     assert result.exit_code == 0, result.output
-    assert len(server.requests) == 3
+    assert len(server.distinct_requests()) == 3
     assert "judged 3 trajectories with local-vlm, mode flow: 0 errors, success share 0.00 of 3 answered" in result.output
     assert {(j.judge, j.mode, j.success) for j in read_judgements(real_run)} == {("local-vlm", "flow", False)}
 

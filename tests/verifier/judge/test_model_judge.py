@@ -184,14 +184,20 @@ async def test_trajectories_are_judged_in_parallel_within_the_bound(tmp_path):
               "success": True} for i in range(6)]
     run_dir = make_run(tmp_path, cases)
     in_flight, peak = [0], [0]
-    lock = threading.Lock()
+    overlapped = threading.Condition()
 
-    def slow(request):  # the server answers each request after 0.3 s, counting how many wait at once
-        with lock:
+    def slow(request):
+        # Counts how many requests wait at once. Each is held until two have been in flight together (or 30 s:
+        # a client that never sends two at once then fails on the peak, slowly), so the overlap does not depend on
+        # a loaded machine sending the second request within a fixed time; then 0.3 s more, for a client that
+        # would send a third to show it.
+        with overlapped:
             in_flight[0] += 1
             peak[0] = max(peak[0], in_flight[0])
+            overlapped.notify_all()
+            overlapped.wait_for(lambda: peak[0] >= 2, timeout=30)
         time.sleep(0.3)
-        with lock:
+        with overlapped:
             in_flight[0] -= 1
         return reply_text(json.dumps(VALID))
 
