@@ -55,7 +55,16 @@ from ._intervals import (
     paired_difference_interval,
     wilson_interval,
 )
-from ._outcomes import DOMAINS, AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, Track, VariationResult
+from ._outcomes import (
+    DOMAINS,
+    AppRoundResult,
+    GamingSuspect,
+    RepeatOutcomes,
+    TaskOutcome,
+    Track,
+    VariationResult,
+    revised_pairs,
+)
 from ._report import PLOT_FILE, write_plot, write_report
 from ._report_agreement import agreement_section_html, read_agreement, write_agreement
 from ._report_defects import METRICS_GLOB, defects_section_html, read_defect_metrics, write_defects_report
@@ -92,7 +101,7 @@ __all__ = [
     "cell_figures", "cell_intervals", "pct", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
     "defects_section_html", "gap_label", "interval_markdown", "interval_records", "interval_text", "markdown_table",
     "mcnemar_exact_p", "minimum_detectable_difference", "paired_difference_interval", "pass_counts", "percent",
-    "rate_interval", "read_agreement", "read_defect_metrics", "read_manifest", "read_results", "records_markdown",
+    "rate_interval", "read_agreement", "revised_pairs", "read_defect_metrics", "read_manifest", "read_results", "records_markdown",
     "rounded", "scoring_table", "shown_records", "table_rows", "task_tallies", "variation_markdown", "variation_rows",
     "wilson_interval", "with_interval", "write_agreement", "write_defects_report", "write_plot", "write_report",
     "write_results",
