@@ -10,6 +10,9 @@ it, so none of them needs the orchestration to read a results file. A run folder
     agreement.json         judges against people's labels, when the run has either (`write_agreement`)
     defect-metrics-*.json  a detector's GTArena figures on a defect run (`read_defect_metrics`)
 
+and how run folders leave as a dataset (`export_dataset`: steps, tasks and revisions as Parquet tables in
+Hugging Face's folder convention, with a dataset card).
+
     results = read_results("runs/quickstart")
     print(markdown_table(results.table))
 """
@@ -31,6 +34,9 @@ from ._error_bars import (
     task_tallies,
     with_interval,
 )
+from ._export import ExportReport, export_dataset
+from ._export_columns import COLUMNS as DATASET_COLUMNS
+from ._export_rows import ExportError
 from ._files import RunResults, read_manifest, read_results, write_results
 from ._format import pct
 from ._insight_records import (
@@ -93,6 +99,7 @@ __all__ = [
     "ABLATION_FILE", "ASSOCIATION_NOTE", "INSIGHTS_FILE", "PAGE_WIDE", "AblatedRevision", "Ablation", "Change",
     "ElementCrop",
     "Insights", "PrincipleRow", "TaskFlip", "read_ablations", "read_insights",
+    "DATASET_COLUMNS", "ExportError", "ExportReport", "export_dataset",
     "COMPARISON_NOTE", "DEFAULT_WEIGHTS", "DOMAINS", "ERROR_BARS", "GAP_FACTOR", "INTERVAL_NOTE", "METRICS_GLOB",
     "PLOT_FILE", "SCORING_NOTE", "VARIATION_NOTE",
     "AppRoundResult", "Comparison", "GamingSuspect", "RepeatOutcomes", "RunResults", "TableRow", "TaskOutcome",
