@@ -70,6 +70,7 @@ def export_dataset(run_dirs: list[Path | str], out: Path | str, *, batch_rows: i
     out = Path(out)
     runs = _sources([Path(run) for run in run_dirs], out, force)
     staging = out.parent / f".{out.name}.exporting-{uuid.uuid4().hex[:12]}"
+    made = [folder for folder in (out.parent, *out.parent.parents) if not folder.exists()]  # removed on failure
     staging.mkdir(parents=True)
     try:
         rows, files, episodes = {}, {}, 0
@@ -85,6 +86,11 @@ def export_dataset(run_dirs: list[Path | str], out: Path | str, *, batch_rows: i
         _move_into_place(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        for folder in made:  # the folders made to hold it, innermost first, while empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
         raise
     size = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
     return ExportReport(out=str(out), runs=[run.name for run in runs], rows=rows, files=files, episodes=episodes,

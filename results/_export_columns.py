@@ -47,9 +47,11 @@ STEP_COLUMNS = [
     ("model_action_json", "string", "The action as the model expressed it (`cua.Action` JSON, in `coordinate_space`)."),
     ("coordinate_space", "string", "The space of `model_action_json` (screen, uitars-1.5, uitars-1.0, openai-cua)."),
     ("action_uitars", "string", "The action as UI-TARS-1.5 text (`Thought: …` when the step has a thought, then "
-     "`Action: …`), points in the smart-resized image's pixels (`cua.format_uitars`)."),
+     "`Action: …`), points in the smart-resized image's pixels (`cua.format_uitars`; its grammar has no scroll "
+     "distance)."),
     ("action_computer_use", "string", "The action as an OpenAI computer-use action item, JSON in screen pixels "
-     "(`cua.format_computer_action`); null for `finished`, which computer use says with a message."),
+     "(`cua.format_computer_action`; a scroll that named no distance carries the rollouts' default, "
+     "`cua.RolloutConfig.scroll_px`); null for `finished`, which computer use says with a message."),
     ("thought", "string", "The agent's thought before acting."),
     ("raw_text", "string", "The model's reply, verbatim (an offline agent's own summary of its action)."),
     ("checker_passed", "bool", "The task's checker was true after this step."),

@@ -17,6 +17,7 @@ from apps_prompts import Task
 from cua import (
     TRAJECTORY_FILE,
     Action,
+    RolloutConfig,
     Step,
     Trajectory,
     action_from_screen,
@@ -32,6 +33,8 @@ from ._outcomes import AppRoundResult, TaskOutcome, Track, revised_pairs
 DEFAULT_VARIATION = "default"
 UITARS_SPACE = "uitars-1.5"
 """The model space `action_uitars` is written in: UI-TARS-1.5's smart-resized pixels."""
+EXECUTED_SCROLL_PX = RolloutConfig().scroll_px
+"""How far a scroll that names no distance went (the rollouts' default; a trajectory does not record it)."""
 
 
 class ExportError(ValueError):
@@ -162,9 +165,11 @@ def action_columns(step: Step, trajectory: Trajectory) -> dict:
     if action is not None:
         in_model_space = action_from_screen(action, UITARS_SPACE, trajectory.viewport_width, trajectory.viewport_height)
         uitars = format_uitars(in_model_space, step.thought or None)
+        if action.kind == "scroll" and action.amount is None:  # say the distance the executor scrolled by
+            action = action.model_copy(update={"amount": float(EXECUTED_SCROLL_PX)})
         item = format_computer_action(action)
         computer_use = json.dumps(item, ensure_ascii=False) if item is not None else None
-    return {"action_json": action.model_dump_json() if action is not None else None,
+    return {"action_json": step.screen_action.model_dump_json() if step.screen_action is not None else None,
             "model_action_json": model_action.model_dump_json() if model_action is not None else None,
             "coordinate_space": trajectory.coordinate_space, "action_uitars": uitars,
             "action_computer_use": computer_use}
