@@ -153,8 +153,18 @@ def _episode_rows(folder: Path, trajectory: Trajectory, episode: dict) -> Iterat
         seen = step.screenshot or seen  # a step that kept no screenshot leaves the last one on the screen
 
 
+_PNG_START, _PNG_END = b"\x89PNG\r\n\x1a\n", b"IEND\xaeB`\x82"
+
+
 def _png(folder: Path, name: str | None) -> bytes | None:
-    return read_bytes(folder / name) if name else None
+    """The screenshot's bytes as they are (never re-encoded), refused when they are not a whole PNG (cut short, or
+    another format): a check of its signature and closing chunk, not a decode, so a large export stays fast."""
+    if not name:
+        return None
+    data = read_bytes(folder / name)
+    if not (data.startswith(_PNG_START) and data.endswith(_PNG_END)):
+        raise ExportError(f"{folder / name}: not a whole PNG (cut short, or another format)")
+    return data
 
 
 def action_columns(step: Step, trajectory: Trajectory) -> dict:

@@ -206,6 +206,10 @@ def damage(run: Path, how: str) -> Path:
     if how == "missing screenshot":
         (folder / "step_001.png").unlink()
         return folder / "step_001.png"
+    if how == "truncated screenshot":
+        data = (folder / "step_001.png").read_bytes()
+        (folder / "step_001.png").write_bytes(data[: len(data) // 2])
+        return folder / "step_001.png"
     if how == "corrupt trajectory":
         (folder / "trajectory.json").write_text('{"app_id": "x", "steps": [')
         return folder / "trajectory.json"
@@ -216,8 +220,8 @@ def damage(run: Path, how: str) -> Path:
     return run / Path(read_results(run).apps[0].html).parent / "verdicts.json"
 
 
-@pytest.mark.parametrize("how", ["missing trajectory", "missing screenshot", "corrupt trajectory", "corrupt results",
-                                 "missing verdicts"])
+@pytest.mark.parametrize("how", ["missing trajectory", "missing screenshot", "truncated screenshot", "corrupt trajectory",
+                                 "corrupt results", "missing verdicts"])
 def test_a_damaged_run_is_one_error_naming_the_file_and_leaves_nothing_behind(offline_run, tmp_path, how):
     run = tmp_path / "export-run"
     shutil.copytree(offline_run, run)
