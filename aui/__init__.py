@@ -9,6 +9,7 @@
     aui variations [--show APP_ID]                      (`_variations.py`: the variations, and pictures of an app in each)
     aui defects inject | eval                           (`_defects.py`: GUI defects, GTArena's way)
     aui insights RUN_DIR … | ablate RUN_DIR --principle P   (`_insights.py`: which changes helped; ablations)
+    aui export RUN_DIR … --out DIR                      (`_export.py`: runs out as a dataset, Parquet + card)
 
 The package sits on top: nothing else imports it. Its names load on first use (PEP 562), so the
 entry point (`_entry.main`) can listen for a stop signal before Typer, Prefect and Playwright load.
@@ -20,7 +21,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
-    "app", "apps_app", "comment_command", "dashboard_command", "defects_app", "deploy", "insights_command",
+    "app", "apps_app", "comment_command", "dashboard_command", "defects_app", "deploy", "export_command",
+    "insights_command",
     "judge_command", "label_app",
     "report", "rollout_command", "run", "serve_command", "sweep_command", "ui", "variation_table",
     "variations_command", "verify_command", "view_command",
@@ -42,6 +44,7 @@ if TYPE_CHECKING:  # what editors and type checkers see
         comment_command,
         dashboard_command,
         defects_app,
+        export_command,
         insights_command,
         deploy,
         judge_command,

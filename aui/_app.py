@@ -9,6 +9,7 @@ from flows import configure_prefect_env
 from ._apps import apps_app
 from ._dashboard import comment_command, dashboard_command
 from ._defects import defects_app
+from ._export import export_command
 from ._insights import insights_command
 from ._judge import judge_command
 from ._labels import label_app
@@ -42,6 +43,7 @@ app.command("comment")(comment_command)
 app.command("judge")(judge_command)
 app.command("variations")(variations_command)
 app.command("insights")(insights_command)
+app.command("export")(export_command)
 
 __all__ = [
     "app",
@@ -49,6 +51,7 @@ __all__ = [
     "comment_command",
     "dashboard_command",
     "defects_app",
+    "export_command",
     "insights_command",
     "deploy",
     "judge_command",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder import principle_of
-from results import CHANGE_STATUSES, PAGE_WIDE, AppRoundResult, Change, ChangeStatus, Track
+from results import CHANGE_STATUSES, PAGE_WIDE, AppRoundResult, Change, ChangeStatus, Track, revised_pairs
 
 from ._dom import Version, element_changed, selector_tokens
 from ._page import acted_on, claim_checks, on_the_page, script_only, transform_checks
@@ -184,23 +184,6 @@ def principle_status(revision: Revision, principle: str) -> ChangeStatus | None:
     choice of revisions are this decision."""
     found = {c.status for c in principle_changes(revision, principle)}
     return next((status for status in CHANGE_STATUSES if status in found), None)
-
-
-def revised_pairs(results: list[AppRoundResult]) -> list[tuple[AppRoundResult, AppRoundResult]]:
-    """(version made, version revised) for every round ≥ 1 revised from a judged version, in a stable order."""
-    by_key = {(r.app_id, r.track_key, r.round): r for r in results}
-    pairs = []
-    for result in sorted(results, key=lambda r: (r.app_id, r.track_key, r.round)):
-        if result.round == 0 or not result.html:
-            continue
-        source = result.revised_from if result.revised_from is not None else result.round - 1
-        before = by_key.get((result.app_id, result.track_key, source))
-        if before is None and source == 0:  # round 0 is shared by the tracks of one coder: any of them
-            before = next((r for r in results if r.app_id == result.app_id and r.round == 0 and r.coder == result.coder
-                           and r.html), None)
-        if before is not None and before.html:
-            pairs.append((result, before))
-    return pairs
 
 
 async def revisions(run_dir: Path, results: list[AppRoundResult], renderer: Renderer,

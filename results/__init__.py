@@ -10,6 +10,9 @@ it, so none of them needs the orchestration to read a results file. A run folder
     agreement.json         judges against people's labels, when the run has either (`write_agreement`)
     defect-metrics-*.json  a detector's GTArena figures on a defect run (`read_defect_metrics`)
 
+and how run folders leave as a dataset (`export_dataset`: steps, tasks and revisions as Parquet tables in
+Hugging Face's folder convention, with a dataset card).
+
     results = read_results("runs/quickstart")
     print(markdown_table(results.table))
 """
@@ -31,6 +34,9 @@ from ._error_bars import (
     task_tallies,
     with_interval,
 )
+from ._export import ExportReport, export_dataset
+from ._export_columns import COLUMNS as DATASET_COLUMNS
+from ._export_rows import ExportError
 from ._files import RunResults, read_manifest, read_results, write_results
 from ._format import pct
 from ._insight_records import (
@@ -58,7 +64,16 @@ from ._intervals import (
     paired_difference_interval,
     wilson_interval,
 )
-from ._outcomes import DOMAINS, AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, Track, VariationResult
+from ._outcomes import (
+    DOMAINS,
+    AppRoundResult,
+    GamingSuspect,
+    RepeatOutcomes,
+    TaskOutcome,
+    Track,
+    VariationResult,
+    revised_pairs,
+)
 from ._report import PLOT_FILE, write_plot, write_report
 from ._report_agreement import agreement_section_html, read_agreement, write_agreement
 from ._report_defects import METRICS_GLOB, defects_section_html, read_defect_metrics, write_defects_report
@@ -87,6 +102,7 @@ __all__ = [
     "ABLATION_FILE", "ABLATION_SELECTION", "ASSOCIATION_NOTE", "CHANGE_STATUSES", "INSIGHTS_FILE", "PAGE_WIDE",
     "AblatedRevision", "Ablation", "Change", "ChangeStatus", "ElementCrop",
     "Insights", "PrincipleRow", "TaskFlip", "read_ablations", "read_insights",
+    "DATASET_COLUMNS", "ExportError", "ExportReport", "export_dataset",
     "COMPARISON_NOTE", "DEFAULT_WEIGHTS", "DOMAINS", "ERROR_BARS", "GAP_FACTOR", "INTERVAL_NOTE", "METRICS_GLOB",
     "PLOT_FILE", "SCORING_NOTE", "VARIATION_NOTE",
     "AppRoundResult", "Comparison", "GamingSuspect", "RepeatOutcomes", "RunResults", "TableRow", "TaskOutcome",
@@ -95,7 +111,7 @@ __all__ = [
     "cell_figures", "cell_intervals", "pct", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
     "defects_section_html", "gap_label", "interval_markdown", "interval_records", "interval_text", "markdown_table",
     "mcnemar_exact_p", "minimum_detectable_difference", "paired_difference_interval", "pass_counts", "percent",
-    "rate_interval", "read_agreement", "read_defect_metrics", "read_manifest", "read_results", "records_markdown",
+    "rate_interval", "read_agreement", "revised_pairs", "read_defect_metrics", "read_manifest", "read_results", "records_markdown",
     "rounded", "scoring_table", "shown_records", "table_rows", "task_tallies", "variation_markdown", "variation_rows",
     "wilson_interval", "with_interval", "write_agreement", "write_defects_report", "write_plot", "write_report",
     "write_results",

@@ -165,3 +165,22 @@ class AppRoundResult(BaseModel):
     @property
     def track_key(self) -> tuple[str, str, str, str]:
         return (self.coder, self.cua, self.mode, self.commenter_mode or "")
+
+
+def revised_pairs(results: list[AppRoundResult]) -> list[tuple[AppRoundResult, AppRoundResult]]:
+    """(version made, version revised) for every round ≥ 1 revised from a judged version, in a stable order.
+
+    Read by the design insights (`insights`) and the dataset export's revisions table alike."""
+    by_key = {(r.app_id, r.track_key, r.round): r for r in results}
+    pairs = []
+    for result in sorted(results, key=lambda r: (r.app_id, r.track_key, r.round)):
+        if result.round == 0 or not result.html:
+            continue
+        source = result.revised_from if result.revised_from is not None else result.round - 1
+        before = by_key.get((result.app_id, result.track_key, source))
+        if before is None and source == 0:  # round 0 is shared by the tracks of one coder: any of them
+            before = next((r for r in results if r.app_id == result.app_id and r.round == 0 and r.coder == result.coder
+                           and r.html), None)
+        if before is not None and before.html:
+            pairs.append((result, before))
+    return pairs

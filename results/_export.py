@@ -1,0 +1,205 @@
+"""Run folders out as a dataset in Hugging Face's folder convention (`aui export`).
+
+    report = export_dataset(["runs/demo"], "exports/demo")   # → exports/demo/{steps,tasks,revisions}/*.parquet + README.md
+
+Three tables (`results._export_columns`), each a folder of Parquet shards named `train-0000i-of-0000n.parquet`,
+and a `README.md` dataset card whose YAML header lists them as configs (`results._dataset_card`). Rows are read
+one trajectory at a time and written in row groups of at most `batch_rows` rows or `batch_bytes` bytes, so memory
+stays flat however large the run. The dataset is written into a hidden folder beside `out` and moved into place
+only once complete: on any error it is removed, and `out` is as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ._dataset_card import card_text
+from ._export_columns import TABLES, arrow_schema
+from ._export_rows import ExportError, RunSource, revision_rows, step_rows, task_rows
+from ._outcomes import revised_pairs
+
+BATCH_ROWS = 100
+"""Rows per row group (Hugging Face's own writer uses 100 for image datasets: its viewer reads a group at a time)."""
+BATCH_BYTES = 64 * 1024 * 1024
+"""A row group is flushed once its rows hold this many bytes, whatever their number (screenshots make rows big)."""
+SHARD_BYTES = 512 * 1024 * 1024
+"""A table's file is closed and the next one started past this size (the hub's advice: shards under ~500 MB)."""
+CARD_FILE = "README.md"
+
+
+class ExportReport(BaseModel):
+    """What `export_dataset` wrote."""
+
+    out: str = Field(description="The dataset folder.")
+    runs: list[str] = Field(description="The runs exported (their folder names: the `run` column).")
+    rows: dict[str, int] = Field(description="Rows per table (steps, tasks, revisions).")
+    files: dict[str, list[str]] = Field(description="Per table, its Parquet files relative to `out`.")
+    episodes: int = Field(description="Rollouts whose steps are in `steps`.")
+    bytes: int = Field(description="Size of the dataset on disk.")
+    seconds: float
+    offline_roles: dict[str, list[str]] = Field(description="Per run, the roles offline providers played.")
+    changes_missing: list[str] = Field(default_factory=list, description="Runs with revisions but no insights.json: "
+                                       "their revisions' `changes` are null (`aui insights RUN_DIR` makes it).")
+
+
+def export_dataset(run_dirs: list[Path | str], out: Path | str, *, batch_rows: int = BATCH_ROWS,
+                   batch_bytes: int = BATCH_BYTES, shard_bytes: int = SHARD_BYTES, license: str | None = None,
+                   force: bool = False) -> ExportReport:
+    """Write the runs' steps, tasks and revisions as Parquet tables with a dataset card into `out`.
+
+    `out` must not exist or be empty, unless `force` (then it is replaced, once the new dataset is complete).
+
+    Raises:
+        ExportError: a run folder is not a finished run, or a file it names is missing or unreadable (the message
+            names the file); `out` is not empty (without `force`), is a file, or holds a run folder. Nothing is
+            left behind: `out` is untouched.
+    """
+    # pyarrow loads here, not with `results`: every `aui` command and the viewer import `results`, and only an
+    # export writes Parquet.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    started = time.monotonic()
+    out = Path(out)
+    runs = _sources([Path(run) for run in run_dirs], out, force)
+    staging = out.parent / f".{out.name}.exporting-{uuid.uuid4().hex[:12]}"
+    made = [folder for folder in (out.parent, *out.parent.parents) if not folder.exists()]  # removed on failure
+    staging.mkdir(parents=True)
+    try:
+        rows, files, episodes = {}, {}, 0
+        for table, make in (("steps", step_rows), ("tasks", task_rows), ("revisions", revision_rows)):
+            writer = _TableWriter(pa, pq, staging / table, arrow_schema(pa, table), batch_rows, batch_bytes, shard_bytes)
+            with writer:
+                for run in runs:
+                    for row in make(run):
+                        writer.add(row)
+                        episodes += table == "steps" and row["step"] == 1
+            rows[table], files[table] = writer.rows, [f"{table}/{name}" for name in writer.names]
+        (staging / CARD_FILE).write_text(card_text(runs, rows, license), encoding="utf-8")
+        _move_into_place(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        for folder in made:  # the folders made to hold it, innermost first, while empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+    size = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
+    return ExportReport(out=str(out), runs=[run.name for run in runs], rows=rows, files=files, episodes=episodes,
+                        bytes=size, seconds=round(time.monotonic() - started, 3),
+                        offline_roles={run.name: list(run.manifest.get("offline_roles") or run.results.offline_roles)
+                                       for run in runs},
+                        changes_missing=[run.name for run in runs
+                                         if run.changes is None and revised_pairs(run.results.apps)])
+
+
+def _sources(run_dirs: list[Path], out: Path, force: bool) -> list[RunSource]:
+    """The runs, read and checked before anything is written; `out` checked too."""
+    if not run_dirs:
+        raise ExportError("no run folder given")
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"{out}: is a file, not a folder to write the dataset into")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise ExportError(f"{out}: not empty — choose another --out, or --force to replace it")
+    runs, names = [], {}
+    for folder in run_dirs:
+        if not folder.is_dir():
+            raise ExportError(f"{folder}: no such run folder")
+        resolved = folder.resolve()
+        if out.resolve() == resolved or out.resolve() in resolved.parents:
+            raise ExportError(f"{out}: holds the run folder {folder}; write the dataset somewhere else")
+        run = RunSource.read(folder)
+        if run.name in names:
+            raise ExportError(f"{folder}: a run named '{run.name}' is already exported from {names[run.name]} — the "
+                              "`run` column tells runs apart by folder name (give each run once, and distinct names)")
+        names[run.name] = folder
+        runs.append(run)
+    return runs
+
+
+def _move_into_place(staging: Path, out: Path) -> None:
+    """`staging` becomes `out`; an old `out` is moved aside first and removed only once the new one is there."""
+    old = None
+    if out.exists():
+        old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:12]}"
+        os.replace(out, old)
+    try:
+        os.replace(staging, out)
+    except BaseException:
+        if old is not None:
+            os.replace(old, out)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+class _TableWriter:
+    """Rows → Parquet shards of one table, in row groups bounded by rows and bytes; the shards named when closed."""
+
+    def __init__(self, pa: Any, pq: Any, folder: Path, schema: Any, batch_rows: int, batch_bytes: int,
+                 shard_bytes: int):
+        if batch_rows < 1 or batch_bytes < 1:
+            raise ValueError(f"batch_rows and batch_bytes must be positive, got {batch_rows} and {batch_bytes}")
+        self.pa, self.pq, self.folder, self.schema = pa, pq, folder, schema
+        self.batch_rows, self.batch_bytes, self.shard_bytes = batch_rows, batch_bytes, shard_bytes
+        self.pending: list[dict] = []
+        self.pending_bytes = 0
+        self.rows = 0
+        self.parts: list[Path] = []
+        self.writer = None
+        self.shard_written = 0
+        self.names: list[str] = []
+        folder.mkdir(parents=True)
+
+    def __enter__(self) -> "_TableWriter":
+        return self
+
+    def add(self, row: dict) -> None:
+        self.pending.append(row)
+        self.pending_bytes += sum(len(value) for value in row.values() if isinstance(value, (bytes, str)))
+        if len(self.pending) >= self.batch_rows or self.pending_bytes >= self.batch_bytes:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.pending:
+            return
+        if self.writer is None:
+            self.parts.append(self.folder / f"part-{len(self.parts):05d}.parquet")
+            self.writer = self.pq.ParquetWriter(self.parts[-1], self.schema, compression="zstd")
+        batch = self.pa.Table.from_pylist(self.pending, schema=self.schema)
+        self.writer.write_table(batch, row_group_size=len(self.pending))
+        self.rows += len(self.pending)
+        self.shard_written += batch.nbytes
+        self.pending, self.pending_bytes = [], 0
+        if self.shard_written >= self.shard_bytes:
+            self._close_shard()
+
+    def _close_shard(self) -> None:
+        self.writer.close()
+        self.writer, self.shard_written = None, 0
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        if kind is not None:
+            if self.writer is not None:
+                self.writer.close()
+            return
+        self._flush()
+        if self.writer is not None:
+            self._close_shard()
+        if not self.parts:  # an empty table is still a file with the table's schema, so every config loads
+            self.parts.append(self.folder / "part-00000.parquet")
+            self.pq.write_table(self.schema.empty_table(), self.parts[-1])
+        count = len(self.parts)
+        for index, part in enumerate(self.parts):
+            name = f"train-{index:05d}-of-{count:05d}.parquet"
+            part.rename(self.folder / name)
+            self.names.append(name)
+
