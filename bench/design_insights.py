@@ -11,7 +11,7 @@ change / all flips; target ≥ 0.8), `ablation_principle`, `ablation_revisions` 
 by the change log's decision, so `ablation_table_revisions`, the principle table's, is the same number),
 `ablation_paired_diff` (SR of the ablated revisions minus the full ones on the same tasks) with
 `ablation_ci95`, and the wall times; `changes`: the change log's verdicts per kind (made, asked), counted changes.
-`--ablate P` ablates principle P too (after the strongest; its figures under `also_ablated`). `--markdown` prints,
+`--ablate P` ablates principle P too, unless it is the strongest (after it; figures under `also_ablated`). `--markdown` prints,
 before the JSON line, the tables the project's printers make of them: the run's paired comparisons of rounds
 (results.md's), the principle table (`insights.principle_table`) and the ablations (`results.ablations_markdown`).
 """
@@ -90,7 +90,7 @@ async def main(args: argparse.Namespace) -> dict:
                       ablation_full_sr=ablation.full_sr, ablation_ablated_sr=ablation.ablated_sr,
                       ablation_paired_diff=ablation.paired_diff, ablation_ci95=ablation.ci95,
                       ablation_mcnemar_p=ablation.mcnemar_p, ablation_s=round(time.perf_counter() - mark, 1))
-    for principle in args.ablate or []:
+    for principle in dict.fromkeys(p for p in args.ablate or [] if p != report.get("ablation_principle")):
         mark = time.perf_counter()
         ablation = await ablate_run(run_dir, principle=principle)
         ablations.append(ablation)
