@@ -16,7 +16,7 @@ from rich.table import Table
 
 from coder import PRINCIPLES
 from insights import insights_of, write_insights
-from results import INSIGHTS_FILE, Ablation, Insights, interval_text, pct, read_results, table_rows, write_report
+from results import INSIGHTS_FILE, Ablation, Insights, interval_text, p_value, pct, read_results, table_rows, write_report
 
 from ._output import _fail, console
 
@@ -64,7 +64,7 @@ def principle_table(found: Insights) -> Table:
         ci = interval_text(row.net_ci95) or "–"
         table.add_row(row.principle, str(row.applied), str(row.unverifiable), str(row.revisions), str(row.apps),
                       str(row.tasks), str(row.gained), str(row.lost), pct(row.net), ci,
-                      "–" if row.mcnemar_p is None else f"{row.mcnemar_p:.3g}")
+                      p_value(row.mcnemar_p))
     return table
 
 
@@ -102,7 +102,7 @@ def print_ablation(ablation: Ablation) -> None:
     ci = interval_text(ablation.ci95) or "–"
     console.print(f"without {left_out}: SR {pct(ablation.full_sr)} → {pct(ablation.ablated_sr)} on the same "
                   f"{ablation.tasks} tasks; paired difference {pct(ablation.paired_diff)} pts, 95 % CI {ci}, McNemar p "
-                  f"{ablation.mcnemar_p:.3g}" + (" · every role offline" if ablation.offline else ""), soft_wrap=True)
+                  f"{p_value(ablation.mcnemar_p)}" + (" · every role offline" if ablation.offline else ""), soft_wrap=True)
     if ablation.cache:
         console.print("stage runs: " + " · ".join(f"{kind} {n['ran']} ran, {n['reused']} reused"
                                                   for kind, n in ablation.cache.items()), soft_wrap=True)

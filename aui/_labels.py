@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from results import pct
+from results import agreement_records
 from verifier.judge import AgreementReport, LabelImportError, import_labels
 
 from ._output import _fail, console, err_console
@@ -37,20 +37,12 @@ def import_command(file: Path = typer.Argument(..., help="Labels as .csv (header
 
 
 def agreement_table(report: AgreementReport) -> Table:
-    """Every pair of judges: n, left out, agreement, κ, balanced accuracy, the confusion counts (S→F and F→S disagree)."""
+    """Every pair of judges: `results.agreement_records`' cells (S→F and F→S disagree)."""
     table = Table(title="Agreement between judges (paper Table 6 shape)",
                   caption="over trajectories both decided · left out: unsure / one judge only · "
                           "S→F: reference success, other failure (S success, F failure)")
     for column in ("reference", "other", "n", "left out", "agreement %", "κ", "bal. acc. %", "S→S", "S→F", "F→S", "F→F", "notes"):
         table.add_column(column, justify="left" if column in ("reference", "other", "notes") else "right")
-    for pair in report.pairs:
-        counts = pair.confusion
-        notes = "; ".join(note for note in (pair.reason, pair.kappa_note, pair.balanced_accuracy_note) if note)
-        table.add_row(
-            escape(pair.reference), escape(pair.other), str(pair.n), f"{pair.left_out_unsure} / {pair.left_out_missing}",
-            pct(pair.agreement), "–" if pair.kappa is None else f"{pair.kappa:.3f}", pct(pair.balanced_accuracy),
-            str(counts.success_success), str(counts.success_failure), str(counts.failure_success), str(counts.failure_failure),
-            escape(notes))
+    for record in agreement_records(report):
+        table.add_row(*(escape(cell) for cell in record.values()))
     return table
-
-

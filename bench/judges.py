@@ -1,6 +1,6 @@
 """Benchmark of the judges on the bundled apps, offline; prints one JSON object as its last line.
 
-    .venv/bin/python bench/judges.py [--out DIR] [--max-steps 20]
+    .venv/bin/python bench/judges.py [--out DIR] [--max-steps 20] [--markdown]
 
 1. `aui run --offline --rounds 0` over the bundled apps (heuristic agent, offline verifier):
    `fc` and `fc_proven` of round 0, pooled over all tasks (every bundled task carries a reference
@@ -12,7 +12,8 @@
 3. The offline judge (`judge_run(run_dir, "offline")`, text-only) against the checker on every
    trajectory of that run: `offline_judge_kappa_vs_checker`, `offline_judge_balanced_accuracy`
    (the checker as reference), agreement and n. These describe the baseline judge; they are not
-   targets.
+   targets. `--markdown` prints, before the JSON line, the run's agreement table as `aui report` prints
+   it (`results.agreement_records`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from results import agreement_records, records_markdown
 from verifier.judge import agreement_report, judge_run
 from verifier.testing import run_planted_corpus
 
@@ -104,6 +106,8 @@ async def main(args: argparse.Namespace) -> dict:
     figures["targets"] = {"fc_proven_equals_fc": figures["fc_proven"] == figures["fc"],
                           "planted_caught_share": figures["planted_caught"] / max(figures["planted_total"], 1)}
     figures["load_average"] = [round(load_start, 2), round(os.getloadavg()[0], 2)]
+    if args.markdown:
+        print(records_markdown(agreement_records(agreement_report(run_dir))) + "\n", flush=True)
     return figures
 
 
@@ -111,4 +115,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", help="Runs folder (default: a new temporary folder).")
     parser.add_argument("--max-steps", type=int, default=20)
+    parser.add_argument("--markdown", action="store_true", help="Print the agreement table as Markdown before the JSON line.")
     print(json.dumps(asyncio.run(main(parser.parse_args()))))

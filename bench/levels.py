@@ -1,12 +1,13 @@
 """Benchmark of OSUniverse's scoring on the bundled apps, offline; prints one JSON object as its last line.
 
-    .venv/bin/python bench/levels.py [--repeats 3] [--out DIR]
+    .venv/bin/python bench/levels.py [--repeats 3] [--out DIR] [--markdown]
 
 The design loop's round 0 over the bundled apps (heuristic agent, offline verifier; the loop's
 plain stages, no Prefect: the scoring does not depend on it), each task rolled out `--repeats`
 times with its own seed (the app's Math.random) and its level's step budget. Prints the weighted
 score (Σ w·passed / Σ w·n, OSUniverse's weights), SR, SR per level, SR's spread across repeats, and
-how many tasks carry an answer check and how many of those the heuristic answered right.
+how many tasks carry an answer check and how many of those the heuristic answered right. `--markdown`
+prints, before the JSON line, the run's scoring table as results.md has it (`results.scoring_table`).
 
 Why the spread may be 0: the offline heuristic agent is deterministic — the same page gives the
 same actions — so repeats differ only where an app draws random numbers (each repeat seeds
@@ -26,7 +27,7 @@ from pathlib import Path
 from apps_prompts import BUNDLED_DIR, load_apps
 from experiment import make_config
 from flows import sweep_without_prefect
-from results import table_rows
+from results import records_markdown, scoring_table, table_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -40,6 +41,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--markdown", action="store_true", help="Print the scoring table as Markdown before the JSON line.")
     args = parser.parse_args()
 
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-levels-"))
@@ -59,6 +61,8 @@ async def main() -> None:
         for task in spec.tasks:
             key = task.level.value if task.level else "none"
             levels[key] = levels.get(key, 0) + 1
+    if args.markdown:
+        print(records_markdown(scoring_table([row])) + "\n", flush=True)
     log(f"{len(results)} apps, {row.tasks['overall']} tasks × {args.repeats} repeats in {wall:.0f} s; run folder {out}")
     print(json.dumps({
         "apps": len(results), "tasks": row.tasks["overall"], "repeats": args.repeats, "tasks_per_level": levels,

@@ -12,7 +12,7 @@ from prefect.artifacts import (
 )
 
 from experiment import ExperimentConfig
-from results import DOMAINS, GAP_FACTOR, AppRoundResult, Insights, TableRow, Track, VariationRow, interval_text, pct
+from results import DOMAINS, GAP_FACTOR, AppRoundResult, Insights, TableRow, Track, VariationRow, interval_text, p_value, pct
 
 
 def viewer_url(base: str, run_name: str, trajectory_id: str | None = None, app_id: str | None = None,
@@ -141,7 +141,7 @@ async def publish_insights(config: ExperimentConfig, insights: Insights) -> None
         table=[{"principle": r.principle, "applied": str(r.applied), "unverifiable": str(r.unverifiable),
                 "revisions": str(r.revisions), "apps": str(r.apps), "tasks touched": str(r.tasks),
                 "gained": str(r.gained), "lost": str(r.lost), "net (pts)": pct(r.net),
-                "95% CI": interval_text(r.net_ci95) or "–", "McNemar p": "–" if r.mcnemar_p is None else f"{r.mcnemar_p:.3g}"}
+                "95% CI": interval_text(r.net_ci95) or "–", "McNemar p": p_value(r.mcnemar_p)}
                for r in sorted(insights.principles, key=lambda r: -(r.net or 0))],
         key=artifact_key("insights", config.name),
         description=f"Design principles of {config.name}: {insights.note}",

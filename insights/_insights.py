@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cua import DEFAULT_VIEWPORT, Viewport, close_browser
-from results import AppRoundResult, Insights, interval_text, pct, read_manifest, read_results
+from results import AppRoundResult, Insights, interval_text, p_value, pct, read_manifest, read_results
 
 from ._attribution import attribute
 from ._changes import Revision, revisions
@@ -53,9 +53,8 @@ def principle_table(insights: Insights) -> str:
              "95 % CI | McNemar p |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
     for row in sorted(insights.principles, key=lambda r: -(r.net or 0)):
         ci = interval_text(row.net_ci95) or "–"
-        p = f"{row.mcnemar_p:.3g}" if row.mcnemar_p is not None else "–"
         lines.append(f"| {row.principle} | {row.applied} | {row.unverifiable} | {row.revisions} | {row.apps} | "
-                     f"{row.tasks} | {row.gained} | {row.lost} | {pct(row.net)} | {ci} | {p} |")
+                     f"{row.tasks} | {row.gained} | {row.lost} | {pct(row.net)} | {ci} | {p_value(row.mcnemar_p)} |")
     return "\n".join(lines)
 
 

@@ -38,7 +38,7 @@ from ._export import ExportReport, export_dataset
 from ._export_columns import COLUMNS as DATASET_COLUMNS
 from ._export_rows import ExportError
 from ._files import RunResults, read_manifest, read_results, write_results
-from ._format import pct
+from ._format import p_value, pct
 from ._insight_records import (
     ABLATION_FILE,
     ABLATION_SELECTION,
@@ -75,8 +75,9 @@ from ._outcomes import (
     revised_pairs,
 )
 from ._report import PLOT_FILE, write_plot, write_report
-from ._report_agreement import agreement_section_html, read_agreement, write_agreement
+from ._report_agreement import agreement_records, agreement_section_html, read_agreement, write_agreement
 from ._report_defects import METRICS_GLOB, defects_section_html, read_defect_metrics, write_defects_report
+from ._report_insights import ablations_markdown
 from ._report_variations import gap_label
 from ._tables import (
     DEFAULT_WEIGHTS,
@@ -107,8 +108,8 @@ __all__ = [
     "PLOT_FILE", "SCORING_NOTE", "VARIATION_NOTE",
     "AppRoundResult", "Comparison", "GamingSuspect", "RepeatOutcomes", "RunResults", "TableRow", "TaskOutcome",
     "TaskTally", "Track", "VariationResult", "VariationRow",
-    "agreement_section_html", "best_rounds", "bootstrap_ratio_interval", "by_commenter_mode_table", "by_cua_table",
-    "cell_figures", "cell_intervals", "pct", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
+    "ablations_markdown", "agreement_records", "agreement_section_html", "best_rounds", "bootstrap_ratio_interval", "by_commenter_mode_table", "by_cua_table",
+    "cell_figures", "cell_intervals", "p_value", "pct", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
     "defects_section_html", "gap_label", "interval_markdown", "interval_records", "interval_text", "markdown_table",
     "mcnemar_exact_p", "minimum_detectable_difference", "paired_difference_interval", "pass_counts", "percent",
     "rate_interval", "read_agreement", "revised_pairs", "read_defect_metrics", "read_manifest", "read_results", "records_markdown",

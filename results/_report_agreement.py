@@ -40,9 +40,23 @@ def _e(text: object) -> str:
     return html.escape(str(text))
 
 
-
 def _kappa(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
+
+
+def agreement_records(report: AgreementReport) -> list[dict[str, str]]:
+    """Every pair of judges as `aui report` prints it (and `records_markdown` writes it): n, left out (unsure / one
+    judge only), agreement, κ, balanced accuracy, the confusion counts (S→F: reference success, other failure), notes."""
+    records = []
+    for pair in report.pairs:
+        counts = pair.confusion
+        records.append({
+            "reference": pair.reference, "other": pair.other, "n": str(pair.n),
+            "left out": f"{pair.left_out_unsure} / {pair.left_out_missing}", "agreement %": pct(pair.agreement),
+            "κ": _kappa(pair.kappa), "bal. acc. %": pct(pair.balanced_accuracy), "S→S": str(counts.success_success),
+            "S→F": str(counts.success_failure), "F→S": str(counts.failure_success), "F→F": str(counts.failure_failure),
+            "notes": "; ".join(note for note in (pair.reason, pair.kappa_note, pair.balanced_accuracy_note) if note)})
+    return records
 
 
 def _confusion_html(pair: PairAgreement) -> str:

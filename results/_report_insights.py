@@ -7,7 +7,7 @@ import html
 from pathlib import Path
 
 from ._error_bars import interval_text
-from ._format import pct
+from ._format import p_value, pct
 from ._insight_records import Ablation, Insights, read_ablations, read_insights
 
 
@@ -15,13 +15,12 @@ def _e(text: object) -> str:
     return html.escape(str(text))
 
 
-
 def principles_html(insights: Insights) -> str:
     rows = "".join(
         f"<tr><td>{_e(r.principle)}</td><td>{r.applied}</td><td>{r.unverifiable}</td><td>{r.revisions}</td>"
         f"<td>{r.apps}</td><td>{r.tasks}</td><td>{r.gained}</td>"
         f"<td>{r.lost}</td><td>{pct(r.net)}</td><td>{interval_text(r.net_ci95) or '–'}</td>"
-        f"<td>{'–' if r.mcnemar_p is None else f'{r.mcnemar_p:.3g}'}</td></tr>"
+        f"<td>{p_value(r.mcnemar_p)}</td></tr>"
         for r in sorted(insights.principles, key=lambda r: -(r.net or 0)))
     ratio = "–" if insights.flips_attributed_ratio is None else pct(insights.flips_attributed_ratio)
     return (f"<p class=note>{_e(insights.note)} Over {insights.pairs} task pairs ({insights.left_out} left out: no valid "
@@ -45,16 +44,35 @@ def flips_html(insights: Insights) -> str:
             f"<th>rounds</th><th>flip</th><th>principles</th><th>changes</th><th>dashboards</th></tr>{rows}</table>")
 
 
+ABLATION_COLUMNS = ("left out", "revisions", "tasks", "SR full", "SR ablated", "difference (pts)", "95 % CI",
+                    "McNemar p", "gained", "lost")
+"""The ablation table's columns (report.html, `ablations_markdown`): gained = passed only without it (ablated only),
+lost = passed only with it (full only)."""
+
+
+def ablation_cells(ablation: Ablation) -> list[str]:
+    """One ablation's row as every table shows it, in `ABLATION_COLUMNS`' order."""
+    a = ablation
+    return [str(a.principle or a.change), str(len(a.revisions)), str(a.tasks), pct(a.full_sr), pct(a.ablated_sr),
+            pct(a.paired_diff), interval_text(a.ci95) or "–", p_value(a.mcnemar_p), str(a.ablated_only), str(a.full_only)]
+
+
 def ablations_html(ablations: list[Ablation]) -> str:
     if not ablations:
         return ""
-    rows = "".join(
-        f"<tr><td>{_e(a.principle or a.change)}</td><td>{len(a.revisions)}</td><td>{a.tasks}</td><td>{pct(a.full_sr)}</td>"
-        f"<td>{pct(a.ablated_sr)}</td><td>{pct(a.paired_diff)}</td><td>{interval_text(a.ci95) or '–'}</td>"
-        f"<td>{'–' if a.mcnemar_p is None else f'{a.mcnemar_p:.3g}'}</td></tr>" for a in ablations)
-    return (f"<h3>Ablations</h3><p class=note>{_e(ablations[0].note)} {_e(ablations[0].selection)}</p><table><tr><th>left out</th><th>revisions</th>"
-            "<th>tasks</th><th>SR full</th><th>SR ablated</th><th>difference (pts)</th><th>95 % CI</th>"
-            f"<th>McNemar p</th></tr>{rows}</table>")
+    head = "".join(f"<th>{_e(column)}</th>" for column in ABLATION_COLUMNS)
+    rows = "".join("<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in ablation_cells(a)) + "</tr>" for a in ablations)
+    return (f"<h3>Ablations</h3><p class=note>{_e(ablations[0].note)} {_e(ablations[0].selection)}</p>"
+            f"<table><tr>{head}</tr>{rows}</table>")
+
+
+def ablations_markdown(ablations: list[Ablation]) -> str:
+    """The ablation table as Markdown (the report's, cell for cell); "" without ablations."""
+    if not ablations:
+        return ""
+    lines = ["| " + " | ".join(ABLATION_COLUMNS) + " |", "|---|" + "---:|" * (len(ABLATION_COLUMNS) - 1)]
+    lines += ["| " + " | ".join(ablation_cells(a)) + " |" for a in ablations]
+    return "\n".join(lines)
 
 
 def insights_section_html(run_dir: Path) -> str:
