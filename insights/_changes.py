@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder import principle_of
-from results import CHANGE_STATUSES, PAGE_WIDE, AppRoundResult, Change, ChangeStatus, Track, revised_pairs
+from results import PAGE_WIDE, AppRoundResult, Change, ChangeStatus, Track, revised_pairs
 
 from ._dom import Version, element_changed, selector_tokens
 from ._page import acted_on, claim_checks, on_the_page, script_only, transform_checks
@@ -178,12 +178,17 @@ def principle_changes(revision: Revision, principle: str) -> list[Change]:
     return [c for c in revision.changes if c.counted and (c.principle or NO_PRINCIPLE) == principle]
 
 
+_PRECEDENCE: tuple[ChangeStatus, ...] = ("applied", "unverifiable", "not applied")
+"""A revision's verdict on a principle from its changes': one applied change applies it; else one that cannot be
+told leaves it unverifiable; only changes all seen not to happen make it not applied."""
+
+
 def principle_status(revision: Revision, principle: str) -> ChangeStatus | None:
     """Whether the revision applied `principle`: applied when one of its counted changes of it was, else unverifiable
     when one of them is, else not applied; None when it has none. The principle table's revisions and an ablation's
     choice of revisions are this decision."""
     found = {c.status for c in principle_changes(revision, principle)}
-    return next((status for status in CHANGE_STATUSES if status in found), None)
+    return next((status for status in _PRECEDENCE if status in found), None)
 
 
 async def revisions(run_dir: Path, results: list[AppRoundResult], renderer: Renderer,

@@ -167,3 +167,25 @@ def test_motion_is_less_only_when_an_element_moves_for_less_time():
     assert style_changed({"min-height": "0px"}, {"min-height": "44px"}, sizes)
     assert not style_changed({"min-height": "44px"}, {"min-height": "20px"}, sizes)
     assert style_changed({"scroll-behavior": "smooth"}, {"scroll-behavior": "auto"}, [(("scroll-behavior",), "less")])
+
+
+def test_a_revisions_verdict_on_a_principle_prefers_applied_then_unverifiable_then_not_applied():
+    """One applied change applies the principle; else a change nothing could tell leaves it unverifiable (the
+    ablation's skip reason says so); only changes all seen not to happen make it not applied."""
+    from insights import principle_status
+    from insights._changes import Revision
+    from results import Change
+
+    def change(number: int, status: str) -> Change:
+        return Change(id=f"a/t/r1/made-{number}", app_id="a", track="t", round=1, revised_from=0, kind="made",
+                      text="x", principle="input permissiveness", status=status, how="-", counted=True)
+
+    def verdict(*statuses: str) -> str | None:
+        revision = Revision(result=None, before=None, old=None, new=None,
+                            changes=[change(n, status) for n, status in enumerate(statuses)])
+        return principle_status(revision, "input permissiveness")
+
+    assert verdict("not applied", "unverifiable") == "unverifiable"
+    assert verdict("unverifiable", "not applied", "applied") == "applied"
+    assert verdict("not applied", "not applied") == "not applied"
+    assert verdict() is None
