@@ -35,6 +35,7 @@ APP_URL = f"{APP_ORIGIN}/index.html"
 
 # Run in the page: the init script of `config.in_page_select_picker`, and the wait for the end of loading.
 _IN_PAGE_SELECT_PICKER = Path(__file__).with_name("_in_page_select_picker.js").read_text(encoding="utf-8")
+_STILL_ANIMATIONS = Path(__file__).with_name("_still_animations.js").read_text(encoding="utf-8")
 _DOCUMENT_COMPLETE = Path(__file__).with_name("_document_complete.js").read_text(encoding="utf-8")
 
 # An app that floods the logs (a request or dialog every tick) must not grow the trajectory
@@ -151,6 +152,7 @@ async def open_app(
         seeding_script(seed, fixed_clock),
         f"({_IN_PAGE_SELECT_PICKER})()" if config.in_page_select_picker else None,
         short_timers_script(config.short_timers_ms) if config.short_timers_ms else None,
+        f"({_STILL_ANIMATIONS})()" if config.still_animations else None,
     ) if script is not None]
     files = {"index.html": serve_html(html.encode("utf-8") if isinstance(html, str) else html, config.transform),
              **(extra_files or {})}

@@ -127,6 +127,14 @@ class BrowserConfig(BaseModel):
         "what a step does no longer hangs on how fast the steps before it ran. For rollouts that must repeat "
         "(the defect dataset); recorded in each trajectory.",
     )
+    still_animations: bool = Field(
+        default=False,
+        description="Stop every infinite animation (a floating picture, drifting blobs, a pulse) as it starts "
+        "(`_still_animations.js`: a CSS one is cancelled, so the element is drawn with its own style; a scripted one "
+        "is paused at its start): the same page state then gives the same pixels whenever it is observed. Finite "
+        "animations and transitions run as ever. For environments that must repeat frame for frame (`environments`, "
+        "where it is on); recorded in each trajectory.",
+    )
     reuse_pages: bool = Field(
         default_factory=lambda: os.environ.get("AUI_REUSE_PAGES", "1") != "0",
         description="Open apps in warm pages that earlier apps of this process used, each reset first to what a "

@@ -82,6 +82,7 @@ async def rollout(
         seed=seed,
         fixed_clock=fixed_clock,
         short_timers_ms=config.browser.short_timers_ms,
+        still_animations=config.browser.still_animations,
         transform=config.browser.transform.name if config.browser.transform else None,
         transform_sha256=config.browser.transform.sha256 if config.browser.transform else None,
         stop_on_checker=config.stop_on_checker,

@@ -136,6 +136,8 @@ class Trajectory(BaseModel):
     short_timers_ms: int = Field(
         default=0, description="Each observation waited for the app's pending timers of at most this many ms "
         "(`BrowserConfig.short_timers_ms`); 0: it did not.")
+    still_animations: bool = Field(
+        default=False, description="Infinite animations were stopped as they started (`BrowserConfig.still_animations`).")
     transform: str | None = Field(
         default=None, description="The serve-time change the app was shown with (a variation such as 'dark+long', or "
         "an injected defect; `BrowserConfig.transform`); None: the app as it is.")

@@ -14,6 +14,7 @@ Prefect, a browser or a model: `flows` runs what is described here.
 """
 
 from ._config import (
+    DEFAULT_LEVELS,
     UNLEVELLED_MAX_STEPS,
     Carry,
     CommenterMode,
@@ -34,7 +35,7 @@ from ._preflight import check_config, check_run_size
 from ._run_size import RoleCalls, RunSize, expected_stages, run_size, tasks_per_app
 
 __all__ = [
-    "ROLES", "UNLEVELLED_MAX_STEPS", "Carry", "CommenterMode", "ConfigError", "ExperimentConfig", "FeedbackSource",
+    "DEFAULT_LEVELS", "ROLES", "UNLEVELLED_MAX_STEPS", "Carry", "CommenterMode", "ConfigError", "ExperimentConfig", "FeedbackSource",
     "LevelSetting", "RevisionMode", "RoleCalls", "RolePlayer", "RunBudget", "RunSize", "TraceMode", "apps_with_v0",
     "check_config", "check_run_size", "expected_stages", "is_offline_provider", "load_config", "make_config",
     "offline_coders", "offline_roles", "registry_at", "role_players", "run_registry", "run_size", "runs_offline",

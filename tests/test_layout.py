@@ -152,6 +152,7 @@ FLOORS = {
     "flows": 5, "viewer": 5, "bench": 5,       # orchestration, the viewer, the benchmarks
     "experiment": 4,                           # an experiment before it runs: config, role players, plan, checks
     "insights": 4,                             # design insights: change log, attribution, principle table
+    "environments": 4,                         # every app a Gymnasium environment (cua.AppEnv behind Gymnasium's API)
     "results": 3,                              # what a run folder holds
     "coder": 2, "verifier": 2, "commenter": 2, "dashboard_render": 2, "perturb": 2,  # the roles
     "cua": 1, "apps_prompts": 1,               # the environment, the apps and tasks
