@@ -12,14 +12,17 @@
 `keys`, `text`, `amount`; screen pixels), a `cua.Action`, a dict in the project's JSON form, a UI-TARS reply
 string or an OpenAI computer-use action item; a bad one raises `InvalidAction` (a ValueError) and the
 episode goes on. Reward 1.0 on the step the task's proven checker turns true; a task whose checker is not
-proven on the page served is not offered (`TaskNotOffered`). The room owns no browser logic — `cua.AppEnv`
-does the work on one background event loop (`shutdown()` closes its browser; importing starts nothing).
+proven on the page served is not offered (`TaskNotOffered`). `ReferencePolicy(task.solution)` plays a task's
+reference solution as a person would, through `env.unwrapped.ask` (an expert's demonstrations). The room owns
+no browser logic — `cua.AppEnv` does the work on one background event loop (`shutdown()` closes its browser;
+importing starts nothing).
 """
 
 from ._apps import NAMESPACE, LoadedApp, env_id, register_apps
 from ._env import AppGymEnv, TaskNotOffered
 from ._loop import LoopDied, shutdown
 from ._proofs import Offer
+from ._reference import ReferencePolicy
 from ._spaces import CHARSET, DIRECTIONS, KINDS, InvalidAction
 from ._vector import AppVectorEnv, make_vector
 
@@ -38,6 +41,7 @@ __all__ = [
     "LoadedApp",
     "LoopDied",
     "Offer",
+    "ReferencePolicy",
     "TaskNotOffered",
     "env_id",
     "make_vector",

@@ -3,7 +3,7 @@ the step its checker turns true — and 0 on every step before it.
 
 The solution's selector-level steps become what a person would do (`perturb.SolutionPolicy`: a click at an
 element's centre, a click + select-all + typing for a field, the option of a drop-down drawn in the page; and
-for an exact value on a slider, the arrow keys after the click: `SolutionByHand`), decided on the environment's
+for an exact value on a slider, the arrow keys after the click: `environments.ReferencePolicy`), decided on the environment's
 page (`env.unwrapped.ask`) and stepped one by one.
 """
 
@@ -13,7 +13,6 @@ import gymnasium
 import pytest
 
 import environments
-from tests.environments.solution_by_hand import SolutionByHand
 
 MAX_ACTIONS = 60
 
@@ -26,7 +25,7 @@ def test_every_reference_solution_earns_reward_one_on_the_step_its_checker_turns
         assert env.unwrapped.unoffered == {}  # every bundled task's checker is proven
         for task in env.unwrapped.tasks:
             env.reset(seed=0, options={"task": task.id})
-            policy = SolutionByHand(task.solution)
+            policy = environments.ReferencePolicy(task.solution)
             rewards, passed, ended = [], [], False
             while not ended:
                 for action in env.unwrapped.ask(policy):

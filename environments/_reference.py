@@ -1,5 +1,12 @@
-"""A task's reference solution as a person plays it: `perturb.SolutionPolicy`, and for an exact value on a slider the
-arrow keys after the click (a click lands on a pixel, and a pixel of a 200-value slider is more than one value)."""
+"""A task's reference solution as a person plays it — an expert to imitate, or the proof that an environment's reward
+is reachable: `perturb.SolutionPolicy` (a click at an element's centre, select-all + typing for a field, the option
+of a drop-down drawn in the page), and for an exact value on a slider the arrow keys after the click (a click lands
+on a pixel, and a pixel of a 200-value slider is more than one value). `perturb`'s own policy stays as it is: the
+defect dataset was made with it.
+
+    policy = ReferencePolicy(task.solution)
+    for action in env.unwrapped.ask(policy): env.step(action)   # until the episode ends
+"""
 
 from __future__ import annotations
 
@@ -9,10 +16,10 @@ from perturb import SolutionPolicy
 _VALUE = "e => [Number(e.value), Number(e.step) || 1, (e.getAttribute('type') || '').toLowerCase()]"
 
 
-class SolutionByHand(SolutionPolicy):
+class ReferencePolicy(SolutionPolicy):
     """`SolutionPolicy`, then right / left until a slider a `fill` step set shows the step's value."""
 
-    name = "solution-by-hand"
+    name = "reference"
 
     def __init__(self, solution):
         super().__init__(solution)
