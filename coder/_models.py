@@ -7,8 +7,7 @@ answers with a `RevisionResult` carrying the non-regression `ContractResult`.
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -17,15 +16,10 @@ from cua import DEFAULT_VIEWPORT, Viewport
 from llm import rebuild_exception
 
 
-class RevisionMode(str, Enum):
-    """What a revision is driven by (design.md §7)."""
-
-    unsupported = "unsupported"
-    """Tasks the verifier found no valid checker for, with its reasons."""
-    cua = "cua"
-    """Commenter feedback from failed CUA rollouts."""
-    integrated = "integrated"
-    """Both."""
+RevisionMode = Literal["unsupported", "cua", "integrated"]
+"""What a revision is driven by (design.md §7): the tasks the verifier found no valid checker for, with its
+reasons (`unsupported`); the commenter's feedback on failed CUA rollouts (`cua`); both (`integrated`). The one
+definition: the experiment's `revision_modes` and every coder take these names."""
 
 
 def style_block_default(mode: RevisionMode | str) -> bool:
@@ -37,7 +31,9 @@ def style_block_default(mode: RevisionMode | str) -> bool:
     Raises:
         ValueError: `mode` is not a revision mode.
     """
-    return RevisionMode(mode) in (RevisionMode.cua, RevisionMode.integrated)
+    if mode not in get_args(RevisionMode):
+        raise ValueError(f"{mode!r} is not a revision mode ({', '.join(get_args(RevisionMode))})")
+    return mode in ("cua", "integrated")
 
 
 class UnsupportedTask(BaseModel):
@@ -204,11 +200,11 @@ class RevisionRequest(BaseModel):
 
     def active_unsupported(self) -> list[UnsupportedTask]:
         """The unsupported tasks this mode acts on."""
-        return self.unsupported if self.mode in (RevisionMode.unsupported, RevisionMode.integrated) else []
+        return self.unsupported if self.mode in ("unsupported", "integrated") else []
 
     def active_feedback(self) -> list[Feedback]:
         """The feedback this mode acts on."""
-        return self.feedback if self.mode in (RevisionMode.cua, RevisionMode.integrated) else []
+        return self.feedback if self.mode in ("cua", "integrated") else []
 
 
 ContractStatus = Literal["kept", "kept_after_retry", "violated"]

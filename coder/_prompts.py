@@ -61,10 +61,10 @@ REVISION_RULES = """Rules for this revision:
 - Never show a state without the state change behind it: status text, counters and badges change only in the code that really changes the data, when it does."""
 
 _MODE_INTRO = {
-    RevisionMode.unsupported: "Some user tasks cannot be done with the current version. Add what they need.",
-    RevisionMode.cua: "A computer-use agent tried tasks on the current version and failed. "
+    "unsupported": "Some user tasks cannot be done with the current version. Add what they need.",
+    "cua": "A computer-use agent tried tasks on the current version and failed. "
     "Reviewers studied its attempts; apply their feedback.",
-    RevisionMode.integrated: "Some user tasks cannot be done with the current version, and a computer-use agent "
+    "integrated": "Some user tasks cannot be done with the current version, and a computer-use agent "
     "failed other tasks. Add what the unsupported tasks need and apply the reviewers' feedback.",
 }
 

@@ -100,7 +100,7 @@ async def test_each_revision_mode_sends_only_its_inputs(scripted, counter_app, c
     assert REVISION_RULES in sent
     # The paper's setting: de-stylised when the agent's attempts drive the revision.
     assert (STYLE_BLOCK in sent) == (mode != "unsupported") == result.style_block
-    assert result.mode.value == mode and result.contract.status == "kept" and not result.contract.retried
+    assert result.mode == mode and result.contract.status == "kept" and not result.contract.retried
     assert result.unsupported_task_ids == (["undo-last"] if has_unsupported else [])
 
 
