@@ -43,6 +43,7 @@ from ._messages import (
     system_message,
     user_message,
 )
+from ._provider import RoleProvider
 from ._registry import DEFAULT_MODELS_PATH, ModelRegistry, UnknownModelError, load_model_registry
 from ._registry_base import LazyEntry, MissingOptionalPackageError, Registry, UnknownNameError
 from ._repair import Repaired, ask_with_repair
@@ -101,6 +102,7 @@ __all__ = [
     "ReplyTooLargeError",
     "ResponsesResult",
     "RetryPolicy",
+    "RoleProvider",
     "RoleUsage",
     "Spent",
     "ToolCall",
