@@ -31,14 +31,10 @@ from apps_prompts import (
 from cua import close_browser
 from verifier import TaskProof, prove_task
 
+from ._output import _fail, err_console
+
 apps_app = typer.Typer(help="App specs: list, import (AUI-Gym format), validate; fetch the public benchmarks.", no_args_is_help=True)
 console = Console()
-err_console = Console(stderr=True)
-
-
-def _error(text: str) -> None:
-    """One `error:` line on stderr (the text escaped: a spec's own words must not read as markup)."""
-    err_console.print(f"[red]error:[/] {escape(' '.join(str(text).split()))}", soft_wrap=True)
 
 
 def _load_or_exit(path: Path) -> LoadResult:
@@ -46,10 +42,9 @@ def _load_or_exit(path: Path) -> LoadResult:
     try:
         result = load_apps(path)
     except FileNotFoundError as exc:
-        _error(str(exc))
-        raise typer.Exit(2)
+        raise _fail(str(exc))
     for bad_file, problems in result.bad_files().items():
-        _error(f"{bad_file}: {problems}")
+        _fail(f"{bad_file}: {problems}")
     if not result.apps and result.errors:
         err_console.print(f"0 apps: none of the {len(result.bad_files())} spec file(s) in {escape(str(path))} could be loaded",
                           soft_wrap=True)
@@ -103,8 +98,7 @@ def validate_apps(
 ) -> None:
     """Prove in real Chromium that every checker is false at load and true after its solution."""
     if v0_dir is not None and not v0_dir.is_dir():
-        err_console.print(f"[red]error:[/] --v0-dir {v0_dir} is not a directory")
-        raise typer.Exit(2)
+        raise _fail(f"--v0-dir {v0_dir} is not a directory")
     result = _load_or_exit(path)
     apps = [a for a in result.apps if not app_id or a.id in app_id]
     problems: list[str] = []  # file-level: missing v0 HTML (the app's tasks are not proved)
@@ -126,7 +120,7 @@ def validate_apps(
             ref = reference_html_path(spec)
             html_by_app[spec.id] = ref.read_text(encoding="utf-8") if ref else ""
     for problem in problems:
-        _error(problem)
+        _fail(problem)
 
     async def prove_all():
         # Proofs mostly wait on the page settling, so a few contexts in flight on one browser overlap well.
@@ -171,8 +165,7 @@ def _with_file_tasks(apps: list, tasks_file: Path) -> tuple[list, list[str]]:
             if f"no tasks for app '{spec.id}'" in str(error):
                 skipped.append(spec.id)
                 continue
-            err_console.print(f"[red]error:[/] {error}", soft_wrap=True)
-            raise typer.Exit(2)
+            raise _fail(str(error))
         if not tasks:
             skipped.append(spec.id)
             continue
@@ -202,23 +195,19 @@ def fetch_apps(
 ) -> None:
     """Fetch a public benchmark by name, pinned to a commit, every file checked against the sha256 the project keeps."""
     if only is not None and tasks_file is not None:
-        _error("give --only or --tasks-file, not both")
-        raise typer.Exit(2)
+        raise _fail("give --only or --tasks-file, not both")
     ids = [part.strip() for part in only.split(",") if part.strip()] if only is not None else None
     if tasks_file is not None:
         try:
             ids = tasks_file_app_ids(tasks_file)
         except TasksFileError as error:
-            _error(str(error))
-            raise typer.Exit(2)
+            raise _fail(str(error))
         if not ids:
-            _error(f"--tasks-file {tasks_file} does not say which apps its tasks are for: name them with --only ID,ID")
-            raise typer.Exit(2)
+            raise _fail(f"--tasks-file {tasks_file} does not say which apps its tasks are for: name them with --only ID,ID")
     try:
         report = fetch_benchmark(name, to=to, source=source, base_url=base_url, only=ids, force=force)
     except FetchError as error:
-        _error(str(error))
-        raise typer.Exit(2)
+        raise _fail(str(error))
     _print_fetch(report)
 
 

@@ -17,7 +17,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from experiment import ExperimentConfig, expected_stages, runs_offline
+from experiment import ExperimentConfig, Plan, expected_stages
 from flows import OPTIONAL_KINDS, LimitSampler, RunProgress, format_duration, watching
 
 LOG_FILE = "log.txt"
@@ -30,11 +30,11 @@ def _is_console_handler(handler: logging.Handler) -> bool:
 class RunDisplay:
     """Inside the block: the run's progress is drawn, and Prefect's log goes to log.txt (and the console if verbose)."""
 
-    def __init__(self, console: Console, config: ExperimentConfig, counts: dict[str, int], verbose: bool = False):
+    def __init__(self, console: Console, config: ExperimentConfig, plan: Plan, verbose: bool = False):
         self.console, self.config, self.verbose = console, config, verbose
-        totals, app_rounds = expected_stages(config, counts)
+        totals, app_rounds = expected_stages(config, plan.tasks)
         self.live = console.is_terminal
-        self.progress = RunProgress(totals, app_rounds, config.rounds, offline=runs_offline(config),
+        self.progress = RunProgress(totals, app_rounds, config.rounds, offline=plan.offline,
                                     on_round=None if self.live else self._plain_line)
         self.log_path = Path(config.run_dir) / LOG_FILE
         self._removed: list[logging.Handler] = []

@@ -16,10 +16,12 @@ from rich.console import Console
 from commenter import get_commenter
 from cua import Trajectory, close_browser
 from dashboard_render import DASHBOARD_FILE, account_trajectory, render_trajectory
+from experiment import is_offline_provider
 from llm import ModelClient, ModelConfigError, UnknownNameError
 
+from ._output import _fail, err_console
+
 console = Console()
-err_console = Console(stderr=True)
 
 _HTML_NAMES = ("app.html", "index.html")
 
@@ -28,8 +30,7 @@ def _load_trajectory_or_exit(folder: Path):
     try:
         return Trajectory.load(folder)
     except (FileNotFoundError, ValueError) as exc:
-        err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(str(exc))
 
 
 def dashboard_command(
@@ -80,14 +81,12 @@ def comment_command(
     _load_trajectory_or_exit(trajectory_dir)
     html_path = html or next((trajectory_dir / n for n in _HTML_NAMES if (trajectory_dir / n).is_file()), None)
     if html is not None and not html.is_file():
-        err_console.print(f"[red]error:[/] --html {html}: no such file")
-        raise typer.Exit(2)
+        raise _fail(f"--html {html}: no such file")
     try:
-        client = None if model == "offline" else ModelClient(models_config)
+        client = None if is_offline_provider("commenter", model) else ModelClient(models_config)
         commenter = get_commenter(model, client=client, mode=mode)
     except (UnknownNameError, ModelConfigError) as exc:
-        err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(str(exc))
     if commenter.offline and html_path is None:
         err_console.print("[yellow]note:[/] no app HTML (--html): the offline commenter uses the trajectory only")
 

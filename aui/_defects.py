@@ -18,10 +18,10 @@ from flows import DefectRunError, eval_run, inject_run
 from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
 
+from ._output import _fail
 from ._rollout import parse_viewport
 
 console = Console()
-err_console = Console(stderr=True)
 defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
                           no_args_is_help=True)
 
@@ -33,11 +33,6 @@ GTArena's detectors, which see only the app under test)."""
 
 def _split(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()] if value else None
-
-
-def _fail(message: str) -> None:
-    err_console.print(f"[red]error:[/] {message}", soft_wrap=True)
-    raise typer.Exit(2)
 
 
 @defects_app.command("inject")
@@ -57,7 +52,7 @@ def inject_command(
     try:
         defect_set = asyncio.run(_inject(out, apps_dir, _split(apps), _split(types), per_app, seed, viewport, rollouts))
     except (DefectRunError, DefectError, KeyError, ValueError) as exc:
-        _fail(str(exc).strip("'"))
+        raise _fail(str(exc).strip("'"))
     proven = len(defect_set.proven)
     console.print(f"{proven} / {len(defect_set.records)} defects proven ({', '.join(defect_set.types)}) in "
                   f"{len(defect_set.apps)} app(s) → {out / 'defects.json'}", soft_wrap=True)
@@ -87,7 +82,7 @@ def eval_command(
     """Score detectors on a defect run's tuples: Accuracy, Recall-D, Recall-N, per type and kind; report.html."""
     names = _split(detector)
     if not names:
-        _fail("--detector: name at least one detector")
+        raise _fail("--detector: name at least one detector")
     client = None
     for name in names:
         if name in OFFLINE_DETECTORS:
@@ -96,11 +91,11 @@ def eval_command(
             client = client or ModelClient(models_config)
             client.registry.model_name(name)
         except (UnknownNameError, ModelConfigError, ValueError) as exc:
-            _fail(str(exc))
+            raise _fail(str(exc))
     try:
         scored = asyncio.run(_eval(run_dir, names, client, concurrency))
     except (FileNotFoundError, DefectRunError, ValueError) as exc:
-        _fail(str(exc))
+        raise _fail(str(exc))
     for metrics in scored:
         overall = metrics.overall
         console.print(f"{metrics.label}: {overall.tuples} tuples ({overall.defective} defective, {overall.normal} normal, "

@@ -11,11 +11,13 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from experiment import is_offline_provider
 from llm import ModelClient, ModelConfigError, UnknownNameError
 from verifier.judge import JUDGEMENTS_FILE, judge_run, make_judge
 
+from ._output import _fail, err_console
+
 console = Console()
-err_console = Console(stderr=True)
 
 
 def judge_command(
@@ -29,14 +31,12 @@ def judge_command(
 ) -> None:
     """Judge every trajectory of a finished run and append the verdicts to RUN_DIR/judgements.jsonl."""
     if not (run_dir / "results.json").is_file():
-        err_console.print(f"[red]error:[/] {run_dir}: not a finished run folder (no results.json)", soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(f"{run_dir}: not a finished run folder (no results.json)")
     try:
-        client = None if model == "offline" else ModelClient(models_config)
+        client = None if is_offline_provider("judge", model) else ModelClient(models_config)
         chosen = make_judge(model, mode, client)  # bad names, modes and unset key variables: refused here
     except (UnknownNameError, ModelConfigError, ValueError) as exc:
-        err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(str(exc))
     async def run():
         try:
             return await judge_run(run_dir, model, mode, client, concurrency=concurrency)
@@ -47,8 +47,7 @@ def judge_command(
     try:
         judgements = asyncio.run(run())
     except (FileNotFoundError, ValueError) as exc:
-        err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(str(exc))
 
     answered = [j for j in judgements if j.success is not None]
     errors = [j for j in judgements if j.success is None]

@@ -17,8 +17,9 @@ from cua import DEFAULT_VIEWPORT, BrowserConfig, RolloutConfig, Viewport, close_
 from cua.policies import get_policy
 from verifier import rollout_checker
 
+from ._output import _fail, err_console
+
 console = Console()
-err_console = Console(stderr=True)
 
 
 def parse_viewport(value: str | Viewport) -> Viewport:
@@ -51,12 +52,10 @@ def rollout_command(
         spec = load_app(app_id, apps)
         task = spec.task(task_id)
     except (KeyError, FileNotFoundError, ValueError) as exc:
-        err_console.print(f"[red]error:[/] {str(exc).strip(chr(39))}", soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(str(exc).strip("'"))
     html_path = html or reference_html_path(spec)
     if html_path is None or not Path(html_path).is_file():
-        err_console.print(f"[red]error:[/] no app HTML for '{app_id}': give --html PATH (the spec has no reference_html)")
-        raise typer.Exit(2)
+        raise _fail(f"no app HTML for '{app_id}': give --html PATH (the spec has no reference_html)")
     if not task.checker:
         err_console.print(f"[yellow]warning:[/] task '{task_id}' has no reference checker; it cannot succeed")
 
@@ -64,8 +63,7 @@ def rollout_command(
         agent = get_policy(policy, model=model, models_path=str(models) if models else None)
         checker = rollout_checker(task.checker)  # reference checkers may be rules: compiled here
     except Exception as exc:  # unknown name, bad model entry, missing key variable, a checker that does not compile
-        err_console.print(f"[red]error:[/] policy '{policy}': {exc}", soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(f"policy '{policy}': {exc}")
 
     config = RolloutConfig(max_steps=max_steps, trace=trace, browser=BrowserConfig(viewport=viewport))
     trajectory = asyncio.run(_run(Path(html_path).read_text(encoding="utf-8"), spec.id, task, agent, checker, out, config))

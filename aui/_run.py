@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 import logging
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Optional
 
 import typer
 from rich.markup import escape
 
-from cua import DEFAULT_VIEWPORT
-from experiment import (
-    ConfigError,
-    ExperimentConfig,
-    check_config,
-    check_run_size,
-    load_config,
-    make_config,
-    offline_roles,
-    runs_offline,
-    tasks_per_app,
-)
+from experiment import GROUPS, ConfigError, ExperimentConfig, Plan, check_config, check_run_size, command_config, config_flags, load_config
 from flows import SignalListener, Stopped, budget_line, dask_task_runner, run_stoppable
 from results import (
     comparisons,
@@ -44,19 +36,6 @@ from ._tables import levels_table, results_table
 BUDGET_EXIT = 3
 """The exit code of a run that stopped at its budget (`budget reached: …` on stderr)."""
 
-OFFLINE_ROLES = {"coders": ["offline"], "verifier": "offline", "proposer": "offline", "commenter": "offline",
-                 "judge": "offline", "cua_policies": ["heuristic"], "detector": "offline"}
-
-FLAG_OF_FIELD = {"apps": "--apps", "app_ids": "--app", "rounds": "--rounds", "revision_modes": "--mode",
-                 "coders": "--coder", "cua_policies": "--cua", "cua_model": "--cua-model", "v0_dir": "--v0-dir",
-                 "tasks_file": "--tasks-file", "name": "--name", "out_dir": "--out", "models_config": "--models",
-                 "concurrency": "--concurrency", "max_steps": "--max-steps", "repeats": "--repeats", "judge": "--judge",
-                 "viewport": "--viewport", "commenter_modes": "--commenter-mode", "carry": "--carry", "trace": "--trace",
-                 "task_runner": "--task-runner", "dask_address": "--dask-address", "variations": "--variations",
-                 "revise_on": "--revise-on", "translator": "--translator"}
-"""The `aui run` / `aui sweep` flag that sets each `ExperimentConfig` field: a bad value is blamed on the flag."""
-
-
 def _execute(config: ExperimentConfig, source: str = "flags", assume_yes: bool = False, verbose: bool = False) -> None:
     # From here on, SIGTERM/SIGINT stop the run in bounded time with one line, instead of killing it
     # half-way or being swallowed by one of its coroutines (`flows._stop`).
@@ -73,20 +52,20 @@ def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: 
     if (stopped := listener.stopped()) is not None:  # a signal while the command started (`aui._entry`)
         raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
     try:
-        app_ids = check_config(config, source=source)  # bad input fails here, before Prefect is even imported
-        size = check_run_size(config, app_ids, assume_yes=assume_yes, source=source)
+        plan = check_config(config, source=source)  # bad input fails here, before Prefect is even imported
+        size = check_run_size(config, plan, assume_yes=assume_yes, source=source)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     if (stopped := listener.stopped()) is not None:
         raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
-    _announce(config, size)
-    results = _sweep_on_display(config, app_ids, listener, verbose)
-    _print_outcome(config, results)
+    _announce(config, plan, size)
+    results = _sweep_on_display(config, plan, listener, verbose)
+    _print_outcome(config, plan, results)
 
 
-def _announce(config: ExperimentConfig, size) -> None:
+def _announce(config: ExperimentConfig, plan: Plan, size) -> None:
     """Where the run goes, who plays its roles, its size and power, and where Prefect and Dask are."""
-    mode = "OFFLINE providers (no model endpoint)" if runs_offline(config) else "model endpoints from " + str(config.models_config or "configs/models.yaml")
+    mode = "OFFLINE providers (no model endpoint)" if plan.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
     console.print(escape(size.describe()), soft_wrap=True)
     console.print(escape(size.describe_power()), soft_wrap=True, highlight=False)
@@ -110,7 +89,7 @@ def _announce(config: ExperimentConfig, size) -> None:
                       "(global concurrency limits aui-budget-…).")
 
 
-def _sweep_on_display(config: ExperimentConfig, app_ids: list[str], listener, verbose: bool) -> list:
+def _sweep_on_display(config: ExperimentConfig, plan: Plan, listener, verbose: bool) -> list:
     """The sweep, under the live display, stoppable by a signal; a failure is one line (AUI_DEBUG=1: the traceback)."""
     # Prefect loads with `sweep`, only once the config and the run's size have been checked.
     from flows import sweep
@@ -125,8 +104,8 @@ def _sweep_on_display(config: ExperimentConfig, app_ids: list[str], listener, ve
         _fail(_stopped_line(config, message))
 
     try:
-        with RunDisplay(console, config, tasks_per_app(config, app_ids), verbose=verbose):
-            return run_stoppable(lambda: sweep(config), listener, on_hard_stop=hard_stop)
+        with RunDisplay(console, config, plan, verbose=verbose):
+            return run_stoppable(lambda: sweep(config, plan), listener, on_hard_stop=hard_stop)
     except Stopped as stopped:
         raise _fail(_stopped_line(config, str(stopped)), stopped.exit_code) from None
     except Exception as exc:  # noqa: BLE001 - the CLI's edge: one line, not a traceback (AUI_DEBUG=1 keeps it)
@@ -137,7 +116,7 @@ def _sweep_on_display(config: ExperimentConfig, app_ids: list[str], listener, ve
                     f"(finished stages are kept and cached; fix the cause and run the same command again)", code) from None
 
 
-def _print_outcome(config: ExperimentConfig, results: list) -> None:
+def _print_outcome(config: ExperimentConfig, plan: Plan, results: list) -> None:
     """The tables, the comparisons, who played offline, what the cache reused, where to look next; the exit code
     says whether the budget stopped the run or a stage failed for good."""
     from ._insights import principle_table
@@ -152,8 +131,8 @@ def _print_outcome(config: ExperimentConfig, results: list) -> None:
     if varied := variation_rows(results):
         console.print(variation_table(varied, width=console.width))
     stopped_by_budget = budget_line(config.run_dir)
-    if played_offline := offline_roles(config):
-        said = "All roles ran on offline providers" if runs_offline(config) else "Offline providers played"
+    if played_offline := plan.offline_roles():
+        said = "All roles ran on offline providers" if plan.offline else "Offline providers played"
         console.print(f"[yellow]{said}[/]: {escape(', '.join(played_offline))} (no model endpoint).", soft_wrap=True)
     for line in cache_lines(config.run_dir):
         console.print(escape(line), soft_wrap=True, highlight=False)
@@ -229,118 +208,47 @@ def _tracebacks_off_the_console() -> None:
             handler.setFormatter(_OneLineFormatter(handler.formatter))
 
 
-def run(
-    config_file: Path = typer.Option(None, "--config", "-c", help="Experiment YAML (flags below override it)."),
-    offline: bool = typer.Option(False, "--offline", help="Offline providers for every role (heuristic agent)."),
-    apps: Path = typer.Option(None, "--apps", help="Folder of app specs (ours or AUI-Gym YAML)."),
-    app_ids: list[str] = typer.Option(None, "--app", help="Only these app ids (repeatable)."),
-    rounds: int = typer.Option(None, "--rounds", help="Revision rounds after v0."),
-    modes: list[str] = typer.Option(None, "--mode", help="unsupported | cua | integrated (repeatable)."),
-    coders: list[str] = typer.Option(None, "--coder", help="Coder model name(s) or offline."),
-    policies: list[str] = typer.Option(None, "--cua", help="CUA policy: heuristic | uitars | openai-cua."),
-    cua_model: str = typer.Option(None, "--cua-model", help="Model for uitars / openai-cua."),
-    v0_dir: Path = typer.Option(None, "--v0-dir", help="Existing apps as ID/index.html (initial versions)."),
-    tasks_file: Path = typer.Option(None, "--tasks-file", help="Tasks per app (YAML/JSON)."),
-    name: str = typer.Option(None, "--name", help="Run name (folder under --out)."),
-    out_dir: Path = typer.Option(None, "--out", help="Runs folder (default runs/)."),
-    models_config: Path = typer.Option(None, "--models", help="Model registry YAML."),
-    concurrency: int = typer.Option(None, "--concurrency", help="Rollouts in flight (default: one per core when the "
-                                    "agents are offline, 8 when one calls a model)."),
-    max_steps: int = typer.Option(None, "--max-steps", help="One step budget for every rollout (default: each task's "
-                                  "level's; 20 without a level)."),
-    repeats: int = typer.Option(None, "--repeats", help="Rollouts per task and version, each with its own seed."),
-    judge: str = typer.Option(None, "--judge", help="Judge of final_screenshot / flow checks: a model or offline."),
-    viewport: str = typer.Option(None, "--viewport", help=f"Browser viewport WIDTHxHEIGHT (default {DEFAULT_VIEWPORT})."),
-    variations: str = typer.Option(None, "--variations", help="Comma-separated looks of every version, e.g. "
-                                   "default,dark,long,dark+long (default: default). `aui variations` lists them."),
-    revise_on: str = typer.Option(None, "--revise-on", help="The variation whose failures the commenter sees (default: default)."),
-    translator: str = typer.Option(None, "--translator", help="Model or role translating apps for the german variation."),
-    commenter_modes: list[str] = typer.Option(None, "--commenter-mode", help="dashboard | text-only | screenshots-only (repeatable: a sweep axis)."),
-    feedback: str = typer.Option(None, "--feedback", help="What the coder is told: commenter (default), defects, "
-                                 "commenter+defects, or +defects (the commenter's plus the GUI defects detected)."),
-    detector: str = typer.Option(None, "--detector", help="Who detects GUI defects for --feedback +defects: offline or a "
-                                 "model / role (e.g. detector)."),
-    carry: str = typer.Option(None, "--carry", help="latest (the paper's) | best: which version the next round revises."),
-    trace: str = typer.Option(None, "--trace", help="off | failures | all: keep Playwright traces of rollouts."),
-    task_runner: str = typer.Option(None, "--task-runner", help="default | dask (stages on a Dask cluster, prefect-dask)."),
-    dask_address: str = typer.Option(None, "--dask-address", help="Dask scheduler for --task-runner dask, e.g. tcp://127.0.0.1:8786."),
-    max_cost_usd: float = typer.Option(None, "--max-cost-usd", help="Budget: dollars the run may spend on models "
-                                       "(kept across re-runs; a higher one resumes)."),
-    max_model_calls: int = typer.Option(None, "--max-model-calls", help="Budget: model calls the run may make "
-                                        "(cache hits are free)."),
-    yes: bool = typer.Option(False, "--yes", help="Start even if the run is larger than max_rollouts."),
-    reuse_stale: bool = typer.Option(False, "--reuse-stale", help="Reuse cached stage results even where the code that "
-                                     "made them has changed since (printed and recorded in the manifest)."),
-    insights: bool = typer.Option(False, "--insights", help="After the sweep, its design insights (the principle table; "
-                                  "`aui insights`) in insights.json, the report and a Prefect artifact."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Prefect's log lines on the console too (always in log.txt)."),
-) -> None:
-    """Run one experiment (the design loop over the selected apps) and print its results table."""
-    overrides = {"apps": apps, "app_ids": app_ids or None, "rounds": rounds, "revision_modes": modes or None,
-                 "coders": coders or None, "cua_policies": policies or None, "cua_model": cua_model, "v0_dir": v0_dir,
-                 "tasks_file": tasks_file, "name": name, "out_dir": out_dir, "models_config": models_config,
-                 "concurrency": concurrency, "max_steps": max_steps, "repeats": repeats, "judge": judge,
-                 "viewport": viewport, "revise_on": revise_on, "translator": translator,
-                 "variations": [part.strip() for part in variations.split(",") if part.strip()] if variations else None,
-                 "commenter_modes": commenter_modes or None, "carry": carry, "trace": trace, "task_runner": task_runner,
-                 "dask_address": dask_address, "feedback": feedback, "detector": detector,
-                 "reuse_stale": reuse_stale or None, "insights": insights or None}
-    if offline:
-        overrides.update(OFFLINE_ROLES)
-    try:
-        if config_file is not None:
-            config = load_config(config_file, flags=FLAG_OF_FIELD, **overrides)
-        else:
-            config = make_config({k: v for k, v in overrides.items() if v is not None}, flags=FLAG_OF_FIELD)
-        config = with_budget(config, max_cost_usd, max_model_calls)
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
-    _execute(config, str(config_file) if config_file is not None else "flags", assume_yes=yes, verbose=verbose)
+def _config_command(doc: str, config_file: typer.models.ParameterInfo) -> Callable[..., None]:
+    """A command taking the config file (`config_file`: an argument or `--config`), every flag of the config
+    (`experiment.config_flags`: each field's flag, help and group, declared once on the field), `--offline`, `--yes`
+    and `--verbose`; `aui run` and `aui sweep` are two of them."""
+    specs = {spec.field.replace(".", "_"): spec for spec in config_flags()}
+
+    def command(config_file: Path | None, offline: bool, yes: bool, verbose: bool, **values) -> None:
+        given = {spec.field: values[name] for name, spec in specs.items() if values[name] not in (None, [], ())}
+        try:
+            config = command_config(given, config_file, offline)
+        except ConfigError as exc:
+            raise _fail(str(exc)) from None
+        _execute(config, str(config_file) if config_file is not None else "flags", assume_yes=yes, verbose=verbose)
+
+    def option(name: str, default: Any, kind: type, decls: list[str], group: str, text: str) -> inspect.Parameter:
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=typer.Option(
+            default, *decls, help=escape(text), rich_help_panel=group.title()))
+
+    extra = {"roles": [option("offline", False, bool, ["--offline"], "roles", "Offline providers for every role (the "
+                              "heuristic agent); refused together with a flag naming a role's model.")],
+             "budget": [option("yes", False, bool, ["--yes"], "budget", "Start even if the run is larger than max_rollouts.")],
+             "output": [option("verbose", False, bool, ["--verbose", "-v"], "output",
+                               "Prefect's log lines on the console too (always in log.txt).")]}
+    # None: not given (the file's or the default value stays); a list is a repeatable flag; a bool one is --x/--no-x
+    flags = [option(name, None, Optional[list[str] if spec.type is list else spec.type], [
+        f"{spec.flag}/--no-{spec.flag[2:]}" if spec.type is bool else spec.flag], spec.group, spec.help)
+             for name, spec in specs.items()]
+    grouped = [param for group in GROUPS for param in [*extra.get(group, []),
+                                                       *(p for p in flags if specs[p.name].group == group)]]
+    command.__signature__ = inspect.Signature([
+        inspect.Parameter("config_file", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[Path], default=config_file),
+        *grouped])
+    command.__doc__ = doc
+    return command
 
 
-def with_budget(config: ExperimentConfig, max_cost_usd: float | None, max_model_calls: int | None) -> ExperimentConfig:
-    """`config` with the run's budget flags applied over its `budget:` (its per-role limits kept).
-
-    Raises:
-        ConfigError: a flag is negative (named).
-    """
-    update = {key: value for key, value in (("max_cost_usd", max_cost_usd), ("max_model_calls", max_model_calls))
-              if value is not None}
-    if not update:
-        return config
-    data = json.loads(config.model_dump_json())
-    data["budget"] = {**data["budget"], **update}
-    flags = {"max_cost_usd": "--max-cost-usd", "max_model_calls": "--max-model-calls"}
-    try:
-        return make_config(data, source="flags")
-    except ConfigError as exc:
-        for field, flag in flags.items():
-            if f"budget.{field}" in str(exc):
-                raise ConfigError(f"{flag} {update[field]}: must be 0 or more") from None
-        raise
-
-
-def sweep_command(config_file: Path = typer.Argument(..., help="Experiment YAML listing apps × coders × CUAs × modes × rounds."),
-                  task_runner: str = typer.Option(None, "--task-runner", help="default | dask (stages on a Dask cluster)."),
-                  dask_address: str = typer.Option(None, "--dask-address", help="Dask scheduler, e.g. tcp://127.0.0.1:8786."),
-                  trace: str = typer.Option(None, "--trace", help="off | failures | all: keep Playwright traces of rollouts."),
-                  max_cost_usd: float = typer.Option(None, "--max-cost-usd", help="Budget: dollars the run may spend "
-                                                     "(over the config's budget.max_cost_usd)."),
-                  max_model_calls: int = typer.Option(None, "--max-model-calls", help="Budget: model calls the run may "
-                                                      "make (over the config's budget.max_model_calls)."),
-                  yes: bool = typer.Option(False, "--yes", help="Start even if the run is larger than max_rollouts."),
-                  reuse_stale: bool = typer.Option(False, "--reuse-stale", help="Reuse cached stage results even where "
-                                                   "the code that made them has changed since (printed and recorded)."),
-                  verbose: bool = typer.Option(False, "--verbose", "-v",
-                                               help="Prefect's log lines on the console too (always in log.txt).")) -> None:
-    """Run a sweep from a config file (re-running it resumes: finished stages come from the cache)."""
-    try:
-        config = load_config(config_file, flags=FLAG_OF_FIELD, task_runner=task_runner, dask_address=dask_address, trace=trace,
-                             reuse_stale=reuse_stale or None)
-        config = with_budget(config, max_cost_usd, max_model_calls)
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
-    _execute(config, str(config_file), assume_yes=yes, verbose=verbose)
+run = _config_command("Run one experiment (the design loop over the selected apps) and print its results table.",
+                      typer.Option(None, "--config", "-c", help="Experiment YAML (the flags override it)."))
+sweep_command = _config_command(
+    "Run a sweep from a config file, the flags overriding it (re-running it resumes: finished stages come from the "
+    "cache).", typer.Argument(..., help="Experiment YAML listing apps × coders × CUAs × modes × rounds."))
 
 
 def report(run_dir: Path = typer.Argument(..., help="A run folder with results.json.")) -> None:

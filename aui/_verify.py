@@ -11,11 +11,13 @@ from rich.table import Table
 
 from apps_prompts import BUNDLED_DIR, load_app
 from cua import close_browser
+from experiment import is_offline_provider
 from llm import ModelConfigError, get_client
 from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, verify_app
 
+from ._output import _fail, err_console
+
 console = Console()
-err_console = Console(stderr=True)
 
 
 def verify_command(
@@ -32,19 +34,16 @@ def verify_command(
     try:
         spec = load_app(app_id, apps)
     except (KeyError, FileNotFoundError, ValueError) as exc:
-        err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(str(exc))
     if html is not None and not html.is_file():
-        err_console.print(f"[red]error:[/] --html: no file at {html}")
-        raise typer.Exit(2)
+        raise _fail(f"--html: no file at {html}")
     client = None
-    if model != "offline":
+    if not is_offline_provider("verifier", model):
         try:
             client = get_client(models_config)
             client.registry.model_name(model)
         except ModelConfigError as exc:
-            err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
-            raise typer.Exit(2)
+            raise _fail(str(exc))
     config = LLMVerifierConfig(batch_size=batch_size, screenshot=screenshot)
 
     async def run():
@@ -63,8 +62,7 @@ def verify_command(
     try:
         verdicts = asyncio.run(run())
     except ValueError as exc:  # no HTML to judge; a model entry or ${ENV} key missing
-        err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(str(exc))
     except RuntimeError as exc:  # llm.ModelCallError: the model failed for good after retries
         err_console.print(f"[red]model call failed:[/] {exc}", soft_wrap=True)
         raise typer.Exit(1)

@@ -9,8 +9,9 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from ._output import _fail
+
 console = Console()
-err_console = Console(stderr=True)
 
 
 def _who(who: str | None) -> str:
@@ -30,8 +31,7 @@ def view_command(
     roots = list(run_dirs) if run_dirs else [Path("runs")]
     missing = [str(root) for root in roots if not root.is_dir()]
     if missing:
-        err_console.print(f"[red]error:[/] not a folder: {', '.join(missing)}", soft_wrap=True, highlight=False)
-        raise typer.Exit(2)
+        raise _fail(f"not a folder: {', '.join(missing)}")
     labeller = _who(who)
 
     def ready(url: str) -> None:
@@ -41,8 +41,7 @@ def view_command(
     try:
         serve_viewer(roots, who=labeller, host=host, port=port, blind=blind, on_ready=ready)
     except OSError as exc:
-        err_console.print(f"[red]error:[/] cannot listen on {host}:{port}: {exc.strerror or exc}", soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 def serve_command(run_dir: Path = typer.Argument(..., help="A run folder or runs/."),

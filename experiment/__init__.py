@@ -1,26 +1,29 @@
 """An experiment before it runs: its config, who plays each role, what it covers, and whether it can run.
 
     config = make_config({"app_ids": ["unit-converter"], "rounds": 1})   # or load_config("sweep.yaml")
-    problems = check_config(config)                                       # [] or what stops it, by field
-    offline_roles(config)                                                 # the roles played offline
-    sweep_tracks(config)                                                  # coders × CUAs × modes
+    plan = check_config(config)                  # a checked Plan: app ids, tracks, each role's provider; or ConfigError
+    plan.offline_roles()                                                  # the roles played offline
+    plan.provider("cua", "heuristic")                                     # RoleProvider(role, name, offline, model)
 
-`ExperimentConfig` is the one description of a run (a YAML file's fields, the `aui run` flags and
-`make_config`'s keys are the same names). `is_offline_provider` is the one rule behind every
-"offline" label a run prints and records. `check_config` / `check_run_size` are what `aui run`
-checks before anything starts (the apps, the tasks, the policies, the models and their endpoints,
-the number of calls); `run_size` estimates a run's stages, calls and cost. Nothing here starts
-Prefect, a browser or a model: `flows` runs what is described here.
+`ExperimentConfig` is the one description of a run (a YAML file's fields, the `aui run` / `aui sweep` flags —
+each declared once, on its field: `config_flags` — and `make_config`'s keys are the same names).
+`is_offline_provider` is the one rule behind every "offline" label a run prints and records.
+`check_config` / `check_run_size` are what `aui run` checks before anything starts (the apps, the tasks,
+the policies, the models and their endpoints, the number of calls); `check_config` returns the `Plan` the
+sweep runs. `run_size` estimates a run's stages, calls and cost. Nothing here starts Prefect, a browser or
+a model: `flows` runs what is described here.
 """
 
 from ._config import (
     DEFAULT_LEVELS,
+    GROUPS,
     UNLEVELLED_MAX_STEPS,
     Carry,
     CommenterMode,
     ConfigError,
     ExperimentConfig,
     FeedbackSource,
+    Flag,
     LevelSetting,
     RevisionMode,
     RunBudget,
@@ -28,16 +31,16 @@ from ._config import (
     load_config,
     make_config,
 )
-from ._offline_names import ROLES, is_offline_provider, registry_at
-from ._offline_roles import RolePlayer, offline_coders, offline_roles, role_players, run_registry, runs_offline
-from ._plan import apps_with_v0, sweep_apps, sweep_tracks
-from ._preflight import check_config, check_run_size
-from ._run_size import RoleCalls, RunSize, expected_stages, run_size, tasks_per_app
+from ._flags import ConfigFlag, command_config, config_flags
+from ._offline_roles import ROLES, RoleProvider, is_offline_provider, offline_roles, registry_at, resolve_roles, role_players
+from ._preflight import Plan, apps_with_v0, check_config, check_run_size
+from ._run_size import RoleCalls, RunSize, expected_stages, run_size, sweep_tracks, tasks_per_app
 
 __all__ = [
-    "DEFAULT_LEVELS", "ROLES", "UNLEVELLED_MAX_STEPS", "Carry", "CommenterMode", "ConfigError", "ExperimentConfig", "FeedbackSource",
-    "LevelSetting", "RevisionMode", "RoleCalls", "RolePlayer", "RunBudget", "RunSize", "TraceMode", "apps_with_v0",
-    "check_config", "check_run_size", "expected_stages", "is_offline_provider", "load_config", "make_config",
-    "offline_coders", "offline_roles", "registry_at", "role_players", "run_registry", "run_size", "runs_offline",
-    "sweep_apps", "sweep_tracks", "tasks_per_app",
+    "DEFAULT_LEVELS", "GROUPS", "ROLES", "UNLEVELLED_MAX_STEPS", "Carry", "CommenterMode", "ConfigError", "ConfigFlag",
+    "ExperimentConfig", "FeedbackSource", "Flag", "LevelSetting", "Plan", "RevisionMode", "RoleCalls", "RoleProvider", "RunBudget",
+    "RunSize", "TraceMode", "apps_with_v0", "check_config", "check_run_size", "command_config", "config_flags",
+    "expected_stages", "is_offline_provider", "load_config", "make_config", "offline_roles",
+    "registry_at", "resolve_roles", "role_players", "run_size", "sweep_tracks",
+    "tasks_per_app",
 ]

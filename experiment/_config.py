@@ -2,27 +2,43 @@
 
 from __future__ import annotations
 
-import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal, TypeVar
 
 import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from apps_prompts import BUNDLED_DIR, Level, Task
+from coder import RevisionMode
 from cua import DEFAULT_VIEWPORT, Viewport
-from cua.policies import is_offline_policy
 from llm import BudgetLimits
 from perturb import DEFAULT, needed_roles, resolve
 
-from ._offline_names import is_offline_provider, registry_at
+from ._offline_roles import is_offline_provider, registry_at
 
-RevisionMode = Literal["unsupported", "cua", "integrated"]
 CommenterMode = Literal["dashboard", "text-only", "screenshots-only"]
 Carry = Literal["latest", "best"]
 FeedbackSource = Literal["commenter", "defects"]
 TraceMode = Literal["off", "failures", "all"]
+GROUPS = ("apps", "roles", "loop", "browser", "budget", "output")
+"""The groups `aui run --help` shows the config's flags in, in this order."""
 
+
+@dataclass(frozen=True)
+class Flag:
+    """Marks a field a user sets on the command line (`aui run` / `aui sweep`: read by `config_flags`): its group in
+    their `--help`, and its flag when not `--<field-name>`; a nested model's fields get flags of their own names.
+    Group None: set in a config file only (a mapping)."""
+
+    group: str | None
+    flag: str | None = None
+    nested: bool = False
+
+
+T = TypeVar("T")
+Apps, Role, Loop, Browser, Budget, Output = (Annotated[T, Flag(group)] for group in GROUPS)
+FileOnly = Annotated[T, Flag(None)]
 
 
 class RunBudget(BudgetLimits):
@@ -70,115 +86,105 @@ DEFAULT_LEVELS: dict[Level, LevelSetting] = {
 
 
 class ExperimentConfig(BaseModel):
-    """One experiment: apps × coders × CUA policies × revision modes, for some rounds."""
+    """One experiment: apps × coders × CUA policies × revision modes, for some rounds. A field marked with a `Flag`
+    (`Loop[int]`, …) is set by its flag too, and its description is the flag's help."""
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(default="offline-bundled", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", description="Run name; the run folder is out_dir/name.")
-    apps: Path = Field(default=BUNDLED_DIR, description="A folder (or file) of app specs: ours or AUI-Gym YAML.")
-    app_ids: list[str] = Field(default_factory=list, description="Only these apps (default: all).")
-    v0_dir: Path | None = Field(default=None, description="Existing apps as ID/index.html, used as the initial version by the offline coder.")
-    tasks_file: Path | None = Field(default=None, description="Tasks for every app (YAML/JSON: {app_id: [Task, ...]}) instead of the specs' own.")
-    coders: list[str] = Field(default_factory=lambda: ["offline"], min_length=1, description="Coder model names (or 'offline').")
-    cua_policies: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1, description="CUA policy names: heuristic, uitars, openai-cua.")
-    cua_model: str | None = Field(default=None, description="Model for model-backed CUA policies (default: the policy's own: "
+    name: Output[str] = Field(default="offline-bundled", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", description="Run name; the run folder is out_dir/name.")
+    apps: Apps[Path] = Field(default=BUNDLED_DIR, description="A folder (or file) of app specs: ours or AUI-Gym YAML.")
+    app_ids: Annotated[list[str], Flag("apps", "--app")] = Field(default_factory=list, description="Only these apps (default: all).")
+    v0_dir: Apps[Path | None] = Field(default=None, description="Existing apps as ID/index.html, used as the initial version by the offline coder.")
+    tasks_file: Apps[Path | None] = Field(default=None, description="Tasks for every app (YAML/JSON: {app_id: [Task, ...]}) instead of the specs' own.")
+    coders: Annotated[list[str], Flag("roles", "--coder")] = Field(default_factory=lambda: ["offline"], min_length=1, description="Coder model names (or 'offline').")
+    cua_policies: Annotated[list[str], Flag("roles", "--cua")] = Field(default_factory=lambda: ["heuristic"], min_length=1, description="CUA policy names: heuristic, uitars, openai-cua.")
+    cua_model: Role[str | None] = Field(default=None, description="Model for model-backed CUA policies (default: the policy's own: "
                                   "the 'cua' role for uitars, the 'openai-cua' entry for openai-cua).")
-    verifier: str = Field(default="offline", description="Verifier model name or 'offline' (reference checkers).")
-    proposer: str = Field(default="offline", description="Task proposer model name or 'offline' (the specs' tasks).")
-    commenter: str = Field(default="offline", description="Commenter model name or 'offline' (measured DOM facts).")
-    commenter_modes: list[CommenterMode] = Field(
+    verifier: Role[str] = Field(default="offline", description="Verifier model name or 'offline' (reference checkers).")
+    proposer: Role[str] = Field(default="offline", description="Task proposer model name or 'offline' (the specs' tasks).")
+    commenter: Role[str] = Field(default="offline", description="Commenter model name or 'offline' (measured DOM facts).")
+    commenter_modes: Annotated[list[CommenterMode], Flag("loop", "--commenter-mode")] = Field(
         default_factory=lambda: ["dashboard"], min_length=1,
         description="What the commenter sees (a sweep axis, the paper's Table 5): the dashboard, the step history as "
         "text, or the raw step screenshots. Tracks of the `unsupported` revision mode do not comment.")
-    revision_modes: list[RevisionMode] = Field(default_factory=lambda: ["integrated"], min_length=1)
-    rounds: int = Field(default=2, ge=0, le=20, description="Revisions after the initial version (round 0).")
-    carry: Carry = Field(default="latest", description="Which version round k+1 revises: the latest (the paper's) or the "
+    revision_modes: Annotated[list[RevisionMode], Flag("loop", "--mode")] = Field(default_factory=lambda: ["integrated"], min_length=1, description=(
+        "What drives each revision: unsupported (the verifier's reasons), cua (the commenter's feedback) or integrated (both)."))
+    rounds: Loop[int] = Field(default=2, ge=0, le=20, description="Revisions after the initial version (round 0).")
+    carry: Loop[Carry] = Field(default="latest", description="Which version round k+1 revises: the latest (the paper's) or the "
                          "best so far (by SR over all tasks; ties go to the later round).")
-    tasks_per_app: int = Field(default=30, ge=1, le=1000, description="Tasks the LLM proposer writes per app.")
-    max_tasks_per_app: int = Field(default=100, ge=1, description="The most tasks one app may have (a tasks file, a spec "
+    tasks_per_app: Apps[int] = Field(default=30, ge=1, le=1000, description="Tasks the LLM proposer writes per app.")
+    max_tasks_per_app: Apps[int] = Field(default=100, ge=1, description="The most tasks one app may have (a tasks file, a spec "
                                    "or the proposer's count): more is refused before the run starts.")
-    max_rollouts: int = Field(default=5_000, ge=1, description="The largest run (rollouts, at most) that starts without "
+    max_rollouts: Budget[int] = Field(default=5_000, ge=1, description="The largest run (rollouts, at most) that starts without "
                               "`--yes`; preflight prints the size of every run.")
-    max_steps: int | None = Field(default=None, ge=1, le=200, description=(
+    max_steps: Loop[int | None] = Field(default=None, ge=1, le=200, description=(
         "One step budget for every rollout, overriding the levels' (None: each task's level's `max_steps`, and "
         f"{UNLEVELLED_MAX_STEPS} — the paper's — for a task without a level)."))
-    levels: dict[Level, LevelSetting] = Field(default_factory=lambda: dict(DEFAULT_LEVELS), description=(
+    levels: FileOnly[dict[Level, LevelSetting]] = Field(default_factory=lambda: dict(DEFAULT_LEVELS), description=(
         "Weight and step budget per task level (OSUniverse's scoring: the weighted score is Σ w·passed / Σ w·n). "
         "Levels left out keep their defaults."))
-    repeats: int = Field(default=1, ge=1, le=50, description=(
+    repeats: Loop[int] = Field(default=1, ge=1, le=50, description=(
         "Rollouts per task and app version, each with its own seed (the app's Math.random, and the model's sampling "
         "seed where the provider takes one): SR's spread across repeats and each task's k of N."))
-    fixed_clock: bool = Field(default=False, description=(
+    fixed_clock: Browser[bool] = Field(default=False, description=(
         "Start every rollout's clock at the same instant (cua.FIXED_CLOCK_START; it then runs), so apps showing "
         "today's date look the same across agents, repeats and days."))
-    judge: str = Field(default="offline", description=(
+    judge: Role[str] = Field(default="offline", description=(
         "Who judges tasks' final_screenshot / flow checks: a model name or role (e.g. 'judge'), or 'offline' (the text "
         "judge; it cannot judge a flow)."))
-    cua_options: dict[str, dict[str, str | int | float | bool]] = Field(
+    cua_options: FileOnly[dict[str, dict[str, str | int | float | bool]]] = Field(
         default_factory=dict, description="Options per CUA policy, e.g. {uitars: {prompt: compact, history_images: 3}}.")
-    reuse_stale: bool = Field(default=False, description=(
+    reuse_stale: Output[bool] = Field(default=False, description=(
         "Reuse the run folder's cached stage results even where the code (or Chromium) that made them has changed "
         "since: for someone who knows the change does not matter. Printed and recorded in the manifest."))
-    insights: bool = Field(default=False, description=(
+    insights: Output[bool] = Field(default=False, description=(
         "After the sweep, its design insights (`aui insights`): the change log, the tasks that flipped and the changes "
         "that touched them, the principle table — in insights.json, the report and a Prefect table artifact. Each "
         "revision's two versions are loaded in Chromium once more."))
-    trace: TraceMode = Field(default="off", description="Playwright traces of rollouts: none, failed rollouts only, or all "
+    trace: Browser[TraceMode] = Field(default="off", description="Playwright traces of rollouts: none, failed rollouts only, or all "
                              "(open one with `playwright show-trace PATH`).")
-    viewport: Viewport = Field(default=DEFAULT_VIEWPORT, description="Browser viewport, e.g. 1280x720: the screenshots, "
+    viewport: Browser[Viewport] = Field(default=DEFAULT_VIEWPORT, description="Browser viewport, e.g. 1280x720: the screenshots, "
                                "the agents' coordinate spaces, the dashboards, the commenters and the coder's prompts "
                                "and offline rewrites follow it.")
-    style_block: bool | None = Field(
+    style_block: Loop[bool | None] = Field(
         default=None, description="The agent-centric style block (de-stylisation) in revision prompts; None: the paper's "
         "setting, on for the cua and integrated modes and off for unsupported.")
-    variations: list[str] = Field(default_factory=lambda: ["default"], min_length=1, description=(
+    variations: Loop[list[str]] = Field(default_factory=lambda: ["default"], min_length=1, description=(
         "How every round's version is shown to the agent (OpenApps' axis): `default` (the app as it is) and any of "
         "dark, black-white, hard-font, zoom-125, zoom-80, long, misleading, adversarial, popup, german, composed "
-        "with '+' (e.g. dark+long). The default look is always evaluated; each other variant is proven first (the "
-        "tasks it breaks are excluded for it) and seeded with `seed`."))
-    revise_on: str = Field(default="default", description="The variation whose failed rollouts the commenter sees "
+        "with '+' (e.g. dark+long), several separated by commas. The default look is always evaluated; each other "
+        "variant is proven first (the tasks it breaks are excluded for it) and seeded with `seed`."))
+    revise_on: Loop[str] = Field(default="default", description="The variation whose failed rollouts the commenter sees "
                            "(the loop revises on the default look unless told otherwise).")
-    translator: str = Field(default="offline", description="Model name or role that translates apps for the `german` "
+    translator: Role[str] = Field(default="offline", description="Model name or role that translates apps for the `german` "
                             "variation ('offline' cannot translate: such a run is refused).")
-    feedback: list[FeedbackSource] = Field(default_factory=lambda: ["commenter"], min_length=1, description=(
+    feedback: Loop[list[FeedbackSource]] = Field(default_factory=lambda: ["commenter"], min_length=1, description=(
         "What the coder is told about failed rollouts: the commenter's feedback and/or the GUI defects a detector "
         "finds in their transition tuples (`defects`). `+defects` (as in `--feedback +defects`) adds them to the "
         "commenter's; `commenter+defects` says both."))
-    detector: str = Field(default="offline", description="Who finds the defects of `feedback: [defects]`: 'offline' "
+    detector: Role[str] = Field(default="offline", description="Who finds the defects of `feedback: [defects]`: 'offline' "
                           "(rules on measured facts) or a model name or role (e.g. 'detector').")
-    concurrency: int | None = Field(default=None, ge=1, le=32, description=(
+    concurrency: Browser[int | None] = Field(default=None, ge=1, le=32, description=(
         "Rollouts in flight at once (browser contexts). None: what limits the run decides (`rollout_slots`) — the "
         "cores when every CUA policy is offline (CPU-bound: more in flight only queue for the cores), "
         f"{MODEL_BOUND_SLOTS} when one calls a model (bound by its latency; the model's max_concurrency still caps "
         "its calls)."))
-    models_config: Path | None = Field(default=None, description="Model registry YAML (default configs/models.yaml).")
-    out_dir: Path = Field(default=Path("runs"))
-    viewer_url: str = Field(default="http://127.0.0.1:8765", validation_alias=AliasChoices("viewer_url", "serve_url"),
+    models_config: Annotated[Path | None, Flag("roles", "--models")] = Field(default=None, description="Model registry YAML (default configs/models.yaml).")
+    out_dir: Annotated[Path, Flag("output", "--out")] = Field(default=Path("runs"), description="Runs folder: the run goes to out_dir/name.")
+    viewer_url: Output[str] = Field(default="http://127.0.0.1:8765", validation_alias=AliasChoices("viewer_url", "serve_url"),
                             description="Where `aui view` serves the runs: Prefect artifacts link to its pages "
                             "(`serve_url`, its old name, is still read).")
-    seed: int = Field(
+    seed: Loop[int] = Field(
         default=0,
         description="Recorded in the manifest as the run's label for its randomness. The offline providers are "
         "deterministic without it; a model's sampling seed is its own `params.seed` in the model registry "
         "(sent only to servers that accept one).",
     )
-    budget: RunBudget = Field(default_factory=RunBudget, description=(
+    budget: Annotated[RunBudget, Flag("budget", nested=True)] = Field(default_factory=RunBudget, description=(
         "Limits on model calls and dollars, for the run (max_model_calls, max_cost_usd) and per role (roles: {cua: "
         "{max_model_calls: 5000}}); kept across re-runs in budget.json (flows._budget)."))
-    task_runner: Literal["default", "dask"] = Field(default="default", description="Where stages run: this process, or a Dask cluster (prefect-dask).")
-    dask_address: str | None = Field(default=None, description="Scheduler of the Dask cluster, e.g. tcp://10.0.0.5:8786 (with task_runner: dask).")
-
-    def rollout_slots(self) -> int:
-        """Rollouts in flight at once: `concurrency` if given, else what limits the run. Offline CUA policies are
-        CPU-bound (an offline rollout keeps a core busy: Chromium draws, the heuristic reads the page), so one per
-        core, at least 2 (on 2 cores, 6 in flight finished `make run` no sooner than 2: bench/make_run.py,
-        2026-11-27); a model-backed policy waits on its model, so MODEL_BOUND_SLOTS."""
-        if self.concurrency is not None:
-            return self.concurrency
-
-        if all(is_offline_policy(name) for name in self.cua_policies):
-            return max(2, os.cpu_count() or 2)
-        return MODEL_BOUND_SLOTS
+    task_runner: Loop[Literal["default", "dask"]] = Field(default="default", description="Where stages run: this process, or a Dask cluster (prefect-dask).")
+    dask_address: Loop[str | None] = Field(default=None, description="Scheduler of the Dask cluster, e.g. tcp://10.0.0.5:8786 (with task_runner: dask).")
 
     @model_validator(mode="before")
     @classmethod
@@ -196,11 +202,19 @@ class ExperimentConfig(BaseModel):
     @classmethod
     def _feedback_spelling(cls, value: object) -> object:
         """`+defects` is the commenter's feedback plus the defects; `a+b` (or a list) names each source."""
-        if isinstance(value, str):
-            parts = [part.strip() for part in value.split("+")]
-            value = ["commenter", *parts[1:]] if parts[0] == "" else parts
-        if isinstance(value, list):
-            value = list(dict.fromkeys(value))  # each source once, in the order given
+        items = [value] if isinstance(value, str) else value
+        if isinstance(items, list) and all(isinstance(item, str) for item in items):
+            parts = [part.strip() for item in items for part in item.split("+")]
+            value = list(dict.fromkeys("commenter" if part == "" else part for part in parts))  # each once, in order
+        return value
+
+    @field_validator("variations", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        """`default,dark` (a flag's spelling, or a file's string) names two variations."""
+        items = [value] if isinstance(value, str) else value
+        if isinstance(items, list) and all(isinstance(item, str) for item in items):
+            return [part.strip() for item in items for part in item.split(",") if part.strip()]
         return value
 
     @field_validator("trace", mode="before")
@@ -273,8 +287,17 @@ class ExperimentConfig(BaseModel):
                                                                      *(s.max_steps for s in self.levels.values()))
 
 
-def load_config(path: Path, flags: dict[str, str] | None = None, **overrides) -> ExperimentConfig:
-    """Read a YAML config; `overrides` (non-None values) win over the file. `flags` as for `make_config`."""
+def load_config(path: Path) -> ExperimentConfig:
+    """Read and validate a YAML config.
+
+    Raises:
+        ConfigError: the file is missing, not YAML, or a field is wrong (named with the file).
+    """
+    return make_config(read_config_file(path), source=str(path))
+
+
+def read_config_file(path: Path) -> dict:
+    """A config file's settings, its relative paths made relative to the file's folder (not validated)."""
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -284,34 +307,37 @@ def load_config(path: Path, flags: dict[str, str] | None = None, **overrides) ->
         raise ConfigError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of settings")
-    base = path.parent
     for key in ("apps", "v0_dir", "tasks_file", "models_config", "out_dir"):
         if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
-            data[key] = str((base / data[key]).resolve())
-    given = {k: v for k, v in overrides.items() if v is not None}
-    data.update(given)
-    return make_config(data, source=str(path), flags={k: v for k, v in (flags or {}).items() if k in given})
+            data[key] = str((path.parent / data[key]).resolve())
+    return data
 
 
 def make_config(data: dict, source: str = "flags", flags: dict[str, str] | None = None) -> ExperimentConfig:
-    """Validate `data` as an `ExperimentConfig`. `flags` maps a field to the command-line flag that set it
-    (`{"viewport": "--viewport"}`): a bad value there is blamed on the flag the user typed, not on a field
+    """Validate `data` as an `ExperimentConfig`. `flags` maps a field (`viewport`, `budget.max_cost_usd`) to the
+    command-line flag that set it: a bad value there is blamed on the flag the user typed, not on a field
     name they never wrote (nor on the config file, when a flag overrode it)."""
     try:
         return ExperimentConfig.model_validate(data)
     except ValidationError as exc:
-        problems = [_problem(err, source, flags or {}) for err in exc.errors()]
-        by_flag = all(err["loc"] and err["loc"][0] in (flags or {}) for err in exc.errors())
+        blamed = [(err, _flag_of(err["loc"], flags or {})) for err in exc.errors()]
+        problems = [_problem(err, source, flag) for err, flag in blamed]
+        by_flag = all(flag for _, flag in blamed)
         raise ConfigError("; ".join(problems) if by_flag else f"{source}: " + "; ".join(problems)) from None
 
 
-def _problem(err: dict, source: str, flags: dict[str, str]) -> str:
+def _flag_of(loc: tuple, flags: dict[str, str]) -> str | None:
+    """The flag that set the field at `loc` (a nested field's own, else its model's), if a flag did."""
+    return next((flags[key] for key in (".".join(map(str, loc[:2])), str(loc[0]) if loc else "") if key in flags), None)
+
+
+def _problem(err: dict, source: str, flag: str | None) -> str:
     # pydantic prefixes a validator's own message with "Value error, "; the message says it all
     message = err["msg"].removeprefix("Value error, ")
     if not err["loc"]:
         return message
-    if err["loc"][0] in flags:
+    if flag is not None:
         given = err.get("input")
         shown = f" (got {given!r})" if isinstance(given, (str, int, float)) and repr(given) not in message else ""
-        return f"{flags[err['loc'][0]]}: {message}{shown}"
+        return f"{flag}: {message}{shown}"
     return f"field '{'.'.join(str(p) for p in err['loc'])}': {message}"

@@ -1,8 +1,9 @@
-"""Which roles a run uses, who plays each, and which of them are offline providers: the one rule behind every label.
+"""Who plays each role of a run, resolved once, and which are offline providers: the one rule behind every label.
 
 The console, results (.json/.md), the report, the manifest and the viewer all say which roles ran on
-offline providers; they all get the answer from here, and here it comes from the registries, never
-from a test on the name:
+offline providers, and the config's own checks need it too (a variation that translates needs a model);
+they all get the answer from here (`is_offline_provider`: the rule by name), and here it comes from the
+registries, never from a test on the name:
 
 - the CUA: the policy's class says whether it calls a model (`cua.policies.is_offline_policy`);
 - every other role: the name is one of the role's own offline implementations (the `coder` registry's
@@ -19,67 +20,133 @@ from its task list at any round.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from llm import ModelRegistry
-from perturb import needed_roles
+from apps_prompts import OFFLINE_PROPOSERS
+from coder import coders
+from commenter import COMMENTERS
+from commenter.detector import OFFLINE_DETECTORS
+from cua.policies import is_offline_policy, policies
+from llm import ModelConfigError, ModelRegistry, RoleProvider, UnknownModelError, load_model_registry
+from perturb import NO_TRANSLATOR, needed_roles
 from results import Track
+from verifier import OFFLINE
+from verifier.judge import OFFLINE_JUDGE
 
-from ._config import ExperimentConfig
-from ._offline_names import ROLES, is_offline_provider, registry_at
+if TYPE_CHECKING:  # the config's own checks use the rule below: it is imported from here, not the other way
+    from ._config import ExperimentConfig
+
+ROLES = ("coder", "proposer", "verifier", "commenter", "judge", "detector", "translator", "cua")
+"""Every role of the loop, in the order labels list them."""
+ROLE_FIELDS = {**{role: role for role in ROLES}, "coder": "coders", "cua": "cua_policies"}
+"""The `ExperimentConfig` field naming each role's player(s) (a list for the coder and the CUA)."""
+OFFLINE_PLAYERS = {"coder": "offline", "proposer": OFFLINE_PROPOSERS[0], "verifier": OFFLINE, "commenter": "offline",
+                   "judge": OFFLINE_JUDGE, "detector": OFFLINE_DETECTORS[0], "translator": NO_TRANSLATOR, "cua": "heuristic"}
+"""Each role's own offline provider: what `--offline` (and a config's defaults) name."""
 
 
-@dataclass(frozen=True)
-class RolePlayer:
-    """One role the run uses and who plays it."""
+def _own_offline_names(role: str) -> frozenset[str]:
+    """The role's implementations that call no model, by the names its factory knows them by (read at each call:
+    a registry may gain names after import). Registered coders are not models (any other name is one); nothing
+    translates offline: the translator's name says no model is asked."""
+    if role not in ROLES or role == "cua":
+        raise ValueError(f"no role {role!r} with offline names; the roles are {', '.join(ROLES)}")
+    return frozenset({"coder": coders.names(), "proposer": OFFLINE_PROPOSERS, "verifier": [OFFLINE],
+                      "commenter": [name for name in COMMENTERS.names() if getattr(COMMENTERS.get(name), "offline", False)],
+                      "judge": [OFFLINE_JUDGE], "detector": OFFLINE_DETECTORS, "translator": [NO_TRANSLATOR]}[role])
 
-    role: str
-    name: str
-    """The name the config gives (a model name or role, a policy, or the role's own offline implementation)."""
-    offline: bool
+
+def is_offline_provider(role: str, name: str, registry: ModelRegistry | None = None) -> bool:
+    """Whether `name`, playing `role`, is an offline provider (see the module's docstring).
+
+    `registry`: the run's model registry (None: only the role's own offline implementations count). A name the
+    registry does not know is not offline (the run's preflight refuses it before anything starts).
+    """
+    if role == "cua":
+        return name in policies and is_offline_policy(name)
+    if name in _own_offline_names(role):
+        return True
+    if registry is None:
+        return False
+    try:
+        return registry.is_offline(name)
+    except UnknownModelError:
+        return False
 
 
-def run_registry(config: ExperimentConfig) -> ModelRegistry | None:
-    """The run's model registry (None when it cannot be read: only the roles' own offline names then count)."""
-    return registry_at(config.models_config)
+def registry_at(models_config: str | Path | None) -> ModelRegistry | None:
+    """The model registry at `models_config` (None when it cannot be read: only the roles' own offline names then count)."""
+    try:
+        return load_model_registry(models_config)
+    except ModelConfigError:
+        return None
+
+
+def plays(provider: RoleProvider, track: Track) -> bool:
+    """Whether `provider` plays its role in `track` (its own coder and CUA; no commenter or detector in the
+    `unsupported` mode)."""
+    if provider.role in ("coder", "cua"):
+        return provider.name == getattr(track, provider.role)
+    return provider.used and not (provider.role in ("commenter", "detector") and track.mode == "unsupported")
+
+
+def resolve_roles(config: ExperimentConfig, registry: ModelRegistry | None = None,
+                  strict: bool = False) -> list[RoleProvider]:
+    """Every role's provider (one per coder and per CUA policy), in `ROLES` order, each name looked up once.
+
+    `registry`: the model registry to ask (default: the run's, `config.models_config`).
+
+    Raises:
+        UnknownNameError: (`strict`) a CUA policy no registry knows; else it counts as a policy that calls no model
+            and is not offline.
+    """
+    registry = registry if registry is not None else registry_at(config.models_config)
+    known = set(registry.names()) | set(registry.roles) if registry is not None else set()
+    used = {"commenter": "commenter" in config.feedback, "detector": "defects" in config.feedback,
+            "translator": any("translator" in needed_roles(name) for name in config.variations)}
+    providers = []
+    for role in ROLES:
+        names = getattr(config, ROLE_FIELDS[role])
+        for name in dict.fromkeys(names if isinstance(names, list) else [names]):
+            if role == "cua":
+                try:
+                    policy = policies.get(name)  # the policy name's one look-up
+                except LookupError:
+                    if strict:
+                        raise
+                    policy = None
+                offline = bool(policy is not None and policy.offline)
+                model = None if policy is None or offline else (config.cua_model or policy.default_model)
+            else:
+                own = is_offline_provider(role, name)  # the role's own offline implementation: no registry asked
+                offline = own or is_offline_provider(role, name, registry) or (
+                    role == "proposer" and config.tasks_file is not None)
+                model = name if name in known and not own else None
+            providers.append(RoleProvider(role=role, name=name, offline=offline, model=model,
+                                          used=used.get(role, True)))
+    return providers
 
 
 def role_players(config: ExperimentConfig, track: Track | None = None,
-                 registry: ModelRegistry | None = None) -> list[RolePlayer]:
-    """Every role the run (or one `track` of it) uses, who plays it and whether offline, in `ROLES` order.
-
-    A run with several coders or CUA policies lists one player per name; a track, its own.
-    `registry`: the model registry to ask (default: the run's, `config.models_config`).
-    """
-    registry = registry if registry is not None else run_registry(config)
-    wanted: list[tuple[str, str]] = [("coder", name) for name in ([track.coder] if track else config.coders)]
-    wanted.append(("proposer", config.proposer))
-    wanted.append(("verifier", config.verifier))
-    comments = "commenter" in config.feedback and (track is None or track.mode != "unsupported")
-    if comments:
-        wanted.append(("commenter", config.commenter))
-    wanted.append(("judge", config.judge))
-    if "defects" in config.feedback and (track is None or track.mode != "unsupported"):
-        wanted.append(("detector", config.detector))
-    if any("translator" in needed_roles(name) for name in config.variations):
-        wanted.append(("translator", config.translator))
-    wanted += [("cua", name) for name in ([track.cua] if track else config.cua_policies)]
-    players = []
-    for role, name in dict.fromkeys(wanted):
-        offline = (role == "proposer" and config.tasks_file is not None) or is_offline_provider(role, name, registry)
-        players.append(RolePlayer(role=role, name=name, offline=offline))
-    return players
+                 registry: ModelRegistry | None = None) -> list[RoleProvider]:
+    """Every role the run (or one `track` of it) uses and who plays it, in `ROLES` order."""
+    return players_of(resolve_roles(config, registry), track)
 
 
-def offline_roles(config: ExperimentConfig, track: Track | None = None,
-                  registry: ModelRegistry | None = None) -> list[str]:
+def players_of(providers: Iterable[RoleProvider], track: Track | None = None) -> list[RoleProvider]:
+    """The providers the run (or one `track` of it) uses."""
+    return [p for p in providers if (plays(p, track) if track is not None else p.used)]
+
+
+def offline_labels(players: list[RoleProvider], track: Track | None = None) -> list[str]:
     """The roles played by offline providers, as every output labels them.
 
     For one track: the role names (`["coder", "verifier", …, "cua"]`). For the run: the same, except
     that the CUA names its policy (`cua (heuristic)`), and so does a coder when some coders of the
     run are offline and others not (`coder (offline)`).
     """
-    players = role_players(config, track, registry)
     labels = []
     for role in ROLES:
         mine = [player for player in players if player.role == role]
@@ -93,11 +160,7 @@ def offline_roles(config: ExperimentConfig, track: Track | None = None,
     return labels
 
 
-def offline_coders(config: ExperimentConfig) -> list[str]:
-    """The run's coders that are offline providers (they start from `v0_dir` when the config gives one)."""
-    return [player.name for player in role_players(config) if player.role == "coder" and player.offline]
-
-
-def runs_offline(config: ExperimentConfig, registry: ModelRegistry | None = None) -> bool:
-    """Whether every role the run uses is played by an offline provider (no model endpoint is called)."""
-    return all(player.offline for player in role_players(config, registry=registry))
+def offline_roles(config: ExperimentConfig, track: Track | None = None,
+                  registry: ModelRegistry | None = None) -> list[str]:
+    """The roles played by offline providers (`offline_labels` of the run's, or `track`'s, players)."""
+    return offline_labels(role_players(config, track, registry), track)

@@ -1,4 +1,5 @@
-"""Checks a config before a sweep starts, so bad input fails in seconds with one line naming it.
+"""Checks a config before a sweep starts, so bad input fails in seconds with one line naming it, and returns the
+checked `Plan` the sweep runs: the app ids, the tracks and each role's provider, resolved once.
 
 Everything here is something the sweep would otherwise find only deep inside a flow — after the
 Prefect server started, after a stage's retries, with a traceback: a malformed app spec, an
@@ -8,21 +9,24 @@ or CUA policy no registry knows, a model whose key variable is unset, an endpoin
 
 from __future__ import annotations
 
+import os
 import socket
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from apps_prompts import TasksFileError, load_apps, load_tasks_file
-from cua.policies import get_policy, policies, policy_model
-from llm import ModelConfigError, load_model_registry
+from pydantic import BaseModel, ConfigDict, Field
 
-from ._config import ConfigError, ExperimentConfig
-from ._offline_names import is_offline_provider
-from ._offline_roles import offline_coders, role_players, run_registry
-from ._plan import apps_with_v0
-from ._run_size import run_size, tasks_per_app
+from apps_prompts import TasksFileError, load_apps, load_tasks_file
+from cua.policies import get_policy
+from llm import ModelConfigError, load_model_registry
+from results import Track
+
+from ._config import MODEL_BOUND_SLOTS, ConfigError, ExperimentConfig
+from ._offline_roles import ROLE_FIELDS, RoleProvider, offline_labels, players_of, resolve_roles
+from ._run_size import RunSize, run_size, sweep_tracks, tasks_per_app
 
 if TYPE_CHECKING:
     from llm import ModelConfig
@@ -31,8 +35,43 @@ PROBE_TIMEOUT_S = 3.0
 """How long an endpoint may take to accept a TCP connection before the run is refused."""
 
 
-def check_config(config: ExperimentConfig, *, source: str = "config", probe_endpoints: bool = True) -> list[str]:
-    """The app ids the sweep will run, once every input it names is usable.
+class Plan(BaseModel):
+    """A run as its pre-flight found it usable: every name resolved once, every app id checked."""
+
+    model_config = ConfigDict(frozen=True)
+
+    app_ids: list[str] = Field(description="The apps the sweep runs, in order (checked against the specs and v0_dir).")
+    tracks: list[Track] = Field(description="coders × CUAs × revision modes × commenter modes (`sweep_tracks`).")
+    providers: list[RoleProvider] = Field(description="Each role's provider, one per coder and per CUA policy.")
+    tasks: dict[str, int] = Field(description="How many tasks each app will have (`tasks_per_app`).")
+    rollout_slots: int = Field(description="Rollouts in flight at once (`rollout_slots`).")
+
+    def provider(self, role: str, name: str | None = None) -> RoleProvider:
+        """The provider of `role` (named `name`, for the coder and the CUA of a track)."""
+        return next(p for p in self.providers if p.role == role and name in (None, p.name))
+
+    def players(self, track: Track | None = None) -> list[RoleProvider]:
+        """The providers the run (or one `track` of it) uses."""
+        return players_of(self.providers, track)
+
+    def offline_roles(self, track: Track | None = None) -> list[str]:
+        """The roles played by offline providers, as every output labels them (`offline_labels`)."""
+        return offline_labels(self.players(track), track)
+
+    @property
+    def offline(self) -> bool:
+        """Whether every role the run uses is played by an offline provider (no model endpoint is called)."""
+        return all(player.offline for player in self.players())
+
+    @property
+    def models(self) -> list[str]:
+        """The registry names (or roles) of every model the run calls."""
+        return sorted({player.model for player in self.players() if player.model and not player.offline})
+
+
+def check_config(config: ExperimentConfig, *, source: str = "config", probe_endpoints: bool = True) -> Plan:
+    """The run's checked `Plan` (app ids, tracks, each role's provider resolved once), once every input it names is
+    usable.
 
     `source` (the config file, or "flags") starts the message. With `probe_endpoints`, every
     endpoint the run will call must accept a TCP connection within `PROBE_TIMEOUT_S`.
@@ -41,21 +80,26 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
         ConfigError: the first problem found, in one line naming the file, field or value.
     """
     try:
-        app_ids = _check_apps(config)
+        try:
+            providers = resolve_roles(config, strict=True)
+        except LookupError as exc:
+            raise ConfigError(f"field 'cua_policies': {exc}") from None
+        app_ids = _check_apps(config, providers)
         _check_tasks_file(config, app_ids)
-        _check_task_counts(config, app_ids)
-        _check_judge_checks(config, app_ids)
-        _check_policies(config)
-        models = _check_models(config)
+        tasks = tasks_per_app(config, app_ids, providers)
+        _check_task_counts(config, tasks)
+        _check_judge_checks(config, app_ids, providers)
+        models = _check_models(config, players_of(providers))
         _check_policy_options(config)
         if probe_endpoints and models:
             _probe_endpoints(models)
     except ConfigError as exc:
         raise ConfigError(f"{source}: {exc}") from None
-    return app_ids
+    return Plan(app_ids=app_ids, tracks=sweep_tracks(config), providers=providers, tasks=tasks,
+                rollout_slots=rollout_slots(config, providers))
 
 
-def _check_apps(config: ExperimentConfig) -> list[str]:
+def _check_apps(config: ExperimentConfig, providers: list[RoleProvider]) -> list[str]:
     try:
         loaded = load_apps(config.apps)
     except FileNotFoundError as exc:
@@ -70,12 +114,43 @@ def _check_apps(config: ExperimentConfig) -> list[str]:
         raise ConfigError(f"field 'app_ids': unknown app id(s) {', '.join(map(repr, unknown))} in {config.apps} "
                           f"(known: {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})")
     app_ids = list(config.app_ids) or known
-    if config.v0_dir is not None and offline_coders(config):
+    if config.v0_dir is not None and any(p.role == "coder" and p.offline for p in providers):
         try:
             app_ids = apps_with_v0(config, app_ids)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
     return app_ids
+
+
+def apps_with_v0(config: ExperimentConfig, app_ids: list[str]) -> list[str]:
+    """The offline coder starts from `v0_dir/ID/index.html`: named apps must have one; with no
+    names, the run covers the apps that do (a 12-app folder against 52 prompts).
+
+    Raises:
+        ValueError: a named app has no first version there, or none of the apps has one.
+    """
+    have = {path.parent.name for path in Path(config.v0_dir).glob("*/index.html")}
+    if config.app_ids:
+        missing = [app_id for app_id in app_ids if app_id not in have]
+        if missing:
+            raise ValueError(f"--v0-dir {config.v0_dir}: no {missing[0]}/index.html (missing for {len(missing)} app(s): {', '.join(missing[:5])})")
+        return app_ids
+    chosen = [app_id for app_id in app_ids if app_id in have]
+    if not chosen:
+        raise ValueError(f"--v0-dir {config.v0_dir}: none of the {len(app_ids)} apps in {config.apps} has an ID/index.html there")
+    return chosen
+
+
+def rollout_slots(config: ExperimentConfig, providers: list[RoleProvider]) -> int:
+    """Rollouts in flight at once: `concurrency` if given, else what limits the run. Offline CUA policies are
+    CPU-bound (an offline rollout keeps a core busy: Chromium draws, the heuristic reads the page), so one per
+    core, at least 2 (on 2 cores, 6 in flight finished `make run` no sooner than 2: bench/make_run.py,
+    2026-11-27); a model-backed policy waits on its model, so MODEL_BOUND_SLOTS."""
+    if config.concurrency is not None:
+        return config.concurrency
+    if all(p.offline for p in providers if p.role == "cua"):
+        return max(2, os.cpu_count() or 2)
+    return MODEL_BOUND_SLOTS
 
 
 def _check_tasks_file(config: ExperimentConfig, app_ids: list[str]) -> None:
@@ -89,19 +164,18 @@ def _check_tasks_file(config: ExperimentConfig, app_ids: list[str]) -> None:
             raise ConfigError(f"field 'tasks_file': {exc}") from None
 
 
-def _check_task_counts(config: ExperimentConfig, app_ids: list[str]) -> None:
-    for app_id, count in tasks_per_app(config, app_ids).items():
+def _check_task_counts(config: ExperimentConfig, tasks: dict[str, int]) -> None:
+    for app_id, count in tasks.items():
         if count > config.max_tasks_per_app:
             where = f"in {config.tasks_file}" if config.tasks_file else "(field 'tasks_per_app')"
             raise ConfigError(f"app {app_id!r} would have {count:,} tasks {where}; at most {config.max_tasks_per_app} "
                               f"per app (raise field 'max_tasks_per_app' to allow more)")
 
 
-def _check_judge_checks(config: ExperimentConfig, app_ids: list[str]) -> None:
+def _check_judge_checks(config: ExperimentConfig, app_ids: list[str], providers: list[RoleProvider]) -> None:
     """A `flow` check reads the dashboard: only a model judge can; offline it is refused now, not after the rollouts."""
-    registry = run_registry(config)
-    if not is_offline_provider("judge", config.judge, registry) or (
-            config.tasks_file is None and not is_offline_provider("proposer", config.proposer, registry)):
+    offline = {p.role: p.offline for p in providers if p.role in ("judge", "proposer")}
+    if not offline["judge"] or not offline["proposer"]:
         return  # a model judges, or a model proposes the tasks (their checks are not known yet)
 
     specs = {spec.id: spec for spec in load_apps(config.apps).apps}
@@ -114,29 +188,17 @@ def _check_judge_checks(config: ExperimentConfig, app_ids: list[str]) -> None:
                                   f"page's text only and cannot judge a flow")
 
 
-def size_of_run(config: ExperimentConfig, app_ids: list[str]):
-    """The run's size (`RunSize`); call after `check_config`."""
-    return run_size(config, tasks_per_app(config, app_ids))
-
-
-def check_run_size(config: ExperimentConfig, app_ids: list[str], *, assume_yes: bool, source: str = "config"):
+def check_run_size(config: ExperimentConfig, plan: Plan, *, assume_yes: bool, source: str = "config") -> RunSize:
     """The run's size, if it may start: at most `max_rollouts` rollouts, or `assume_yes`.
 
     Raises:
         ConfigError: the run is larger than `max_rollouts` and `assume_yes` is not set.
     """
-    size = size_of_run(config, app_ids)
+    size = run_size(config, plan.tasks, plan.providers)
     if size.rollouts > config.max_rollouts and not assume_yes:
         raise ConfigError(f"{source}: this run would do up to {size.rollouts:,} rollouts, more than max_rollouts "
                           f"({config.max_rollouts:,}); pass --yes to start it anyway, or raise field 'max_rollouts'")
     return size
-
-
-def _check_policies(config: ExperimentConfig) -> None:
-    for policy in config.cua_policies:
-        if policy not in policies:
-            raise ConfigError(f"field 'cua_policies': unknown CUA policy {policy!r}; "
-                              f"known: {', '.join(policies.names())}")
 
 
 def _check_policy_options(config: ExperimentConfig) -> None:
@@ -152,18 +214,12 @@ def _check_policy_options(config: ExperimentConfig) -> None:
             raise ConfigError(f"field 'cua_options.{policy}': {exc}") from None
 
 
-_FIELD_OF_ROLE = {"coder": "coders", "proposer": "proposer", "verifier": "verifier", "commenter": "commenter",
-                  "judge": "judge", "detector": "detector", "translator": "translator"}
-
-
-def _check_models(config: ExperimentConfig) -> dict[str, ModelConfig]:
+def _check_models(config: ExperimentConfig, players: list[RoleProvider]) -> dict[str, ModelConfig]:
     """The model entries the run will call (by name), after checking each exists and can be configured."""
     # The roles the run uses that a model plays (a tasks file wins over any proposer); a name the registry does not
     # know is among them, and refused below naming its field.
-    wanted: list[tuple[str, str]] = [(_FIELD_OF_ROLE[player.role], player.name) for player in role_players(config)
-                                     if player.role != "cua" and not player.offline]
-
-    wanted += [("cua_model", model) for model in dict.fromkeys(policy_model(p, config.cua_model) for p in config.cua_policies) if model]
+    wanted = [(ROLE_FIELDS[p.role], p.name) for p in players if p.role != "cua" and not p.offline]
+    wanted += [("cua_model", model) for model in dict.fromkeys(p.model for p in players if p.role == "cua") if model]
     if not wanted:
         return {}
 
@@ -230,4 +286,4 @@ def _proxied(url: str) -> bool:
     return bool(urllib.request.getproxies().get(parts.scheme or "https")) and not urllib.request.proxy_bypass(parts.hostname or "")
 
 
-__all__ = ["PROBE_TIMEOUT_S", "check_config"]
+__all__ = ["PROBE_TIMEOUT_S", "Plan", "apps_with_v0", "check_config", "check_run_size"]

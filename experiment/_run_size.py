@@ -16,19 +16,17 @@ between two rounds or tracks it can still tell from noise (`results._intervals`)
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from pydantic import BaseModel, Field
 
 from apps_prompts import load_apps, load_tasks_file
-from cua.policies import policy_model
 from llm import load_model_registry
-from results import minimum_detectable_difference
+from results import Track, minimum_detectable_difference
 
 from ._config import ExperimentConfig
-from ._offline_names import is_offline_provider
-from ._offline_roles import run_registry
-from ._plan import sweep_tracks
+from ._offline_roles import RoleProvider, resolve_roles
 
 # (prompt tokens, completion tokens) per call, low and high, per role. Rough on purpose; see above.
 TOKENS_PER_CALL: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
@@ -111,34 +109,46 @@ class RunSize(BaseModel):
         return line
 
 
-def tasks_per_app(config: ExperimentConfig, app_ids: list[str]) -> dict[str, int]:
-    """How many tasks each app will have: its tasks file entry, its spec's tasks, or `tasks_per_app` proposed."""
+def sweep_tracks(config: ExperimentConfig) -> list[Track]:
+    """coders × CUAs × revision modes × commenter modes; the `unsupported` mode, which does not
+    comment, once (commenter mode None)."""
+    tracks = []
+    for coder, cua, mode in itertools.product(config.coders, config.cua_policies, config.revision_modes):
+        commenter_modes = [None] if mode == "unsupported" else config.commenter_modes
+        tracks += [Track(coder=coder, cua=cua, mode=mode, commenter_mode=commenter) for commenter in commenter_modes]
+    return tracks
+
+
+def tasks_per_app(config: ExperimentConfig, app_ids: list[str],
+                  providers: list[RoleProvider] | None = None) -> dict[str, int]:
+    """How many tasks each app will have: its tasks file entry, its spec's tasks, or `tasks_per_app` proposed.
+    `providers`: the run's, resolved (default: resolved from `config`)."""
     if config.tasks_file is not None:
         return {app_id: len(load_tasks_file(config.tasks_file, app_id)) for app_id in app_ids}
-    if not is_offline_provider("proposer", config.proposer, run_registry(config)):
+    if not _provider(providers or resolve_roles(config), "proposer", config.proposer).offline:
         return {app_id: config.tasks_per_app for app_id in app_ids}
     specs = {spec.id: spec for spec in load_apps(config.apps).apps}
     return {app_id: len(specs[app_id].tasks) for app_id in app_ids}
 
 
-def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
-    """The bounds of a run over apps with `counts` tasks each."""
-    tracks = sweep_tracks(config)
-    pairs = {(t.coder, t.cua) for t in tracks}  # round 0 is shared by the tracks of one coder × CUA
-    tasks = sum(counts.values())
-    variations = len(config.variations)
-    rollouts = tasks * (len(pairs) + len(tracks) * config.rounds) * config.repeats * variations
+def _provider(providers: list[RoleProvider], role: str, name: str) -> RoleProvider:
+    return next(p for p in providers if p.role == role and p.name == name)
+
+
+def run_size(config: ExperimentConfig, counts: dict[str, int], providers: list[RoleProvider] | None = None) -> RunSize:
+    """The bounds of a run over apps with `counts` tasks each (`providers`: the run's, default resolved from `config`)."""
+    providers = providers or resolve_roles(config)
+    tracks, (stages, _) = sweep_tracks(config), expected_stages(config, counts)
+    tasks, apps, variations, rollouts = sum(counts.values()), len(counts), len(config.variations), stages["roll out"]
     steps = rollouts * config.most_steps
     commenting = sum(1 for t in tracks if t.commenter_mode is not None)
-    apps = len(counts)
-    batches = sum(math.ceil(n / VERIFIER_BATCH) for n in counts.values() if n)
-    # One verification per app version: a first version per coder, then one per track and round.
-    verifier_calls = batches * (len({t.coder for t in tracks}) + len(tracks) * config.rounds)
+    # One verification (and translation) per app version: a first version per coder, then one per track and round.
+    versions_per_app = len({t.coder for t in tracks}) + len(tracks) * config.rounds
+    verifier_calls = sum(math.ceil(n / VERIFIER_BATCH) for n in counts.values() if n) * versions_per_app
     calls: dict[str, tuple[str, int, int]] = {}
-    registry = run_registry(config)
 
     def by_model(role: str, name: str) -> bool:
-        return not is_offline_provider(role, name, registry)
+        return not _provider(providers, role, name).offline
 
     model_coders = [c for c in config.coders if by_model("coder", c)]
     if model_coders:
@@ -157,13 +167,11 @@ def run_size(config: ExperimentConfig, counts: dict[str, int]) -> RunSize:
         calls["detector"] = (config.detector, 0, 2 * tuples)
     translated = sum(1 for name in config.variations if name != "default" and "german" in name.split("+"))
     if translated:  # one translation per app version (composed variations share it)
-        versions = apps * (len({t.coder for t in tracks}) + len(tracks) * config.rounds)
-        calls["translator"] = (config.translator, versions, 2 * versions)  # one repair at most
-    model_agents = [p for p in config.cua_policies if policy_model(p, config.cua_model)]
+        calls["translator"] = (config.translator, apps * versions_per_app, 2 * apps * versions_per_app)  # 1 repair
+    model_agents = [p.model for p in providers if p.role == "cua" and p.model]
     if model_agents:
         agent_rollouts = rollouts * len(model_agents) // len(config.cua_policies)
-        calls["cua"] = (",".join(policy_model(p, config.cua_model) for p in model_agents), agent_rollouts,
-                        agent_rollouts * config.most_steps)
+        calls["cua"] = (",".join(model_agents), agent_rollouts, agent_rollouts * config.most_steps)
     return RunSize(apps=apps, tasks=tasks, tracks_per_app=len(tracks), rounds=config.rounds, repeats=config.repeats,
                    variations=variations, rollouts=rollouts,
                    steps=steps, by_role={role: _priced(config, role, *entry) for role, entry in calls.items()})

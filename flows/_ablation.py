@@ -19,7 +19,7 @@ from pathlib import Path
 from prefect import flow
 
 from coder import Regression, principle_of
-from experiment import ConfigError, ExperimentConfig, make_config
+from experiment import ConfigError, ExperimentConfig, Plan, check_config, make_config
 from insights import Renderer, Revision, principle_changes, principle_status, revised_pairs, revisions, track_of
 from results import (
     ABLATION_FILE,
@@ -118,9 +118,10 @@ async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str
     pairs = [(after, before) for after, before in revised_pairs(results)
              if change is None or change.startswith(f"{after.app_id}/{track_of(after)}/r{after.round}/")]
     decided = await revisions(run_dir, results, Renderer(config.viewport), pairs)  # the change log's decisions
+    plan = check_config(config, probe_endpoints=False)
     async with run_budget(config.budget, folder, sub.run_key):
         for revision in decided:
-            made = await _ablate_one(run_dir, sub, config, stages, revision, principle, change, ablation)
+            made = await _ablate_one(run_dir, sub, (config, plan), stages, revision, principle, change, ablation)
             if made is not None:
                 ablation.revisions.append(made)
     _pool(ablation)
@@ -129,9 +130,10 @@ async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str
     return ablation
 
 
-async def _ablate_one(run_dir: Path, sub: RunContext, config: ExperimentConfig, stages: Stages, decided: Revision,
-                      principle: str | None, change: str | None, ablation: Ablation) -> AblatedRevision | None:
-    after, before = decided.result, decided.before
+async def _ablate_one(run_dir: Path, sub: RunContext, planned: tuple[ExperimentConfig, Plan], stages: Stages,
+                      decided: Revision, principle: str | None, change: str | None,
+                      ablation: Ablation) -> AblatedRevision | None:
+    (config, plan), after, before = planned, decided.result, decided.before
     track = track_of(after)
     where = f"{after.app_id} · {track} · round {after.round}"
     selected, why_not = _selected(decided, principle, change)
@@ -156,12 +158,13 @@ async def _ablate_one(run_dir: Path, sub: RunContext, config: ExperimentConfig, 
     kept = {**feedback, "actionable_changes": [line for line in feedback.get("actionable_changes") or []
                                                if line not in drop]}
     feedback_ref = sub.write(feedback_path, json.dumps(kept, indent=1).encode()) if feedback else None
-    steps = TrackSteps(config, sub, after.app_id, track, stages)
+    steps = TrackSteps(config, sub, after.app_id, track, stages, plan=plan)
     tasks = TasksRef(app_id=after.app_id, file=tasks_file, count=len(after.tasks), offline=True)
     version: VersionRef = await stages.revise(
         run=sub, app_id=after.app_id, round=after.round, html=html, verdicts=verdicts, tasks=tasks.file,
         feedback=feedback_ref, track=track, style_block=config.style_block,
         regressions=_regressions(before, after, steps.tasks(tasks)), viewport=config.viewport,
+        coder=plan.provider("coder", track.coder),
         omit_principles=[principle] if principle and omit else None, omit_transforms=omit if change else None)
     verified = await steps.verify(version, tasks)
     rollouts = await steps.roll_out(version, tasks, verified)

@@ -186,8 +186,9 @@ def models_named(models_path: str | None, inputs: Mapping[str, Any]) -> dict[str
                 names.add(policy_model(value.policy, value.model) or "")
             except LookupError:
                 pass
+        elif hasattr(value, "role") and hasattr(value, "model"):  # a role's provider (`experiment.RoleProvider`)
+            names.add(value.model or "")
     names.discard("")
-    names.discard("offline")
     if not names:
         return {}
     path = Path(models_path) if models_path else None

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from commenter.detector import OFFLINE_DETECTORS, TrajectoryInput, detect_trajectories, make_detector
+from commenter.detector import TrajectoryInput, detect_trajectories, make_detector
 from cua import TUPLES_FILE, Trajectory, read_tuples, write_tuples
+from llm import RoleProvider
 
 from ._refs import RunContext
 
 MAX_DEFECTS = 8
 
 
-async def detected_defects(run: RunContext, html: str, trajectories: list[str], detector: str) -> list[str]:
+async def detected_defects(run: RunContext, html: str, trajectories: list[str], detector: RoleProvider) -> list[str]:
     """Statements about the defects `detector` finds in the tuples of `trajectories` (folders under the run)."""
     from ._stages import model_client
 
@@ -32,8 +33,8 @@ async def detected_defects(run: RunContext, html: str, trajectories: list[str], 
         inputs.append(TrajectoryInput(folder=folder, html=html))
     # a detector that calls no model by its own name; any other through the `detector` role (its registry decides:
     # a model the registry marks offline gets the offline rules)
-    own = detector in OFFLINE_DETECTORS
-    chosen = make_detector(detector if own else "detector", None if own else model_client(run, {"detector": detector}))
+    own = detector.model is None
+    chosen = make_detector(detector.name if own else "detector", None if own else model_client(run, {"detector": detector.name}))
     detections = await detect_trajectories(run.root, inputs, chosen)
     tuples = {(folder, item.step): item for folder in trajectories for item in read_tuples(run.root / folder)}
     statements: dict[tuple[str, str], str] = {}

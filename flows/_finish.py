@@ -14,8 +14,7 @@ from apps_prompts import load_apps, reference_html_path
 from coder import PROMPT_VERSION as coder_version
 from commenter import PROMPT_VERSION as commenter_version
 from cua import is_headless_shell, launch_args, write_atomic
-from cua.policies import policy_model
-from experiment import ExperimentConfig, offline_roles, role_players, runs_offline
+from experiment import ExperimentConfig, Plan
 from llm import call_stats, load_model_registry, shared_clients
 from perturb import TRANSLATOR_PROMPT_VERSION as translator_version
 from results import AppRoundResult, write_report, write_results
@@ -37,17 +36,14 @@ def _git_commit() -> str | None:
         return None
 
 
-def _models_used(config: ExperimentConfig) -> dict:
-    """Model ids, endpoints and request settings of every named model (never keys)."""
-    # every role the run uses that a model plays (judge, detector and translator too), and the agents' models
-    names = {player.name for player in role_players(config) if player.role != "cua" and not player.offline}
-    names |= {policy_model(policy, config.cua_model) for policy in config.cua_policies}
-    names -= {None}
-    if not names:
+def _models_used(config: ExperimentConfig, plan: Plan) -> dict:
+    """Model ids, endpoints and request settings of every model the run calls (never keys): every role it uses that
+    a model plays (judge, detector and translator too), and the agents' models."""
+    if not plan.models:
         return {}
     registry = load_model_registry(config.models_config)
     described = {}
-    for name in sorted(names):
+    for name in plan.models:
         model = registry.get(name)
         try:
             endpoint = model.endpoint()
@@ -113,7 +109,7 @@ def _input_hashes(config: ExperimentConfig) -> dict:
     return inputs
 
 
-def write_manifest(config: ExperimentConfig, run_dir: Path, cache: RunCacheState | None = None) -> Path:
+def write_manifest(config: ExperimentConfig, plan: Plan, run_dir: Path, cache: RunCacheState | None = None) -> Path:
     """manifest.json: versions, Chromium, git commit, models (no keys), prompt hashes, seeds, inputs, config,
     and (`cache`) the code each stage kind ran as its cache keys saw it (`flows._cache`)."""
     from ._rollouts import run_browser_config
@@ -124,7 +120,7 @@ def write_manifest(config: ExperimentConfig, run_dir: Path, cache: RunCacheState
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
-    models = _models_used(config)
+    models = _models_used(config, plan)
     browser = run_browser_config(config.viewport)  # what the run's rollouts get, not a fresh default
     manifest = {
         "python": platform.python_version(),
@@ -148,10 +144,10 @@ def write_manifest(config: ExperimentConfig, run_dir: Path, cache: RunCacheState
         "seeds": {"config": config.seed, "models": {name: m["params"].get("seed") for name, m in models.items()}},
         "inputs": _input_hashes(config),
         # Which roles offline providers played, and whether all did (`experiment.offline_roles`, the rule of every label).
-        "offline": runs_offline(config),
-        "offline_roles": offline_roles(config),
+        "offline": plan.offline,
+        "offline_roles": plan.offline_roles(),
         # Rollouts in flight as run (config.concurrency None: chosen from the cores or the agents' models).
-        "rollout_slots": config.rollout_slots(),
+        "rollout_slots": plan.rollout_slots,
         "cpu_count": os.cpu_count(),
         "config": json.loads(config.model_dump_json()),
         **(cache.manifest_fields() if cache is not None else {}),
@@ -214,9 +210,9 @@ def usage_summary(config: ExperimentConfig) -> dict:
     return {"by_role": by_role, "by_commenter_mode": by_commenter_mode, "calls": call_stats().model_dump()}
 
 
-def finish_run(config: ExperimentConfig, run_dir: Path, results: list[AppRoundResult]) -> Path:
+def finish_run(config: ExperimentConfig, plan: Plan, run_dir: Path, results: list[AppRoundResult]) -> Path:
     """results.json/.csv/.md, the FC/SR plot and report.html; returns the report's path."""
-    roles = offline_roles(config)
+    roles = plan.offline_roles()
     usage = usage_summary(config)
     cache = tally_for(run_dir).as_dict()
     rows = write_results(run_dir, results, usage=usage, offline_roles=roles, weights=config.weights, cache=cache)

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 
 from prefect import flow, get_run_logger
 
-from experiment import ExperimentConfig
+from experiment import ExperimentConfig, Plan
 from results import AppRoundResult, Track
 
 from ._cache import tallied, tally_for
@@ -31,13 +31,15 @@ RoundHook = Callable[[ExperimentConfig, AppRoundResult], Awaitable[None]]
 
 
 @flow(name="design-loop", flow_run_name="{app_id} · {track}")
-async def design_loop(config: ExperimentConfig, run: RunContext, app_id: str, track: Track) -> list[AppRoundResult]:
-    """One app through R rounds of judge-and-revise with one coder, one CUA and one revision mode."""
+async def design_loop(config: ExperimentConfig, run: RunContext, app_id: str, track: Track,
+                      plan: Plan) -> list[AppRoundResult]:
+    """One app through R rounds of judge-and-revise with one coder, one CUA and one revision mode (`plan`: who plays
+    each role, resolved before the run)."""
     from ._artifacts import publish_round
     from ._dask import submitted
 
     stages = tallied(submitted(PREFECT_STAGES) if config.task_runner == "dask" else PREFECT_STAGES, tally_for(run.run_dir))
-    steps = TrackSteps(config, run, app_id, track, stages, get_run_logger())
+    steps = TrackSteps(config, run, app_id, track, stages, get_run_logger(), plan)
     return await judge_and_revise(steps, config.rounds, on_round=lambda result: publish_round(config, result))
 
 
@@ -65,10 +67,10 @@ async def judge_and_revise(steps: TrackSteps, rounds: int,
     return results
 
 
-async def run_track(config: ExperimentConfig, run: RunContext, app_id: str, track: Track,
-                    stages: Stages) -> list[AppRoundResult]:
+async def run_track(config: ExperimentConfig, run: RunContext, app_id: str, track: Track, stages: Stages,
+                    plan: Plan | None = None) -> list[AppRoundResult]:
     """The same loop without a flow around it (stages as given: plain functions or Prefect tasks)."""
-    return await judge_and_revise(TrackSteps(config, run, app_id, track, stages), config.rounds)
+    return await judge_and_revise(TrackSteps(config, run, app_id, track, stages, plan=plan), config.rounds)
 
 
 async def _announce(on_round: Callable[[AppRoundResult], Awaitable[None]] | None, result: AppRoundResult) -> None:

@@ -11,21 +11,21 @@ from coder import Feedback as CoderFeedback
 from coder import Regression, RevisionRequest, UnsupportedTask, get_coder
 from commenter import Feedback, comment_app, get_commenter
 from cua import Viewport
-from llm import BUDGET_REACHED, BudgetReached
+from llm import BUDGET_REACHED, BudgetReached, RoleProvider
 from results import Track
 from verifier import read_verdicts
 
 from ._cache import stage_cache
 from ._dask import on_worker_loop
 from ._refs import FeedbackRef, FileRef, RunContext, VersionRef
-from ._stages import MODEL_RETRIES, model_client, spec_with_tasks
+from ._stages import MODEL_RETRIES, client_for, model_client, spec_with_tasks
 
 
-@task(cache_policy=stage_cache("comment"), persist_result=True, task_run_name="comment {app_id} r{round} ({commenter})", **MODEL_RETRIES)
+@task(cache_policy=stage_cache("comment"), persist_result=True, task_run_name="comment {app_id} r{round} ({commenter.name})", **MODEL_RETRIES)
 @on_worker_loop
 async def comment_failures(*, run: RunContext, app_id: str, round: int, html: FileRef, trajectories: list[str],
-                           commenter: str, track: Track, sources: list[str] | None = None,
-                           detector: str = "offline") -> FeedbackRef | None:
+                           commenter: RoleProvider, track: Track, sources: list[str] | None = None,
+                           detector: RoleProvider | None = None) -> FeedbackRef | None:
     """One comment per failed rollout, merged per app (deduplicated, capped) into feedback.json.
 
     `sources` (the config's `feedback`; None: the commenter's only): with `defects`, the GUI defects
@@ -35,13 +35,13 @@ async def comment_failures(*, run: RunContext, app_id: str, round: int, html: Fi
         return None  # the `unsupported` mode revises from the verifier's reasons alone
     sources = sources or ["commenter"]
     mode = track.commenter_mode
-    if commenter == "offline":
-        chosen = get_commenter("offline", mode=mode)
+    if commenter.model is None:  # the commenter's own implementation (`experiment` resolved the name)
+        chosen = get_commenter(commenter.name, mode=mode)
     else:
         # Called through a role of its own per commenter mode (`commenter:dashboard`, mapped to the
         # chosen model), so the usage ledger gives each mode's tokens and cost (the paper's Table 5).
         role = commenter_role(mode)
-        chosen = get_commenter(role, client=model_client(run, {role: commenter}), mode=mode)
+        chosen = get_commenter(role, client=model_client(run, {role: commenter.name}), mode=mode)
     if "commenter" in sources:
         feedback = await comment_app(app_id, [run.root / folder for folder in sorted(trajectories)], chosen,
                                      html=run.read_text(html))
@@ -49,7 +49,7 @@ async def comment_failures(*, run: RunContext, app_id: str, round: int, html: Fi
         if refused:
             # Feedback missing comments the budget refused is not this stage's result (it would be cached):
             # the stage fails, and a re-run with a higher budget comments again (comments made come from the call cache).
-            raise BudgetReached(f"commenting {app_id} round {round}: {refused[0].error}", model=commenter, endpoint="budget")
+            raise BudgetReached(f"commenting {app_id} round {round}: {refused[0].error}", model=commenter.name, endpoint="budget")
     else:
         feedback = Feedback(app_id=app_id, offline=True)
     if "defects" in sources:
@@ -74,12 +74,12 @@ def commenter_role(mode: str) -> str:
 @on_worker_loop
 async def revise_version(*, run: RunContext, app_id: str, round: int, html: FileRef, verdicts: FileRef,
                          tasks: FileRef, feedback: FileRef | None, track: Track, style_block: bool | None,
-                         regressions: list[Regression], viewport: Viewport, omit_principles: list[str] | None = None,
-                         omit_transforms: list[str] | None = None) -> VersionRef:
+                         regressions: list[Regression], viewport: Viewport, coder: RoleProvider,
+                         omit_principles: list[str] | None = None, omit_transforms: list[str] | None = None) -> VersionRef:
     """The next version, fitted to `viewport`, with the non-regression contract checked and recorded in revision.json.
 
     A version whose contract is still violated after the coder's retry is kept (as the paper
-    does) and the violation is shown in the report. `omit_principles` / `omit_transforms`: an
+    does) and the violation is shown in the report. `coder`: the track's coder's provider. `omit_principles` / `omit_transforms`: an
     ablation (`flows.ablate`) — the offline coder leaves those transforms out.
     """
 
@@ -94,11 +94,10 @@ async def revise_version(*, run: RunContext, app_id: str, round: int, html: File
                               feedback=comments, checkers=checkers, style_block=style_block, regressions=regressions,
                               viewport=viewport, omit_principles=omit_principles or [],
                               omit_transforms=omit_transforms or [])
-    client = None if track.coder == "offline" else model_client(run)
-    result = await get_coder(track.coder, client, v0_dir=run.v0_dir).revise(request)
+    result = await get_coder(coder.name, client_for(run, coder), v0_dir=run.v0_dir).revise(request)
     folder = Path("apps", app_id, track.folder, f"round-{round}")
     written = run.write(folder / "index.html", result.html)
     run.write(folder / "revision.json", json.dumps(result.model_dump(mode="json", exclude={"html"}), indent=1))
-    return VersionRef(app_id=app_id, round=round, html=written, coder=track.coder, offline=result.offline,
+    return VersionRef(app_id=app_id, round=round, html=written, coder=coder.name, offline=result.offline,
                       contract=result.contract.model_dump(mode="json"),
                       transforms=[t.name for t in result.transforms], usage=result.usage.model_dump())

@@ -34,9 +34,9 @@ from cua import (
 )
 from cua.policies import get_policy, policy_model
 from dashboard_render import draw_dashboard_file
-from llm import BudgetReached, load_model_registry
+from llm import BudgetReached, RoleProvider, load_model_registry
 from verifier import rollout_checker, score_rollout
-from verifier.judge import make_judge
+from verifier.judge import OFFLINE_JUDGE, make_judge
 
 from ._budget import stopped_by_budget
 from ._cache import stage_cache, version_in_use
@@ -52,14 +52,14 @@ DASHBOARD = "dashboard.png"
 @on_worker_loop
 async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, checker: str | None, html: FileRef,
                        agent: AgentSettings, out_path: str, checks: list[Check] | None = None,
-                       judge: str = "offline", variation: str = "default",
+                       judge: RoleProvider | None = None, variation: str = "default",
                        transform: PageTransform | None = None) -> RolloutRef:
     """One CUA rollout judged by every check of the task, then its 1920×1080 dashboard.
 
     The checker runs after every step and ends the rollout when it turns true — unless the task also
     wants an answer, when the agent must still say `finished(content=…)`. `checks` (the verdict's, or
     the task's) are scored when the rollout has ended: an answer against its expected value, a
-    final_screenshot / flow check by `judge` (a model, or 'offline'). The rollout succeeds when
+    final_screenshot / flow check by `judge` (its provider; None: the offline judge). The rollout succeeds when
     every check passes. `transform` is the proven variant's (`variation`): the app is served under it.
 
     The rollout is written to a staging folder and moved to `out_path` only once it has ended and
@@ -123,17 +123,18 @@ async def rollout_task(*, run: RunContext, app_id: str, round: int, task: Task, 
     )
 
 
-async def _score(run: RunContext, trajectory: Trajectory, checker: str | None, checks: list[Check], judge: str,
-                 out_path: str, round_: int, cua: str):
+async def _score(run: RunContext, trajectory: Trajectory, checker: str | None, checks: list[Check],
+                 judge: RoleProvider | None, out_path: str, round_: int, cua: str):
     """Every check of the task on the ended rollout (`verifier.score_rollout`); judges are made only when needed."""
     judges = {}
     kinds = {check.kind for check in checks} & {"final_screenshot", "flow"}
     if kinds:
-        from ._stages import model_client
+        from ._stages import client_for
 
-        client = model_client(run) if judge != "offline" else None
+        client = client_for(run, judge) if judge is not None else None
         for kind in kinds:
-            judges[kind] = make_judge(judge, "screenshot" if kind == "final_screenshot" else "flow", client)
+            judges[kind] = make_judge(judge.name if judge else OFFLINE_JUDGE, "screenshot" if kind == "final_screenshot"
+                                      else "flow", client)
     return await score_rollout(trajectory, has_checker=bool(checker), checks=checks, judges=judges, run_dir=run.root,
                                trajectory_id=out_path, round_=round_, cua=cua)
 

@@ -20,7 +20,7 @@ from prefect import task
 from apps_prompts import AppSpec, Task, get_proposer, load_app
 from coder import CoderError, get_coder
 from cua import Viewport
-from llm import ModelCallError, get_client
+from llm import ModelCallError, RoleProvider, get_client
 from verifier import VERDICTS_FILE, verify_app
 
 from ._cache import stage_cache
@@ -76,6 +76,12 @@ def model_client(run: RunContext, roles: dict[str, str] | None = None):
     return get_client(run.models, roles or None)
 
 
+def client_for(run: RunContext, provider: RoleProvider):
+    """The model client a role's provider calls through (None: the role's own implementation calls no registry model;
+    a model the registry maps to the offline provider gets one, and its factory takes the offline path)."""
+    return model_client(run) if provider.model is not None else None
+
+
 def read_tasks(run: RunContext, tasks: FileRef) -> list[Task]:
     return [Task.model_validate(item) for item in json.loads(run.read_text(tasks))]
 
@@ -90,42 +96,40 @@ def slug(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
 
 
-@task(cache_policy=stage_cache("generate"), persist_result=True, task_run_name="generate {app_id} v0 ({coder})", **MODEL_RETRIES)
+@task(cache_policy=stage_cache("generate"), persist_result=True, task_run_name="generate {app_id} v0 ({coder.name})", **MODEL_RETRIES)
 @on_worker_loop
-async def generate_initial(*, run: RunContext, app_id: str, coder: str, viewport: Viewport) -> VersionRef:
+async def generate_initial(*, run: RunContext, app_id: str, coder: RoleProvider, viewport: Viewport) -> VersionRef:
     """The app's first version, for an agent working in `viewport`, written to `apps/<app>/<coder>/round-0/index.html`."""
     spec = load_app(app_id, run.apps)
-    client = None if coder == "offline" else model_client(run)
-    result = await get_coder(coder, client, v0_dir=run.v0_dir).generate(spec, viewport=viewport)
-    html = run.write(Path("apps", app_id, slug(coder), "round-0", "index.html"), result.html)
-    return VersionRef(app_id=app_id, round=0, html=html, coder=coder, offline=result.offline,
+    result = await get_coder(coder.name, client_for(run, coder), v0_dir=run.v0_dir).generate(spec, viewport=viewport)
+    html = run.write(Path("apps", app_id, slug(coder.name), "round-0", "index.html"), result.html)
+    return VersionRef(app_id=app_id, round=0, html=html, coder=coder.name, offline=result.offline,
                       usage=result.usage.model_dump())
 
 
-@task(cache_policy=stage_cache("propose"), persist_result=True, task_run_name="propose tasks {app_id} ({proposer})", **MODEL_RETRIES)
+@task(cache_policy=stage_cache("propose"), persist_result=True, task_run_name="propose tasks {app_id} ({proposer.name})", **MODEL_RETRIES)
 @on_worker_loop
-async def propose_tasks(*, run: RunContext, app_id: str, proposer: str, tasks_file: FileRef | None,
+async def propose_tasks(*, run: RunContext, app_id: str, proposer: RoleProvider, tasks_file: FileRef | None,
                         tasks_per_app: int) -> TasksRef:
     """The app's tasks: the spec's own / a tasks file (offline) or N proposed by a model."""
     spec = load_app(app_id, run.apps)
-    client = None if proposer == "offline" else model_client(run)
     # the proposer it resolves to says whether it was offline (a model the registry marks offline, a tasks file)
-    proposal = await get_proposer(proposer, client, tasks_file=run.file(tasks_file) if tasks_file else None).propose(
-        spec, tasks_per_app)
+    proposal = await get_proposer(proposer.name, client_for(run, proposer),
+                                  tasks_file=run.file(tasks_file) if tasks_file else None).propose(spec, tasks_per_app)
     data = json.dumps([t.model_dump(mode="json") for t in proposal.tasks], indent=1)
-    file = run.write(Path("apps", app_id, f"tasks-{slug(proposer)}.json"), data)
+    file = run.write(Path("apps", app_id, f"tasks-{slug(proposer.name)}.json"), data)
     return TasksRef(app_id=app_id, file=file, count=len(proposal.tasks), offline=proposal.offline)
 
 
 @task(cache_policy=stage_cache("verify"), persist_result=True, task_run_name="verify {app_id} r{round}", **MODEL_RETRIES)
 @on_worker_loop
 async def verify_version(*, run: RunContext, app_id: str, round: int, html: FileRef, tasks: FileRef,
-                         verifier: str) -> VerifyRef:
+                         verifier: RoleProvider) -> VerifyRef:
     """Per task: solvable? and a checker that passed the gate (writes verdicts.json beside the HTML)."""
     spec = spec_with_tasks(run, app_id, tasks)
-    client = None if verifier == "offline" else model_client(run)
     out_dir = run.file(html).parent
-    verdicts = await verify_app(spec, run.read_text(html), verifier, client=client, out_dir=out_dir)
+    verdicts = await verify_app(spec, run.read_text(html), verifier.name, client=client_for(run, verifier),
+                                out_dir=out_dir)
     return VerifyRef(
         app_id=app_id,
         file=run.ref(Path(html.path).parent / VERDICTS_FILE),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from prefect import flow
 
-from experiment import ExperimentConfig, sweep_apps, sweep_tracks
+from experiment import ExperimentConfig, Plan, check_config
 from insights import insights_of, write_insights
 from results import INSIGHTS_FILE, AppRoundResult, Insights, Track, table_rows, variation_rows
 
@@ -25,6 +25,7 @@ from ._refs import RunContext
 from ._track import PLAIN_STAGES
 
 TrackRunner = Callable[[RunContext, str, Track], Awaitable[list[AppRoundResult]]]
+"""How one track runs: `run_one(run, app_id, track)`."""
 
 
 def run_key_for(run_dir: Path) -> str:
@@ -44,19 +45,19 @@ def run_context(config: ExperimentConfig) -> RunContext:
                       v0_dir=str(config.v0_dir) if config.v0_dir else None)
 
 
-async def run_tracks(config: ExperimentConfig, run_one: TrackRunner,
+async def run_tracks(config: ExperimentConfig, plan: Plan, run_one: TrackRunner,
                      on_start: Callable[[int], Awaitable[None]] | None = None,
                      on_track_done: Callable[[], Awaitable[None]] | None = None) -> list[AppRoundResult]:
-    """apps × coders × CUAs × modes, each through `run_one(run, app_id, track)`, a few at once."""
+    """The plan's apps × tracks (coders × CUAs × modes), each through `run_one(run, app_id, track)`, a few at once."""
     from ._cache import start_run_cache
     from ._finish import write_manifest
 
     run = run_context(config)
-    write_manifest(config, run.root, start_run_cache(run.root, config.reuse_stale))
-    tracks = [(app_id, track) for app_id in sweep_apps(config) for track in sweep_tracks(config)]
+    write_manifest(config, plan, run.root, start_run_cache(run.root, config.reuse_stale))
+    tracks = [(app_id, track) for app_id in plan.app_ids for track in plan.tracks]
     if on_start is not None:
         await on_start(len(tracks))
-    track_gate = asyncio.Semaphore(max(2, config.rollout_slots()))
+    track_gate = asyncio.Semaphore(max(2, plan.rollout_slots))
 
     async def one(app_id: str, track: Track) -> list[AppRoundResult]:
         async with track_gate:
@@ -70,11 +71,13 @@ async def run_tracks(config: ExperimentConfig, run_one: TrackRunner,
 
 
 @flow(name="aui-sweep", flow_run_name="sweep {config.name}")
-async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
-    """apps × coders × CUA policies × revision modes, each through `design_loop`; then results and report."""
+async def sweep(config: ExperimentConfig, plan: Plan | None = None) -> list[AppRoundResult]:
+    """apps × coders × CUA policies × revision modes, each through `design_loop`; then results and report.
+    `plan`: the config's checked plan (`experiment.check_config`; None: checked here, endpoints not probed)."""
     from ._artifacts import Progress, publish_insights, publish_table, publish_variations
     from ._finish import finish_run
 
+    plan = plan if plan is not None else check_config(config, probe_endpoints=False)
     progress = Progress(config)
     loop_flow = design_loop
     if config.task_runner == "dask":
@@ -83,17 +86,17 @@ async def sweep(config: ExperimentConfig) -> list[AppRoundResult]:
         loop_flow = design_loop.with_options(task_runner=dask_task_runner(config.dask_address))
 
     async def run_one(run: RunContext, app_id: str, track: Track) -> list[AppRoundResult]:
-        return await loop_flow(config, run, app_id, track)
+        return await loop_flow(config, run, app_id, track, plan)
 
     run_dir = config.run_dir.resolve()
     async with run_budget(config.budget, run_dir, run_key_for(run_dir)):
-        results = await run_tracks(config, run_one, progress.start, progress.track_done)
+        results = await run_tracks(config, plan, run_one, progress.start, progress.track_done)
     await publish_table(config, table_rows(results, config.weights))
     if varied := variation_rows(results):
         await publish_variations(config, varied)
     if config.insights:
         await publish_insights(config, await write_run_insights(config, results))
-    finish_run(config, config.run_dir.resolve(), results)
+    finish_run(config, plan, config.run_dir.resolve(), results)
     return results
 
 
@@ -105,17 +108,19 @@ async def write_run_insights(config: ExperimentConfig, results: list[AppRoundRes
     return found
 
 
-async def sweep_without_prefect(config: ExperimentConfig) -> list[AppRoundResult]:
+async def sweep_without_prefect(config: ExperimentConfig, plan: Plan | None = None) -> list[AppRoundResult]:
     """The same sweep with the stages' plain functions: no Prefect server, cache, retries or artifacts."""
     from ._finish import finish_run
 
+    plan = plan if plan is not None else check_config(config, probe_endpoints=False)
+
     async def run_one(run: RunContext, app_id: str, track: Track) -> list[AppRoundResult]:
-        return await run_track(config, run, app_id, track, PLAIN_STAGES)
+        return await run_track(config, run, app_id, track, PLAIN_STAGES, plan)
 
     run_dir = config.run_dir.resolve()
     async with run_budget(config.budget, run_dir, run_key_for(run_dir), shared=False):  # no Prefect: one process
-        results = await run_tracks(config, run_one)
+        results = await run_tracks(config, plan, run_one)
     if config.insights:
         await write_run_insights(config, results)
-    finish_run(config, config.run_dir.resolve(), results)
+    finish_run(config, plan, config.run_dir.resolve(), results)
     return results

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from apps_prompts import ProposerError, Task, load_apps
 from coder import CoderError, Regression
-from experiment import ExperimentConfig, offline_roles
+from experiment import ExperimentConfig, Plan, check_config
 from llm import BudgetReached, ModelCallError, current_budget
 from perturb import TranslationError, needed_roles
 from results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, Track
@@ -110,8 +110,10 @@ class TrackSteps:
     """The stages as one track calls them; `errors` collects the failures of the round being made."""
 
     def __init__(self, config: ExperimentConfig, run: RunContext, app_id: str, track: Track, stages: Stages,
-                 logger: Any = None):
+                 logger: Any = None, plan: Plan | None = None):
         self.config, self.run, self.app_id, self.track, self.stages = config, run, app_id, track, stages
+        # who plays each role, resolved once before the run (`experiment.check_config`); nothing is looked up here
+        self.plan = plan if plan is not None else check_config(config, probe_endpoints=False)
         self.logger = logger or logging.getLogger("flows")
         self.domain = next(a.domain.value for a in load_apps(config.apps).apps if a.id == app_id)
         self.errors: list[str] = []
@@ -119,7 +121,7 @@ class TrackSteps:
         self.agent = AgentSettings(policy=track.cua, model=config.cua_model, max_steps=config.most_steps,
                                    viewport=config.viewport, options=config.cua_options.get(track.cua, {}),
                                    trace=config.trace, fixed_clock=config.fixed_clock)
-        self.offline_roles = offline_roles(config, track)  # labelled on every result of the track
+        self.offline_roles = self.plan.offline_roles(track)  # labelled on every result of the track
         self.judged: dict[int, Judged] = {}  # every round so far: what `carry: best` may go back to
         self.progress = progress_for(run.run_dir)  # what the console draws (stages shared by tracks count once)
         self.repeated: dict[int, list[RolloutRef]] = {}  # per round: the rollouts of repeats 1…N−1
@@ -151,7 +153,8 @@ class TrackSteps:
         async with _one_at_a_time("generate", self.run.run_dir, self.app_id, self.track.coder):
             with self.progress.stage("generate", (self.app_id, self.track.coder), round_=0):
                 return await self.attempt("generating the first version", self.stages.generate(
-                    run=self.run, app_id=self.app_id, coder=self.track.coder, viewport=self.config.viewport))
+                    run=self.run, app_id=self.app_id, coder=self.plan.provider("coder", self.track.coder),
+                    viewport=self.config.viewport))
 
     async def propose(self) -> TasksRef | None:
         tasks_file = None
@@ -160,7 +163,7 @@ class TrackSteps:
             tasks_file = FileRef(path=str(path), sha=sha256_bytes(path.read_bytes()))
         async with _one_at_a_time("propose", self.run.run_dir, self.app_id, self.config.proposer):
             return await self.attempt("proposing tasks", self.stages.propose(
-                run=self.run, app_id=self.app_id, proposer=self.config.proposer, tasks_file=tasks_file,
+                run=self.run, app_id=self.app_id, proposer=self.plan.provider("proposer"), tasks_file=tasks_file,
                 tasks_per_app=self.config.tasks_per_app))
 
     def tasks(self, tasks: TasksRef) -> list[Task]:
@@ -171,7 +174,7 @@ class TrackSteps:
             with self.progress.stage("verify", version.html.path, round_=version.round):
                 verdicts = await self.attempt(f"verifying round {version.round}", self.stages.verify(
                     run=self.run, app_id=self.app_id, round=version.round, html=version.html, tasks=tasks.file,
-                    verifier=self.config.verifier))
+                    verifier=self.plan.provider("verifier")))
         self.verify_error = self.errors[-1] if verdicts is None else None
         return verdicts
 
@@ -239,7 +242,7 @@ class TrackSteps:
                               variant: VariantRef | None, all_tasks: int) -> list[RolloutRef]:
         """`tasks` × `repeats` on the default look (`variant` None) or a proven variant, concurrently."""
         judged = read_verdicts(self.run.file(verdicts.file))
-        use_browser_slots(self.config.rollout_slots())
+        use_browser_slots(self.plan.rollout_slots)
         variation = variant.variation if variant else "default"
         for repeat in range(self.config.repeats):
             self.progress.fewer("roll out", self._rollouts_folder(version, repeat, variation), all_tasks - len(tasks))
@@ -255,7 +258,7 @@ class TrackSteps:
                     ref = await self.stages.rollout(
                         run=self.run, app_id=self.app_id, round=version.round, task=task, checker=verdict.checker,
                         checks=[entry.check for entry in verdict.checks] or list(task.checks), html=version.html,
-                        agent=agent, out_path=out_path, judge=self.config.judge,
+                        agent=agent, out_path=out_path, judge=self.plan.provider("judge"),
                         **({"variation": variation, "transform": variant.transform} if variant else {}))
             return ref.model_copy(update={"repeat": repeat})
 
@@ -289,7 +292,8 @@ class TrackSteps:
         with self.progress.stage("comment", (self.app_id, self.track, version.round)):
             feedback = await self.attempt(f"commenting on round {version.round}", self.stages.comment(
                 run=self.run, app_id=self.app_id, round=version.round, html=version.html,
-                trajectories=[r.trajectory for r in rollouts.values() if not r.success], commenter=self.config.commenter,
+                trajectories=[r.trajectory for r in rollouts.values() if not r.success],
+                commenter=self.plan.provider("commenter"),
                 track=self.track, **self._feedback_sources()), then="; revised without CUA feedback")
         if feedback is not None and feedback.errors:
             self.errors.append(f"commenting on round {version.round}: {len(feedback.errors)} comment(s) failed and "
@@ -303,7 +307,7 @@ class TrackSteps:
         none by default, so the stage's cache key is what it always was."""
         if self.config.feedback == ["commenter"]:
             return {}
-        return {"sources": list(self.config.feedback), "detector": self.config.detector}
+        return {"sources": list(self.config.feedback), "detector": self.plan.provider("detector")}
 
     async def revise(self, version: VersionRef, verdicts: VerifyRef | None, tasks: TasksRef,
                      feedback: FeedbackRef | None) -> VersionRef:
@@ -319,7 +323,7 @@ class TrackSteps:
                 run=self.run, app_id=self.app_id, round=next_round, html=base.version.html, verdicts=base.verdicts.file,
                 tasks=tasks.file, feedback=base.feedback.file if base.feedback else None, track=self.track,
                 style_block=self.config.style_block, regressions=self._regressions(version.round, tasks),
-                viewport=self.config.viewport),
+                viewport=self.config.viewport, coder=self.plan.provider("coder", self.track.coder)),
                 then=f"; round {next_round} keeps the round-{base.version.round} version")
         if revised is None:
             return self._kept(base.version, next_round, self.errors[-1])

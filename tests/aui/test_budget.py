@@ -6,6 +6,7 @@ import json
 from collections import Counter
 
 import pytest
+import yaml
 
 from experiment import make_config
 from flows import sweep
@@ -57,14 +58,14 @@ async def test_the_budget_stops_new_calls_and_a_higher_one_resumes_from_what_fin
 
 
 def test_budget_flags_override_the_config_and_bad_ones_are_named(tmp_path):
-    from aui._run import with_budget
-    from experiment import ConfigError
+    from experiment import ConfigError, command_config
 
-    config = make_config({"budget": {"max_model_calls": 5, "roles": {"cua": {"max_model_calls": 3}}}})
-    changed = with_budget(config, max_cost_usd=2.5, max_model_calls=None)
+    config_file = tmp_path / "sweep.yaml"
+    config_file.write_text(yaml.safe_dump({"budget": {"max_model_calls": 5, "roles": {"cua": {"max_model_calls": 3}}}}))
+    changed = command_config({"budget.max_cost_usd": 2.5}, config_file)
     assert changed.budget.max_cost_usd == 2.5 and changed.budget.max_model_calls == 5
     assert changed.budget.roles["cua"].max_model_calls == 3
-    with pytest.raises(ConfigError, match="--max-model-calls -1: must be 0 or more"):
-        with_budget(config, max_cost_usd=None, max_model_calls=-1)
+    with pytest.raises(ConfigError, match="^--max-model-calls: .*greater than or equal to 0 \\(got -1\\)"):
+        command_config({"budget.max_model_calls": -1}, config_file)
     with pytest.raises(ConfigError, match="budget.roles.cua.max_calls"):
         make_config({"budget": {"roles": {"cua": {"max_calls": 3}}}})

@@ -18,7 +18,7 @@ from rich.console import Console
 from apps_prompts import load_app
 from aui._console import RunDisplay
 from aui._tables import levels_table, results_table
-from experiment import make_config
+from experiment import check_config, make_config
 from results import AppRoundResult, TaskOutcome, table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,7 +130,7 @@ def test_the_final_table_of_six_domains_fits_a_120_column_terminal_without_cutti
 
 def test_progress_counts_a_shared_stage_once_and_shrinks_totals_as_verification_says(tmp_path):
     config = make_config({"app_ids": [APP], "rounds": 1, "out_dir": str(tmp_path), "commenter_modes": ["dashboard", "text-only"]})
-    display = RunDisplay(Console(file=open(os.devnull, "w")), config, {APP: 7})
+    display = RunDisplay(Console(file=open(os.devnull, "w")), config, check_config(config, probe_endpoints=False))
     progress = display.progress
     # round 0 is shared by the two tracks (one per commenter mode); rounds 1 are their own
     assert progress.totals == {"generate": 1, "verify": 3, "vary": 0, "roll out": 7 + 14, "comment": 2, "revise": 2}
@@ -147,11 +147,11 @@ def test_progress_counts_a_shared_stage_once_and_shrinks_totals_as_verification_
 
 def test_variations_add_a_vary_stage_per_version_and_their_rollouts(tmp_path):
     config = make_config({"app_ids": [APP], "rounds": 1, "out_dir": str(tmp_path), "variations": ["dark", "popup"]})
-    progress = RunDisplay(Console(file=open(os.devnull, "w")), config, {APP: 7}).progress
+    progress = RunDisplay(Console(file=open(os.devnull, "w")), config, check_config(config, probe_endpoints=False)).progress
     # two versions (round 0 and the revision), each proven in two other variations; every look rolled out
     assert progress.totals["vary"] == 2 * 2 and progress.totals["roll out"] == 7 * 2 * 3
-    plain = RunDisplay(Console(file=open(os.devnull, "w")), make_config({"app_ids": [APP], "out_dir": str(tmp_path)}),
-                       {APP: 7})
+    plain_config = make_config({"app_ids": [APP], "out_dir": str(tmp_path)})
+    plain = RunDisplay(Console(file=open(os.devnull, "w")), plain_config, check_config(plain_config, probe_endpoints=False))
     drawn = Console(record=True, width=120)
     drawn.print(plain.render())
     assert not any(line.startswith("vary") for line in drawn.export_text().splitlines())  # no row without variations

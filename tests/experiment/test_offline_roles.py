@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import yaml
 
-from experiment import is_offline_provider, make_config, offline_roles, role_players, runs_offline
+from experiment import is_offline_provider, make_config, offline_roles, role_players
 from results import Track
 
 EVERY_OFFLINE = ["coder", "proposer", "verifier", "commenter", "judge", "cua (heuristic)"]
+
+
+def runs_offline(config) -> bool:
+    """Every role the run uses played offline (what `Plan.offline` says of a checked run)."""
+    return all(player.offline for player in role_players(config))
 
 
 def _models(tmp_path, **roles: str):

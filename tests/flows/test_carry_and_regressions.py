@@ -39,7 +39,7 @@ class ScriptedStages:
                       _no_variations, _no_variations)
 
     async def generate(self, *, run, app_id, coder, viewport):
-        return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", "<p>v0</p>"), coder=coder,
+        return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", "<p>v0</p>"), coder=coder.name,
                           offline=True)
 
     async def propose(self, *, run, app_id, proposer, tasks_file, tasks_per_app):
@@ -65,7 +65,7 @@ class ScriptedStages:
         return None
 
     async def revise(self, *, run, app_id, round, html, verdicts, tasks, feedback, track, style_block, regressions,
-                     viewport):
+                     viewport, coder):
         self.revisions.append({"round": round, "html": html.path, "regressions": [r.task_id for r in regressions],
                                "attempts": [r.agent_attempt for r in regressions], "style_block": style_block})
         written = run.write(f"v/round-{round}/index.html", f"<p>v{round}</p>")
@@ -122,7 +122,7 @@ class RevisingStages(ScriptedStages):
         self.revised = revised
 
     async def generate(self, *, run, app_id, coder, viewport):
-        return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", V0), coder=coder, offline=True)
+        return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", V0), coder=coder.name, offline=True)
 
     async def verify(self, *, run, app_id, round, html, tasks, verifier):
         ref = await super().verify(run=run, app_id=app_id, round=round, html=html, tasks=tasks, verifier=verifier)
@@ -138,7 +138,7 @@ class RevisingStages(ScriptedStages):
                           termination="success" if success else "finished", success=success, steps=1)
 
     async def revise(self, *, run, app_id, round, html, verdicts, tasks, feedback, track, style_block, regressions,
-                     viewport):
+                     viewport, coder):
         return VersionRef(app_id=app_id, round=round, html=run.write(f"v/round-{round}/index.html", self.revised),
                           coder=track.coder, offline=True)
 

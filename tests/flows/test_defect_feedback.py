@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from commenter import Feedback
 from cua import Action, Point, RolloutConfig, rollout
 from cua.policies import get_policy
-from experiment import ConfigError, make_config
+from experiment import ConfigError, RoleProvider, check_config, make_config
 from flows import PLAIN_STAGES, TrackSteps
 from flows._sweep import run_context
 from results import Track
@@ -36,8 +36,10 @@ def test_the_config_spells_the_feedback_sources():
         raise AssertionError("an unknown feedback source was accepted")
     # the comment stage's cache key changes only when the feedback does
     plain = TrackSteps._feedback_sources(SimpleNamespace(config=make_config({})))
-    more = TrackSteps._feedback_sources(SimpleNamespace(config=make_config({"feedback": "+defects", "detector": "offline"})))
-    assert plain == {} and more == {"sources": ["commenter", "defects"], "detector": "offline"}
+    config = make_config({"feedback": "+defects", "detector": "offline"})
+    more = TrackSteps._feedback_sources(SimpleNamespace(config=config, plan=check_config(config, probe_endpoints=False)))
+    assert plain == {} and more == {"sources": ["commenter", "defects"],
+                                    "detector": RoleProvider(role="detector", name="offline", offline=True)}
 
 
 async def test_detected_defects_are_added_to_the_feedback_the_coder_reads(tmp_path):
@@ -49,8 +51,10 @@ async def test_detected_defects_are_added_to_the_feedback_the_coder_reads(tmp_pa
     await rollout(SHOP, "Buy the item", get_policy("scripted", script=script), None, run.root / folder,
                   RolloutConfig(max_steps=3), app_id="shop", task_id="buy")
     track = Track(coder="offline", cua="scripted", mode="integrated", commenter_mode="dashboard")
+    plan = check_config(config, probe_endpoints=False)
     ref = await PLAIN_STAGES.comment(run=run, app_id="shop", round=0, html=html, trajectories=[folder],
-                                     commenter="offline", track=track, sources=config.feedback, detector=config.detector)
+                                     commenter=plan.provider("commenter"), track=track, sources=config.feedback,
+                                     detector=plan.provider("detector"))
     feedback = Feedback.model_validate(json.loads(run.file(ref.file).read_text(encoding="utf-8")))
     assert feedback.actionable_changes  # the commenter's own feedback is still there
     [defect] = feedback.defects

@@ -50,7 +50,7 @@ class Recording:
                       _no_variations, _no_variations)
 
     async def generate(self, *, run, app_id, coder, viewport):
-        return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", "<p>v0</p>"), coder=coder,
+        return VersionRef(app_id=app_id, round=0, html=run.write("v/round-0/index.html", "<p>v0</p>"), coder=coder.name,
                           offline=True)
 
     async def propose(self, *, run, app_id, proposer, tasks_file, tasks_per_app):
@@ -65,7 +65,7 @@ class Recording:
         return VerifyRef(app_id=app_id, file=run.ref(Path(html.path).parent / "verdicts.json"),
                          valid={t: True for t in ids}, reasons={}, offline=True)
 
-    async def rollout(self, *, run, app_id, round, task, checker, html, agent, out_path, checks=None, judge="offline"):
+    async def rollout(self, *, run, app_id, round, task, checker, html, agent, out_path, checks=None, judge=None):
         self.rollouts.append({"task": task.id, "level": task.level, "max_steps": agent.max_steps, "seed": agent.seed,
                               "out_path": out_path})
         index = [t.id for t in _tasks()].index(task.id)
@@ -195,7 +195,7 @@ def test_a_flow_check_without_a_model_judge_is_refused_before_the_run(tmp_path):
         check_config(config, probe_endpoints=False)
     task["checks"] = [{"kind": "final_screenshot"}]  # the offline text judge may judge the final page
     tasks_file.write_text(yaml.safe_dump({APP: [task]}))
-    assert check_config(config, probe_endpoints=False) == [APP]
+    assert check_config(config, probe_endpoints=False).app_ids == [APP]
 
 
 COUNTER = """<!doctype html><body style="margin:0"><button id="b" style="position:absolute;left:100px;top:100px;
@@ -271,7 +271,7 @@ async def test_a_final_screenshot_check_is_scored_by_the_offline_judge_after_the
         ref = await PLAIN_STAGES.rollout(run=run, app_id=APP, round=0, task=task,
                                          checker="return !document.getElementById('done').hidden;",
                                          html=run.write("index.html", ORDER), agent=agent, out_path="r",
-                                         checks=[JudgeCheck(kind="final_screenshot")], judge="offline")
+                                         checks=[JudgeCheck(kind="final_screenshot")])  # the offline judge
     dom, judged = ref.checks
     assert (dom.kind, dom.passed, ref.termination) == ("dom", True, "success")
     assert (judged.kind, judged.judge, judged.passed) == ("final_screenshot", "offline", passes), judged.reason

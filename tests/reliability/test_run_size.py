@@ -86,7 +86,7 @@ def test_model_calls_and_cost_are_bounded_from_both_sides(tmp_path):
     ], "roles": {"cua": "priced"}}))
     config = make_config({"app_ids": [APP], "rounds": 1, "max_steps": 10, "cua_policies": ["uitars"],
                           "commenter": "priced", "models_config": str(models)})
-    counts = tasks_per_app(config, check_config(config, probe_endpoints=False))
+    counts = tasks_per_app(config, check_config(config, probe_endpoints=False).app_ids)
     size = run_size(config, counts)
     tasks = counts[APP]
     assert size.rollouts == tasks * 2 and size.steps == tasks * 2 * 10

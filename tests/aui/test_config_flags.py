@@ -1,0 +1,111 @@
+"""`aui run` and `aui sweep` are made from the config: each field's flag is declared once, on the field; both
+commands take the same flags; every role can be named; `--offline` with a role's model is refused naming both."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import typer
+import yaml
+from typer.testing import CliRunner
+
+from aui import _run
+from aui import app as cli
+from experiment import GROUPS, ROLES, ExperimentConfig, Flag, check_config, command_config, config_flags
+
+APP = "unit-converter"
+EXAMPLE = str(Path(__file__).resolve().parents[2] / "configs" / "sweep.example.yaml")
+ROLE_FLAGS = {"coder": "--coder", "proposer": "--proposer", "verifier": "--verifier", "commenter": "--commenter",
+              "judge": "--judge", "detector": "--detector", "translator": "--translator", "cua": "--cua"}
+
+
+def _options(command: str) -> dict[str, str]:
+    """The command's options: flag → the parameter it fills."""
+    click_command = typer.main.get_command(cli).commands[command]
+    return {flag: param.name for param in click_command.params for flag in (*param.opts, *param.secondary_opts)
+            if flag.startswith("-")}
+
+
+def _configs(monkeypatch, *argv: str) -> list[ExperimentConfig]:
+    seen: list[ExperimentConfig] = []
+    monkeypatch.setattr(_run, "_execute", lambda config, *args, **kwargs: seen.append(config))
+    result = CliRunner().invoke(cli, list(argv))
+    assert result.exit_code == 0, result.output
+    return seen
+
+
+def test_every_config_field_a_user_sets_has_exactly_one_flag_and_the_rest_are_file_only():
+    flags = config_flags()
+    assert len({spec.flag for spec in flags}) == len(flags)  # no flag twice
+    for name, info in ExperimentConfig.model_fields.items():
+        mine = [spec for spec in flags if spec.field.split(".")[0] == name]
+        [mark] = [item for item in info.metadata if isinstance(item, Flag)]  # every field says whether it has a flag
+        if mark.group is None:
+            assert not mine and "dict" in str(info.annotation), name  # a mapping: set in a file
+        elif name == "budget":
+            assert {spec.field for spec in mine} == {"budget.max_model_calls", "budget.max_cost_usd"}
+        else:
+            assert len(mine) == 1 and mine[0].help, name
+    assert {spec.group for spec in flags} == set(GROUPS)
+
+
+def test_run_and_sweep_take_the_same_flags():
+    run, sweep = _options("run"), _options("sweep")
+    assert run.pop("--config") == "config_file" and run.pop("-c") == "config_file"
+    assert run == sweep
+    assert {spec.flag for spec in config_flags()} <= set(run)
+    assert {"--offline", "--yes", "--verbose", *ROLE_FLAGS.values(), "--cua-model"} <= set(run)
+
+
+def test_a_flag_given_to_sweep_overrides_the_file_as_run_config_does_budgets_included(monkeypatch):
+    for argv in (["sweep", EXAMPLE], ["run", "--config", EXAMPLE]):
+        [config] = _configs(monkeypatch, *argv, "--rounds", "1", "--max-cost-usd", "2.5", "--variations", "dark,long")
+        assert (config.name, config.rounds, config.budget.max_cost_usd) == ("example-sweep", 1, 2.5)
+        assert config.variations == ["default", "dark", "long"]
+
+
+def test_a_bad_budget_flag_is_one_error_line_naming_the_flag():
+    result = CliRunner().invoke(cli, ["sweep", EXAMPLE, "--max-model-calls", "-1"])
+    assert result.exit_code == 2
+    assert "error: --max-model-calls:" in result.output and "-1" in result.output
+
+
+def test_each_role_flag_reaches_the_plan(monkeypatch, tmp_path):
+    models = tmp_path / "models.yaml"
+    names = [f"m-{role}" for role in ROLES]
+    models.write_text(yaml.safe_dump({"models": [{"name": name, "provider": "openai-compatible", "model": name,
+                                                  "base_url": "http://127.0.0.1:9/v1"} for name in names]}))
+    argv = ["run", "--app", APP, "--models", str(models), "--cua", "uitars", "--cua-model", "m-cua"]
+    for role, flag in ROLE_FLAGS.items():
+        if role != "cua":
+            argv += [flag, f"m-{role}"]
+    [config] = _configs(monkeypatch, *argv)
+    plan = check_config(config, probe_endpoints=False)
+    for role in ROLES:
+        provider = plan.provider(role)
+        expected = ("uitars", "m-cua") if role == "cua" else (f"m-{role}", f"m-{role}")
+        assert (provider.name, provider.model, provider.offline) == (*expected, False), role
+    assert plan.app_ids == [APP] and plan.offline_roles() == []
+
+
+@pytest.mark.parametrize(("argv", "named"), [(["--coder", "gpt-5"], "--coder gpt-5"), (["--cua", "uitars"], "--cua uitars"),
+                                             (["--cua-model", "uitars-1.5-7b"], "--cua-model uitars-1.5-7b"),
+                                             (["--judge", "judge"], "--judge judge")])
+def test_offline_with_a_roles_model_is_an_error_naming_both(argv, named):
+    result = CliRunner().invoke(cli, ["run", "--offline", *argv])
+    assert result.exit_code == 2
+    assert f"error: --offline and {named}:" in " ".join(result.output.split())
+
+
+def test_offline_keeps_a_role_flag_naming_an_offline_provider_and_plays_every_other_role_offline():
+    config = command_config({"cua_policies": ["heuristic"], "coders": ["offline"]}, EXAMPLE, offline=True)
+    assert check_config(config, probe_endpoints=False).offline and config.translator == "offline"
+
+
+def test_run_help_shows_the_six_groups():
+    result = CliRunner().invoke(cli, ["run", "--help"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0
+    panels = [line.split("─ ", 1)[1].split(" ─", 1)[0] for line in result.output.splitlines() if line.startswith("╭─ ")]
+    assert panels == ["Options", *(group.title() for group in GROUPS)]
+

@@ -1,0 +1,50 @@
+"""The pre-flight returns one checked plan: app ids, tracks, and each role's provider resolved once."""
+
+from __future__ import annotations
+
+import pytest
+
+from cua.policies import policies
+from experiment import ConfigError, Plan, RoleProvider, check_config, make_config, offline_roles
+from results import Track
+from tests.experiment.test_offline_roles import _models
+
+APP = "unit-converter"
+
+
+def test_check_config_returns_the_plan_the_sweep_runs():
+    config = make_config({"app_ids": [APP], "revision_modes": ["integrated", "unsupported"]})
+    plan = check_config(config, probe_endpoints=False)
+    assert isinstance(plan, Plan) and plan.app_ids == [APP] and plan.tasks == {APP: 7}
+    assert [str(track) for track in plan.tracks] == ["offline · heuristic · integrated · dashboard",
+                                                     "offline · heuristic · unsupported"]
+    assert plan.provider("cua", "heuristic") == RoleProvider(role="cua", name="heuristic", offline=True)
+    assert plan.offline and plan.models == [] and plan.offline_roles() == offline_roles(config)
+    for track in plan.tracks:  # the labels of a track, from the plan, are the rule's
+        assert plan.offline_roles(track) == offline_roles(config, track)
+
+
+def test_each_cua_policy_name_is_looked_up_once(monkeypatch):
+    looked_up = []
+    real = policies.get
+    monkeypatch.setattr(policies, "get", lambda name: looked_up.append(name) or real(name))
+    check_config(make_config({"app_ids": [APP], "cua_policies": ["heuristic", "scripted"]}), probe_endpoints=False)
+    assert looked_up == ["heuristic", "scripted"]
+
+
+def test_an_unknown_policy_is_refused_naming_the_field_and_the_known_ones():
+    with pytest.raises(ConfigError, match="field 'cua_policies': unknown policy 'magic-agent'.*'heuristic'"):
+        check_config(make_config({"cua_policies": ["magic-agent"]}), probe_endpoints=False)
+
+
+def test_a_model_the_registry_maps_to_offline_is_offline_and_keeps_its_model(tmp_path):
+    config = make_config({"app_ids": [APP], "models_config": _models(tmp_path), "coders": ["rules", "offline"],
+                          "verifier": "remote", "cua_policies": ["uitars"], "cua_model": "remote"})
+    plan = check_config(config, probe_endpoints=False)
+    # a registry model (offline or not) is called through the model client; the role's own implementation is not
+    assert plan.provider("coder", "rules") == RoleProvider(role="coder", name="rules", offline=True, model="rules")
+    assert plan.provider("coder", "offline").model is None
+    assert plan.provider("verifier").model == "remote" and not plan.provider("verifier").offline
+    assert plan.provider("cua").model == "remote" and plan.models == ["remote"]
+    track = Track(coder="rules", cua="uitars", mode="unsupported")
+    assert plan.offline_roles(track) == ["coder", "proposer", "judge"]  # no commenter in the unsupported mode
