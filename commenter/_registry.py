@@ -75,8 +75,8 @@ def get_commenter(
     `options` go to the offline commenter (task_selectors, use_axe, replay) or become chat params
     of the model commenter. Raises UnknownModelError (listing names) for an unknown model.
     """
-    if name == "offline":
-        return COMMENTERS.get("offline")(**options)
+    if name in COMMENTERS and getattr(COMMENTERS.get(name), "offline", False):  # its own offline implementation
+        return COMMENTERS.get(name)(**options)
     client = client or ModelClient()
     if client.registry.is_offline(name):
         return COMMENTERS.get("offline")(**options)
