@@ -89,13 +89,21 @@ def test_each_role_flag_reaches_the_plan(monkeypatch, tmp_path):
     assert plan.app_ids == [APP] and plan.offline_roles() == []
 
 
-@pytest.mark.parametrize(("argv", "named"), [(["--coder", "gpt-5"], "--coder gpt-5"), (["--cua", "uitars"], "--cua uitars"),
-                                             (["--cua-model", "uitars-1.5-7b"], "--cua-model uitars-1.5-7b"),
-                                             (["--judge", "judge"], "--judge judge")])
-def test_offline_with_a_roles_model_is_an_error_naming_both(argv, named):
-    result = CliRunner().invoke(cli, ["run", "--offline", *argv])
+@pytest.mark.parametrize(("argv", "named"), [
+    *(([flag, "gpt-5"], f"{flag} gpt-5") for role, flag in ROLE_FLAGS.items() if role != "cua"),
+    (["--cua", "uitars"], "--cua uitars"), (["--cua-model", "uitars-1.5-7b"], "--cua-model uitars-1.5-7b"),
+    (["--judge", "judge"], "--judge judge")])
+@pytest.mark.parametrize("command", [["run"], ["sweep", EXAMPLE]])
+def test_offline_with_a_roles_model_is_an_error_naming_both(command, argv, named, monkeypatch):
+    monkeypatch.setattr(_run, "_execute", lambda *args, **kwargs: pytest.fail("a contradiction must not run"))
+    result = CliRunner().invoke(cli, [*command, "--offline", *argv])
     assert result.exit_code == 2
     assert f"error: --offline and {named}:" in " ".join(result.output.split())
+
+
+def test_every_role_has_its_flag_in_the_roles_group():
+    groups = {spec.flag: spec.group for spec in config_flags()}
+    assert all(groups[flag] == "roles" for flag in [*ROLE_FLAGS.values(), "--cua-model"])
 
 
 def test_offline_keeps_a_role_flag_naming_an_offline_provider_and_plays_every_other_role_offline():
@@ -103,9 +111,19 @@ def test_offline_keeps_a_role_flag_naming_an_offline_provider_and_plays_every_ot
     assert check_config(config, probe_endpoints=False).offline and config.translator == "offline"
 
 
-def test_run_help_shows_the_six_groups():
+def test_run_help_shows_the_six_groups_each_flag_in_its_own():
     result = CliRunner().invoke(cli, ["run", "--help"], env={"COLUMNS": "120"})
     assert result.exit_code == 0
-    panels = [line.split("─ ", 1)[1].split(" ─", 1)[0] for line in result.output.splitlines() if line.startswith("╭─ ")]
+    lines = result.output.splitlines()
+    panels = [line.split("─ ", 1)[1].split(" ─", 1)[0] for line in lines if line.startswith("╭─ ")]
     assert panels == ["Options", *(group.title() for group in GROUPS)]
+    panel_of, panel = {}, None
+    for line in lines:
+        if line.startswith("╭─ "):
+            panel = line.split("─ ", 1)[1].split(" ─", 1)[0]
+        elif line.startswith("│ --"):
+            panel_of[line.split()[1]] = panel
+    for spec in config_flags():
+        assert panel_of[spec.flag] == spec.group.title(), spec.flag
+    assert (panel_of["--offline"], panel_of["--yes"], panel_of["--verbose"]) == ("Roles", "Budget", "Output")
 

@@ -48,3 +48,25 @@ def test_a_model_the_registry_maps_to_offline_is_offline_and_keeps_its_model(tmp
     assert plan.provider("cua").model == "remote" and plan.models == ["remote"]
     track = Track(coder="rules", cua="uitars", mode="unsupported")
     assert plan.offline_roles(track) == ["coder", "proposer", "judge"]  # no commenter in the unsupported mode
+
+
+def test_the_sweep_runs_the_plan_it_is_given_and_looks_no_name_up_again(monkeypatch, tmp_path):
+    """Downstream of the pre-flight nothing resolves a role again: the manifest and the labels come from the plan."""
+    from flows._finish import write_manifest
+
+    config = make_config({"app_ids": [APP], "out_dir": str(tmp_path), "name": "planned"})
+    plan = check_config(config, probe_endpoints=False)
+    monkeypatch.setattr(policies, "get", lambda name: pytest.fail(f"policy {name!r} looked up again"))
+    written = write_manifest(config, plan, config.run_dir)
+    manifest = __import__("json").loads(written.read_text())
+    assert manifest["offline_roles"] == plan.offline_roles() and manifest["offline"] is True
+    assert manifest["rollout_slots"] == plan.rollout_slots
+
+
+def test_a_role_not_named_stays_offline_and_a_named_one_is_resolved_once_with_its_model(tmp_path):
+    config = make_config({"app_ids": [APP], "models_config": _models(tmp_path), "commenter": "remote"})
+    plan = check_config(config, probe_endpoints=False)
+    commenter = plan.provider("commenter")
+    assert (commenter.name, commenter.model, commenter.offline) == ("remote", "remote", False)
+    assert plan.provider("proposer").offline and plan.provider("proposer").model is None
+    assert not plan.offline and plan.models == ["remote"]

@@ -12,6 +12,7 @@ import yaml
 from flows._cache import STAGE_FUNCTIONS, StageVersion, models_named, stage_code, why_rerun
 from code_version import PROJECT_ROOT, stage_files
 from flows._refs import AgentSettings, RunContext
+from llm import RoleProvider
 
 
 def files(kind: str) -> set[str]:
@@ -36,6 +37,8 @@ def test_each_stage_covers_the_code_it_runs_and_not_the_code_of_the_others():
         assert not {n for n in names if n.startswith(("viewer/", "aui/", "tests/", "bench/")) or n.endswith(".md")}, kind
         assert "flows/_cache.py" not in names and "code_version/_closure.py" not in names, kind
         assert "flows/_track.py" not in names  # the orchestration around a stage is not its code
+        # a stage is handed its roles' providers (`llm.RoleProvider`), not the experiment that resolved them
+        assert not {n for n in names if n.startswith("experiment/")}, kind
 
 
 def test_imports_for_type_checkers_and_package_reexports_do_not_widen_a_stage(tmp_path):
@@ -118,6 +121,10 @@ def test_a_stage_key_follows_the_models_its_inputs_name_and_never_their_keys(tmp
     assert json.dumps(models_named(str(models), {"verifier": "remote"})).count("sk-") == 0
     agent = AgentSettings(policy="uitars", model=None, max_steps=3)
     assert set(models_named(str(models), {"agent": agent})) == {"cua"}  # UI-TARS calls the `cua` role
+    # a stage is handed the role's provider (`llm.RoleProvider`): keyed by the model it calls, as the name was
+    provider = RoleProvider(role="verifier", name="remote", offline=False, model="remote")
+    assert models_named(str(models), {"verifier": provider}) == models_named(str(models), {"verifier": "remote"})
+    assert models_named(str(models), {"verifier": RoleProvider(role="verifier", name="offline", offline=True)}) == {}
     _registry(models, "model-b")
     assert key(verifier="remote") != remote  # another model id behind the same name
     assert key(verifier="offline") == offline
