@@ -37,9 +37,20 @@ def config_flags() -> list[ConfigFlag]:
                       for field, inner in _cli_type(info.annotation, bare=True).model_fields.items()
                       if _cli_type(inner.annotation) is not dict]
         elif mark.group is not None:
-            found.append(ConfigFlag(name, mark.flag or _dashed(name), mark.group, info.description or "",
-                                    _cli_type(info.annotation)))
+            found.append(ConfigFlag(name, mark.flag or _dashed(name), mark.group,
+                                    _with_choices(info.description or "", info.annotation), _cli_type(info.annotation)))
     return found
+
+
+def _with_choices(text: str, annotation: Any) -> str:
+    """`text`, ending with the names a field of fixed choices (a Literal, or a list of one) takes: `(off | all)`."""
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        annotation = next(arg for arg in typing.get_args(annotation) if arg is not type(None))
+    if typing.get_origin(annotation) is list:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) is not typing.Literal:
+        return text
+    return f"{text} ({' | '.join(map(str, typing.get_args(annotation)))})"
 
 
 def _dashed(field: str) -> str:
