@@ -21,11 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from apps_prompts import TasksFileError, load_apps, load_tasks_file
 from cua.policies import get_policy
-from llm import ModelConfigError, load_model_registry
+from llm import ModelConfigError, RoleProvider, load_model_registry
 from results import Track
 
 from ._config import MODEL_BOUND_SLOTS, ConfigError, ExperimentConfig
-from ._offline_roles import ROLE_FIELDS, RoleProvider, offline_labels, players_of, resolve_roles
+from ._offline_roles import ROLE_FIELDS
+from ._players import offline_labels, players_of, resolve_roles
 from ._run_size import RunSize, run_size, sweep_tracks, tasks_per_app
 
 if TYPE_CHECKING:

@@ -22,11 +22,11 @@ import math
 from pydantic import BaseModel, Field
 
 from apps_prompts import load_apps, load_tasks_file
-from llm import load_model_registry
+from llm import RoleProvider, load_model_registry
 from results import Track, minimum_detectable_difference
 
 from ._config import ExperimentConfig
-from ._offline_roles import RoleProvider, resolve_roles
+from ._players import resolve_roles
 
 # (prompt tokens, completion tokens) per call, low and high, per role. Rough on purpose; see above.
 TOKENS_PER_CALL: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {

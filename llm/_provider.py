@@ -18,7 +18,7 @@ class RoleProvider(BaseModel):
                           "file too).")
     model: str | None = Field(default=None, description="The registry model (or role) it calls through; None: the role's "
                               "own implementation, or a policy that calls no model.")
-    used: bool = Field(default=True, description="Whether the run uses the role (`experiment._offline_roles`).")
+    used: bool = Field(default=True, description="Whether the run uses the role (`experiment.resolve_roles`).")
 
 
 __all__ = ["RoleProvider"]

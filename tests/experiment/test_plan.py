@@ -52,7 +52,7 @@ def test_a_model_the_registry_maps_to_offline_is_offline_and_keeps_its_model(tmp
 
 def test_the_sweep_runs_the_plan_it_is_given_and_looks_no_name_up_again(monkeypatch, tmp_path):
     """Downstream of the pre-flight nothing resolves a role again: the manifest and the labels come from the plan."""
-    from flows._finish import write_manifest
+    from flows import write_manifest
 
     config = make_config({"app_ids": [APP], "out_dir": str(tmp_path), "name": "planned"})
     plan = check_config(config, probe_endpoints=False)
