@@ -16,7 +16,7 @@ or a pydantic model, and a `JsonReplyError` saying what is wrong when it cannot 
 Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against scripted replies.
 """
 
-from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, BudgetTally, LocalTally, Spent,
+from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, BudgetTally, LocalTally, RunBudget, Spent,
                       budget_in_this_task, current_budget, use_budget)
 from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
 from ._client import ModelClient
@@ -63,6 +63,7 @@ __all__ = [
     "BUDGET_REACHED",
     "Budget",
     "BudgetLimits",
+    "RunBudget",
     "BudgetReached",
     "BudgetTally",
     "DEFAULT_MAX_REPLY_BYTES",
