@@ -50,9 +50,9 @@ from ._results import (
     ChatResult,
     ModelCallError,
     OfflineModelError,
+    PicklesKeywordFields,
     ReplyTooLargeError,
     ResponsesResult,
-    rebuild_exception,
 )
 from ._retry import RetryPolicy
 from ._shared import get_client, shared_clients
@@ -94,6 +94,7 @@ __all__ = [
     "ModelRegistry",
     "OfflineModelError",
     "PathPoint",
+    "PicklesKeywordFields",
     "ProcessSemaphore",
     "Prices",
     "LocalTally",
@@ -124,7 +125,6 @@ __all__ = [
     "make_sdk_client",
     "model_calls_now",
     "parse_json_reply",
-    "rebuild_exception",
     "reply_cap",
     "request_key",
     "reset_call_stats",
