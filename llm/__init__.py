@@ -13,9 +13,18 @@ and a malformed one sets `result.invalid` for the caller to ask again. A reply a
 read with `parse_json_reply(text, schema)`: fenced, bare or in prose, checked against a JSON Schema
 or a pydantic model, and a `JsonReplyError` saying what is wrong when it cannot be used.
 
+Every role asks the same way: its client bound once to the label its calls are made for
+(`RoleClient`), and one bounded loop (`ask_json`, `ask`) that reads the reply, asks again as the
+role's `Repair` says when it cannot be used, and records every attempt (`Answer`).
+
+    judge = RoleClient(client, "judge")
+    answer = await ask_json(judge, messages, VERDICT_SCHEMA, repair=Repair(MY_REPAIR_PROMPT), attempts=2)
+    answer.value, answer.attempts, answer.error
+
 Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against scripted replies.
 """
 
+from ._ask import CALL_FAILURES, REPAIR_PROMPT, Answer, Repair, ReplyAttempt, RoleClient, ask, ask_json
 from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, BudgetTally, LocalTally, Spent,
                       budget_in_this_task, current_budget, use_budget)
 from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
@@ -45,7 +54,6 @@ from ._messages import (
 )
 from ._registry import DEFAULT_MODELS_PATH, ModelRegistry, UnknownModelError, load_model_registry
 from ._registry_base import LazyEntry, MissingOptionalPackageError, Registry, UnknownNameError
-from ._repair import Repaired, ask_with_repair
 from ._results import (
     ChatResult,
     ModelCallError,
@@ -60,6 +68,14 @@ from ._transport import make_sdk_client
 from ._usage import CallRecord, CallStats, RoleUsage, Usage, UsageLedger, call_stats, reset_call_stats
 
 __all__ = [
+    "CALL_FAILURES",
+    "REPAIR_PROMPT",
+    "Answer",
+    "Repair",
+    "ReplyAttempt",
+    "RoleClient",
+    "ask",
+    "ask_json",
     "BUDGET_REACHED",
     "Budget",
     "BudgetLimits",
@@ -87,8 +103,6 @@ __all__ = [
     "ModelClient",
     "ModelConfig",
     "ModelConfigError",
-    "Repaired",
-    "ask_with_repair",
     "ModelParams",
     "ModelRegistry",
     "OfflineModelError",
