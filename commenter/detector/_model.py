@@ -88,7 +88,7 @@ class ModelDetector:
     async def detect_trajectory(self, folder: Path | str, html: str, *, trajectory_id: str,
                                 transform: PageTransform | None, reference_html: str | None,
                                 tuples: list[TransitionTuple], task: str | None) -> list[Detection]:
-        """One detection per tuple, in order (the `Detector` protocol of `make_detector`); `html`,
+        """One detection per tuple, in order (the `Detector` protocol of `get_detector`); `html`,
         `transform` and `reference_html` are not shown to the model."""
         return [await self.detect(item, folder, trajectory_id=trajectory_id, task=task) for item in tuples]
 

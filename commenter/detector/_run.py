@@ -1,6 +1,6 @@
 """Detectors by name, run over labelled trajectories, and scored: what `aui defects eval` and the loop call.
 
-    detector = make_detector("offline")            # or "offline-blind", "commenter" (the offline commenter), a model / role
+    detector = get_detector("offline")            # or "offline-blind", "commenter" (the offline commenter), a model / role
     detections = await detect_trajectories(run_dir, inputs, detector)
     metrics = score_detections(detector.name, detections, offline=detector.offline,
                                reference_assisted=reference_assisted(detector, inputs))
@@ -82,7 +82,7 @@ class _Commenter:
 
 
 MODEL_DETECTOR = "model"
-"""The registry name of the model detector: `make_detector` gives it every name that is a model (or role)
+"""The registry name of the model detector: `get_detector` gives it every name that is a model (or role)
 with an endpoint."""
 
 DETECTORS: Registry[Callable[..., Detector]] = Registry("detector")
@@ -94,7 +94,7 @@ DETECTORS.add(COMMENTER_DETECTOR, _Commenter)
 DETECTORS.register_lazy(MODEL_DETECTOR, "commenter.detector._model:ModelDetector")
 
 
-def make_detector(name: str, client=None) -> Detector:
+def get_detector(name: str, client=None) -> Detector:
     """`offline` (the rule-based baseline, reference-assisted when given the defect-free version), `offline-blind`
     (the same rules, never shown the defect-free version), `commenter` (the offline commenter's findings), or a
     model role or name of the registry (needs `client`, an `llm.ModelClient`); a role or model the registry
@@ -111,6 +111,9 @@ def make_detector(name: str, client=None) -> Detector:
     if client.registry.is_offline(name):
         return DETECTORS.get(OFFLINE_DETECTOR)()
     return DETECTORS.get(MODEL_DETECTOR)(client, name)
+
+
+make_detector = get_detector  # the old name, for callers being rewritten on wt-cli (issue 40: remove after it merges)
 
 
 def reference_assisted(detector: Detector, inputs: list[TrajectoryInput]) -> bool:
