@@ -132,16 +132,11 @@ class LLMCoder(Coder):
 
         answer = await ask(self._client, messages, read, repair=nudge, attempts=self.max_truncation_retries + 1,
                            params=self.params, invalid=HtmlExtractionError)
-        for attempt in answer.attempts:
-            usage.calls += 1
-            usage.cached_calls += int(attempt.result.cached)
-            usage.prompt_tokens += attempt.result.usage.prompt_tokens
-            usage.completion_tokens += attempt.result.usage.completion_tokens
-            usage.latency_s = round(usage.latency_s + attempt.result.latency_s, 3)
-            if attempt.error is not None:
-                logger.warning("app %s: %s (attempt %d of %d)", app_id, attempt.error, attempt.number,
-                               self.max_truncation_retries + 1)
-        truncated = sum(int(attempt.error.truncated) for attempt in answer.attempts if attempt.error is not None)
+        answer.count_into(usage)
+        refused = [attempt.error for attempt in answer.attempts if attempt.error is not None]
+        for number, error in enumerate(refused, start=1):
+            logger.warning("app %s: %s (attempt %d of %d)", app_id, error, number, self.max_truncation_retries + 1)
+        truncated = sum(int(error.truncated) for error in refused)
         last = answer.attempts[-1]
         if not answer.ok:
             error = last.error

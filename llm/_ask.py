@@ -109,6 +109,18 @@ class Answer(Generic[Value]):
         """Tokens of every reply, the unusable ones included."""
         return sum(attempt.result.usage.total_tokens for attempt in self.attempts)
 
+    def count_into(self, totals: Any) -> None:
+        """Add every reply to `totals`, a role's record of its model use: `calls`, `cached_calls`, `prompt_tokens`,
+        `completion_tokens`, and `latency_s` (summed to the millisecond, call by call) when it has one."""
+        for attempt in self.attempts:
+            result = attempt.result
+            totals.calls += 1
+            totals.cached_calls += int(result.cached)
+            totals.prompt_tokens += result.usage.prompt_tokens
+            totals.completion_tokens += result.usage.completion_tokens
+            if hasattr(totals, "latency_s"):
+                totals.latency_s = round(totals.latency_s + result.latency_s, 3)
+
     @property
     def error(self) -> str | None:
         """Why there is no value, in words a record keeps (None when there is one)."""

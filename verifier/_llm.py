@@ -71,11 +71,7 @@ class _Conversation:
         """
         answer = await ask_json(self.client, self.messages, parse=parse_reply, invalid=VerifierReplyError,
                                 repair=Repair(render_format_repair), attempts=self.format_repairs + 1)
-        for attempt in answer.attempts:
-            self.tokens.calls += 1
-            self.tokens.cached_calls += int(attempt.result.cached)
-            self.tokens.prompt_tokens += attempt.result.usage.prompt_tokens
-            self.tokens.completion_tokens += attempt.result.usage.completion_tokens
+        answer.count_into(self.tokens)
         self.messages = answer.messages
         if not answer.ok:
             raise answer.attempts[-1].error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -54,6 +55,16 @@ async def test_attempts_are_bounded_and_every_attempt_is_recorded_with_its_error
         "the JSON breaks the schema: ok: None is not of type 'boolean'",
     ]
     assert answer.tokens == 3 * (11 + 7)
+    totals, tokens = SimpleNamespace(calls=1, cached_calls=0, prompt_tokens=0, completion_tokens=0, latency_s=0.0), \
+        SimpleNamespace(calls=0, cached_calls=0, prompt_tokens=0, completion_tokens=0)
+    answer.count_into(totals)
+    answer.count_into(tokens)  # a record without latency_s gets the rest
+    assert (totals.calls, totals.cached_calls, totals.prompt_tokens, totals.completion_tokens) == (4, 0, 33, 21)
+    latency = 0.0
+    for attempt in answer.attempts:  # summed to the millisecond call by call, as the coder's usage always was
+        latency = round(latency + attempt.result.latency_s, 3)
+    assert totals.latency_s == latency
+    assert vars(tokens) == {"calls": 3, "cached_calls": 0, "prompt_tokens": 33, "completion_tokens": 21}
     assert answer.error == ("invalid reply after 3 attempt(s): the JSON breaks the schema: ok: None is not of type "
                             "'boolean'; last reply: '{\"ok\": null}'")
 
