@@ -176,8 +176,7 @@ class LLMTaskProposer(TaskProposer):
         from llm import RoleClient  # lazily: see the module docstring
 
         self.name = model
-        # Calls are made for the role "proposer" so usage lands in the proposer's ledger row.
-        self._client = RoleClient(client, model, role=ROLE)
+        self._client = RoleClient(client, model, role=ROLE)  # the proposer's usage row, whichever model plays it
         self.model = self._client.model
         self.max_repairs = max(0, max_repairs)
         self.top_up_rounds = max(0, top_up_rounds)
@@ -220,13 +219,14 @@ class LLMTaskProposer(TaskProposer):
         if answer.ok:
             return answer.value
         # Out of repairs: keep the items that are valid on their own, if any.
-        reply, errors = answer.attempts[-1].reply, answer.attempts[-1].error.problems
-        items = _valid_items(reply)
-        result.invalid_dropped += _item_count(reply) - len(items)
+        refused = answer.attempts[-1].error
+        item_schema = jsonschema.Draft202012Validator(TASKS_JSON_SCHEMA["properties"]["tasks"]["items"])
+        items = [item for item in refused.items if isinstance(item, dict) and item_schema.is_valid(item)]
+        result.invalid_dropped += len(refused.items) - len(items)
         if not items:
             raise ProposerError(
                 f"proposer model {self.model!r} gave no valid task JSON for app '{result.app_id}' after "
-                f"{self.max_repairs} repair(s): {'; '.join(errors[:3])}"
+                f"{self.max_repairs} repair(s): {'; '.join(refused.problems[:3])}"
             )
         return items
 
@@ -257,11 +257,13 @@ def _request_text(app: AppSpec, count: int, existing: list[str], round_number: i
 
 
 class TasksReplyError(ValueError):
-    """A proposer reply whose JSON is not the tasks' form; `problems` lists what is wrong (the repair quotes them)."""
+    """A reply that is not the tasks' form: `problems` says what is wrong (the repair quotes them), `items` are
+    the task items it holds, if any."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], items: Any = None) -> None:
         super().__init__("; ".join(problems))
         self.problems = problems
+        self.items: list[Any] = items if isinstance(items, list) else []
 
 
 def _repair_text(error: TasksReplyError) -> str:
@@ -272,56 +274,27 @@ def _repair_text(error: TasksReplyError) -> str:
             "level_rationale one line.")
 
 
-def _extract_json(text: str) -> Any:
-    """The reply's JSON object, or its bare list of tasks (read by `llm.parse_json_reply`).
+def _valid_tasks(text: str) -> list[dict[str, Any]]:
+    """The task items of a reply that matches `TASKS_JSON_SCHEMA`: its JSON object, or its bare list of tasks (an
+    easy, unambiguous fix), read by `llm.parse_json_reply`.
 
-    Raises ValueError("no JSON object in the reply") for anything else: those are the words the repair quotes.
+    Raises TasksReplyError listing what is wrong, root first ("no JSON object in the reply" for no JSON at all).
     """
     from llm import JsonReplyError, parse_json_reply  # here, not at the top: see the module docstring
 
     try:
         # NaN is read as a number, as this reading always has: the schema then names the field it breaks
-        return parse_json_reply(text, allow_nan=True, allow_array=True)
-    except JsonReplyError as error:
-        raise ValueError("no JSON object in the reply") from error
-
-
-def _valid_tasks(text: str) -> list[dict[str, Any]]:
-    """The task items of a reply that matches `TASKS_JSON_SCHEMA` (a bare list of tasks is an easy, unambiguous fix).
-
-    Raises TasksReplyError listing what is wrong, root first.
-    """
-    try:
-        data = _extract_json(text)
-    except ValueError as error:
-        raise TasksReplyError([str(error)]) from None
+        data = parse_json_reply(text, allow_nan=True, allow_array=True)
+    except JsonReplyError:
+        raise TasksReplyError(["no JSON object in the reply"]) from None
     if isinstance(data, list):
         data = {"tasks": data}
     validator = jsonschema.Draft202012Validator(TASKS_JSON_SCHEMA)
     errors = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
               for e in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))]
     if errors:
-        raise TasksReplyError(errors)
+        raise TasksReplyError(errors, data.get("tasks") if isinstance(data, dict) else None)
     return data["tasks"]
-
-
-def _valid_items(text: str) -> list[dict[str, Any]]:
-    try:
-        data = _extract_json(text)
-    except ValueError:
-        return []
-    items = data if isinstance(data, list) else data.get("tasks") if isinstance(data, dict) else None
-    schema = TASKS_JSON_SCHEMA["properties"]["tasks"]["items"]
-    return [i for i in items or [] if isinstance(i, dict) and jsonschema.Draft202012Validator(schema).is_valid(i)]
-
-
-def _item_count(text: str) -> int:
-    try:
-        data = _extract_json(text)
-    except ValueError:
-        return 0
-    items = data if isinstance(data, list) else data.get("tasks") if isinstance(data, dict) else None
-    return len(items) if isinstance(items, list) else 0
 
 
 _FACTORIES = {"offline": OfflineTaskProposer}

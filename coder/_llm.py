@@ -54,9 +54,7 @@ class LLMCoder(Coder):
             UnknownModelError: `model` is neither a model nor a role of the client's registry.
         """
         self.name = model
-        # Calls are made for the role "coder" so usage and cost land in the coder's row of the
-        # ledger, whichever model plays it.
-        self._client = RoleClient(client, model, role=ROLE)
+        self._client = RoleClient(client, model, role=ROLE)  # the coder's usage row, whichever model plays it
         self.model = self._client.model
         self.max_truncation_retries = max(0, max_truncation_retries)
         self.params = dict(params or {})

@@ -12,14 +12,8 @@ callers act on (chat `tool_calls`, Responses `computer_call` and `message` items
 and a malformed one sets `result.invalid` for the caller to ask again. A reply asked for as JSON is
 read with `parse_json_reply(text, schema)`: fenced, bare or in prose, checked against a JSON Schema
 or a pydantic model, and a `JsonReplyError` saying what is wrong when it cannot be used.
-
-Every role asks the same way: its client bound once to the label its calls are made for
-(`RoleClient`), and one bounded loop (`ask_json`, `ask`) that reads the reply, asks again as the
-role's `Repair` says when it cannot be used, and records every attempt (`Answer`).
-
-    judge = RoleClient(client, "judge")
-    answer = await ask_json(judge, messages, VERDICT_SCHEMA, repair=Repair(MY_REPAIR_PROMPT), attempts=2)
-    answer.value, answer.attempts, answer.error
+Every model role asks through one seam: `ask_json(RoleClient(client, "judge"), messages, SCHEMA,
+repair=Repair(PROMPT))` reads, repairs and records every attempt (`Answer`).
 
 Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against scripted replies.
 """

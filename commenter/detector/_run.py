@@ -59,18 +59,6 @@ class Detector(Protocol):
                                 task: str | None) -> list[Detection]: ...
 
 
-class _Offline:
-    offline = True
-
-    def __init__(self, blind: bool = False):
-        self.rules = OfflineDetector(blind=blind)
-        self.name, self.uses_reference = self.rules.name, self.rules.uses_reference
-
-    async def detect_trajectory(self, folder, html, *, trajectory_id, transform, reference_html, tuples, task):
-        return await self.rules.detect_trajectory(folder, html, trajectory_id=trajectory_id, transform=transform,
-                                                  reference_html=reference_html, tuples=tuples)
-
-
 class _Commenter:
     """The offline commenter on every trajectory (failed or not), its findings mapped to the tuples."""
 
@@ -88,8 +76,8 @@ with an endpoint."""
 DETECTORS: Registry[Callable[..., Detector]] = Registry("detector")
 """Detectors by name: the offline ones (`OFFLINE_DETECTORS`) take no arguments; the model one takes
 `(client, model)` and is imported when first chosen."""
-DETECTORS.add(OFFLINE_DETECTOR, _Offline)
-DETECTORS.add(OFFLINE_BLIND_DETECTOR, functools.partial(_Offline, blind=True))
+DETECTORS.add(OFFLINE_DETECTOR, OfflineDetector)
+DETECTORS.add(OFFLINE_BLIND_DETECTOR, functools.partial(OfflineDetector, blind=True))
 DETECTORS.add(COMMENTER_DETECTOR, _Commenter)
 DETECTORS.register_lazy(MODEL_DETECTOR, "commenter.detector._model:ModelDetector")
 

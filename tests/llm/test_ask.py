@@ -145,7 +145,7 @@ async def test_a_role_client_calls_for_its_role_or_for_the_name_it_was_given(mak
         coder = RoleClient(base, "other", role="coder")
         by_name = RoleClient(base, "other")
         as_role = RoleClient(base, "judge", role="judge")
-        assert (coder.model, coder.label, coder.registry.roles["coder"]) == ("other", "coder", "other")
+        assert (coder.model, coder.label, coder.client.registry.roles["coder"]) == ("other", "coder", "other")
         assert base.registry.roles["coder"] == "scripted"  # the client it was given is not re-bound
         assert (by_name.label, by_name.client, as_role.client) == ("other", base, base)  # nothing to re-bind
         for client in (coder, by_name, as_role):

@@ -66,14 +66,15 @@ class Judgement(BaseModel):
 
 
 class TrajectoryJudge:
-    """What every judge does before it decides: a judgement that names the judge, and the trajectory loaded with
-    what the judge reads of it (`shown`). One that cannot be read is a judgement with an error, never an exception."""
+    """What every judge does first: a judgement naming the judge, and the trajectory loaded with what the judge
+    reads of it (`shown`); one that cannot be read is a judgement with an error, never an exception."""
 
     name: str
     offline: bool
     mode: JudgeMode
     prompt_version: str | None
     prompt_sha256: str
+    """With `name` and `mode`, what a cached judgement must match to be reused."""
 
     async def judge(self, ref: TrajectoryRef, run_dir: Path | str) -> Judgement:
         """Judge the trajectory `ref` names under `run_dir`. Never raises for the trajectory (nor for a model)."""
@@ -91,8 +92,7 @@ class TrajectoryJudge:
         return judgement
 
     async def shown(self, trajectory: Trajectory, folder: Path) -> Any:
-        """What the judge reads besides the trajectory (an image), or None. Raises OSError when it cannot be read."""
-        return None
+        """What the judge reads besides the trajectory (an image), or None; raises OSError when it cannot be read."""
 
     async def decide_on(self, judgement: Judgement, trajectory: Trajectory, folder: Path, shown: Any) -> None:
         """Fill in `judgement` for the trajectory in `folder`: success, reason and confidence, or why not."""
