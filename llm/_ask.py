@@ -20,7 +20,7 @@ from ._client import ModelClient
 from ._config import ModelConfigError
 from ._json_reply import parse_json_reply
 from ._messages import Message, assistant_message, user_message
-from ._results import ChatResult, ModelCallError
+from ._results import ChatResult, ModelCallError, ResponsesResult
 
 logger = logging.getLogger("llm")
 
@@ -36,7 +36,7 @@ class RoleClient:
 
     `name` is a model or a role of the client's registry (what a config names). With `role`, calls are made for
     `role`, the registry re-bound so that it plays `name`'s model: the role's usage row, reply cap and budget,
-    whatever model plays it (the coder, the proposer). Without, calls are made for `name` itself.
+    whatever model plays it (the coder, the proposer). Without, calls are made for `name` itself (the CUA, the judge…).
 
     Raises (constructor): UnknownModelError, `name` is neither a model nor a role of the registry.
     """
@@ -53,6 +53,10 @@ class RoleClient:
     async def chat(self, messages: Sequence[Mapping[str, Any]], **params: Any) -> ChatResult:
         """`ModelClient.chat` for this client's label; raises what it raises."""
         return await self.client.chat(messages, role=self.label, **params)
+
+    async def responses(self, **kwargs: Any) -> ResponsesResult:
+        """`ModelClient.responses` for this client's label; raises what it raises."""
+        return await self.client.responses(role=self.label, **kwargs)
 
 
 @dataclass(frozen=True)
