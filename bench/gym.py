@@ -8,8 +8,9 @@
 - `reference_solved` / `reference_total`: every offered bundled task's reference solution played through
   `env.step` (`environments.ReferencePolicy`), solved when it earns reward 1.0 exactly once, on the step its
   checker first turns true — over every task the environments offer (proven checkers only);
-- `env_steps_per_s` / `rollout_steps_per_s`: the same `--steps` scripted actions on unit-converter through
-  `env.step` and through `cua.rollout` (a scripted policy; its trajectory written to disk as in a run), A/B
+- `env_steps_per_s` / `rollout_steps_per_s`: the same `--steps` scripted actions on unit-converter, the same task's
+  checker after each, through `env.step` and through `cua.rollout` (a scripted policy; its trajectory written to
+  disk as in a run), each timed from the app's load to the last step, A/B
   interleaved `--pairs` times, medians; `env_step_vs_rollout_step` = rollout steps/s ÷ env steps/s (1.1 =
   an env step costs 10 % more than a rollout step; target ≤ 1.1);
 - `vector_steps_per_s`: `--vector` environments of one browser stepped together (`environments.make_vector`),
@@ -37,11 +38,12 @@ import gymnasium
 from gymnasium.utils.env_checker import check_env
 
 import environments
-from apps_prompts import load_app, reference_html_path
+from apps_prompts import Task, load_app, reference_html_path
 from cua import Action, Point, RolloutConfig, Trajectory, close_browser, rollout
 from cua.policies import get_policy
 from experiment import make_config
 from flows import sweep_without_prefect
+from verifier import rollout_checker
 
 APP = "unit-converter"
 ADVICE = "For Box action spaces, we recommend using a symmetric and normalized space"
@@ -106,25 +108,33 @@ def play_reference_solutions(max_actions: int = 60) -> tuple[int, int, list[str]
     return solved, total, unsolved
 
 
-def env_steps_per_s(actions: list[Action]) -> float:
-    env = gymnasium.make(f"aui/{APP}-v0", max_steps=len(actions) + 1)
+def env_steps_per_s(actions: list[Action], task: str) -> float:
+    env = gymnasium.make(f"aui/{APP}-v0", task=task, max_steps=len(actions) + 1)
     try:
         started = time.perf_counter()  # the load counts, as it does in a rollout's time
         env.reset(seed=0)
+        done = 0
         for action in actions:
-            env.step(action)
-        return len(actions) / (time.perf_counter() - started)
+            _, _, terminated, truncated, _ = env.step(action)
+            done += 1
+            if terminated or truncated:  # solved by chance: the rollout stops at the same step
+                break
+        return done / (time.perf_counter() - started)
     finally:
         env.close()
 
 
-def rollout_steps_per_s(actions: list[Action], html: str, folder: Path, loop: asyncio.AbstractEventLoop) -> float:
+def rollout_steps_per_s(actions: list[Action], html: str, task: Task, folder: Path,
+                        loop: asyncio.AbstractEventLoop) -> float:
     """The same actions through `cua.rollout` on `loop` (one browser with warm pages, as the environments' loop has),
-    the whole call timed: the load, every step, the trajectory and its screenshots written to disk."""
+    with the same task's checker after every step; the whole call timed: the load, every step, the trajectory and
+    its screenshots written to disk."""
     policy = get_policy("scripted", script=list(actions))
     config = RolloutConfig(max_steps=len(actions) + 1, stuck_no_change_steps=0, stuck_repeat_steps=0)
+    checker = rollout_checker(task.checker)
     started = time.perf_counter()
-    trajectory = loop.run_until_complete(rollout(html, "bench", policy, None, folder, config, seed=0, fixed_clock=True))
+    trajectory = loop.run_until_complete(rollout(html, task.description, policy, checker, folder, config, seed=0,
+                                                 fixed_clock=True))
     seconds = time.perf_counter() - started
     acted = [step for step in trajectory.steps if step.screen_action is not None and step.screen_action.kind != "finished"]
     return len(acted) / seconds
@@ -191,15 +201,17 @@ def main() -> None:
         solved, total, unsolved = play_reference_solutions()
         figures.update(reference_solved=solved, reference_total=total, reference_unsolved=unsolved)
     log(f"{args.steps} scripted steps through env.step and cua.rollout, {args.pairs} pairs …")
-    html = reference_html_path(load_app(APP)).read_text(encoding="utf-8")
+    app = load_app(APP)
+    html = reference_html_path(app).read_text(encoding="utf-8")
+    task = next(t for t in app.tasks if t.checker)  # its checker runs after every step on both paths
     actions, env_rates, rollout_rates = scripted(args.steps), [], []
     loop = asyncio.new_event_loop()
     with tempfile.TemporaryDirectory(prefix="bench-gym-") as scratch:
-        env_steps_per_s(actions[:3])  # warm-up: the loop, the browser, a warm page — of both paths
-        rollout_steps_per_s(actions[:3], html, Path(scratch) / "warm-up", loop)
+        env_steps_per_s(actions[:3], task.id)  # warm-up: the loop, the browser, a warm page — of both paths
+        rollout_steps_per_s(actions[:3], html, task, Path(scratch) / "warm-up", loop)
         for pair in range(args.pairs):
-            env_rates.append(env_steps_per_s(actions))
-            rollout_rates.append(rollout_steps_per_s(actions, html, Path(scratch) / f"rollout-{pair}", loop))
+            env_rates.append(env_steps_per_s(actions, task.id))
+            rollout_rates.append(rollout_steps_per_s(actions, html, task, Path(scratch) / f"rollout-{pair}", loop))
         loop.run_until_complete(close_browser())
         loop.close()
         figures["env_steps_per_s"] = round(statistics.median(env_rates), 2)

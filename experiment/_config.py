@@ -12,7 +12,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from apps_prompts import BUNDLED_DIR, Level, Task
 from cua import DEFAULT_VIEWPORT, Viewport
 from cua.policies import is_offline_policy
-from llm import BudgetLimits
+from llm import RunBudget
 from perturb import DEFAULT, needed_roles, resolve
 
 from ._offline_names import is_offline_provider, registry_at
@@ -23,17 +23,6 @@ Carry = Literal["latest", "best"]
 FeedbackSource = Literal["commenter", "defects"]
 TraceMode = Literal["off", "failures", "all"]
 
-
-
-class RunBudget(BudgetLimits):
-    """The run's limits, and per role (`coder`, `proposer`, `verifier`, `commenter`, `cua`, `judge`, a
-    commenter mode such as `commenter:dashboard`, or a model name for calls made by name)."""
-
-    roles: dict[str, BudgetLimits] = Field(default_factory=dict, description="Limits per role.")
-
-    @property
-    def unlimited(self) -> bool:
-        return super().unlimited and all(limits.unlimited for limits in self.roles.values())
 
 
 class ConfigError(ValueError):

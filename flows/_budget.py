@@ -26,8 +26,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from experiment import RunBudget
-from llm import BUDGET_REACHED, Budget, BudgetLimits, Spent, budget_in_this_task, use_budget
+from llm import BUDGET_REACHED, Budget, BudgetLimits, RunBudget, Spent, budget_in_this_task, use_budget
 
 BUDGET_FILE = "budget.json"
 LEDGER = "prefect"

@@ -21,18 +21,7 @@ from ._dom import Version
 from ._page import STYLE_PROPERTIES
 
 CROP_TIMEOUT_MS = 3_000
-# Each selector's first match (one that is not a valid selector finds nothing), and the properties asked for.
-_COMPUTED_STYLES = """([selectors, properties]) => {
-  const found = {};
-  for (const selector of selectors) {
-    let element = null;
-    try { element = document.querySelector(selector); } catch (error) { continue; }
-    if (!element) continue;
-    const style = getComputedStyle(element);
-    found[selector] = Object.fromEntries(properties.map(name => [name, style.getPropertyValue(name)]));
-  }
-  return found;
-}"""
+_COMPUTED_STYLES = Path(__file__).with_name("_computed_styles.js").read_text(encoding="utf-8")
 
 
 class Renderer:

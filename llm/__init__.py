@@ -19,7 +19,7 @@ Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against sc
 """
 
 from ._ask import CALL_FAILURES, REPAIR_PROMPT, Answer, Repair, ReplyAttempt, RoleClient, ask, ask_json
-from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, BudgetTally, LocalTally, Spent,
+from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, BudgetTally, LocalTally, RunBudget, Spent,
                       budget_in_this_task, current_budget, use_budget)
 from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
 from ._client import ModelClient
@@ -73,6 +73,7 @@ __all__ = [
     "BUDGET_REACHED",
     "Budget",
     "BudgetLimits",
+    "RunBudget",
     "BudgetReached",
     "BudgetTally",
     "DEFAULT_MAX_REPLY_BYTES",

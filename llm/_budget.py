@@ -43,6 +43,17 @@ class BudgetLimits(BaseModel):
         return self.max_model_calls is None and self.max_cost_usd is None
 
 
+class RunBudget(BudgetLimits):
+    """The run's limits, and per role (`coder`, `proposer`, `verifier`, `commenter`, `cua`, `judge`, a
+    commenter mode such as `commenter:dashboard`, or a model name for calls made by name)."""
+
+    roles: dict[str, BudgetLimits] = Field(default_factory=dict, description="Limits per role.")
+
+    @property
+    def unlimited(self) -> bool:
+        return super().unlimited and all(limits.unlimited for limits in self.roles.values())
+
+
 class Spent(BaseModel):
     """What one scope spent: calls sent and their cost."""
 
