@@ -297,8 +297,7 @@ def _valid_tasks(text: str) -> list[dict[str, Any]]:
     return data["tasks"]
 
 
-_FACTORIES = {"offline": OfflineTaskProposer}
-OFFLINE_PROPOSERS = tuple(_FACTORIES)
+OFFLINE_PROPOSERS = ("offline",)
 """The proposers that call no model, by name (any other name is a model role or name of the registry)."""
 
 
@@ -314,7 +313,7 @@ def get_proposer(
     Raises:
         UnknownModelError: `name` is neither "offline" nor a model or role of the registry.
     """
-    if name in _FACTORIES or tasks_file is not None:
+    if name in OFFLINE_PROPOSERS or tasks_file is not None:
         return OfflineTaskProposer(name, tasks_file=tasks_file)
     if client is None:
         from llm import get_client  # lazily: see the module docstring
