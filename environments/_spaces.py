@@ -104,7 +104,10 @@ def decode_png(png: bytes, viewport: Viewport) -> np.ndarray:
         RuntimeError: the screenshot is not the viewport's size (the page's scale is not 1).
     """
     with Image.open(io.BytesIO(png)) as image:
-        frame = np.array(image.convert("RGB"), dtype=np.uint8)
+        if image.mode != "RGB":  # Chromium's screenshots are RGB already: no conversion, no copy of one
+            image = image.convert("RGB")
+        # One copy of the decoded pixels (into a writable buffer), not three (convert, __array_interface__, np.array).
+        frame = np.frombuffer(bytearray(image.tobytes()), dtype=np.uint8).reshape(image.height, image.width, 3)
     if frame.shape != (viewport.height, viewport.width, 3):
         raise RuntimeError(f"the screenshot is {frame.shape[1]}×{frame.shape[0]}, not the viewport's {viewport}")
     return frame
