@@ -180,7 +180,7 @@ class ModelCommenter:
 
     def __init__(self, client: ModelClient, model: str = DEFAULT_ROLE, mode: str = "dashboard", max_repairs: int = MAX_REPAIRS, **params):
         COMMENT_MODES.get(mode)  # fail early, listing the known modes
-        self.client = client
+        self.client = RoleClient(client, model)  # fails now, listing the known names, rather than at the first call
         self.model = model
         self.mode = mode
         self.max_repairs = max(0, max_repairs)
@@ -207,9 +207,8 @@ class ModelCommenter:
         except FileNotFoundError as exc:  # a trajectory cut short before its first screenshot: nothing to show
             result.error = f"nothing to comment on: {exc}"
             return result
-        answer = await ask_json(RoleClient(self.client, self.model), messages,
-                                parse=lambda text: validate_comment(parse_reply(text)), repair=REPAIR,
-                                attempts=1 + self.max_repairs, params=self.params, invalid=CommentValidationError,
+        answer = await ask_json(self.client, messages, parse=lambda text: validate_comment(parse_reply(text)),
+                                repair=REPAIR, attempts=1 + self.max_repairs, params=self.params, invalid=CommentValidationError,
                                 call_errors=(ModelCallError,))
         result.attempts = len(answer.attempts)
         result.raw_replies = [attempt.reply for attempt in answer.attempts]
