@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from commenter.detector import OFFLINE_DETECTORS, TrajectoryInput, detect_trajectories, make_detector
+from commenter.detector import OFFLINE_DETECTORS, TrajectoryInput, detect_trajectories, get_detector
 from cua import TUPLES_FILE, Trajectory, read_tuples, write_tuples
 
 from ._refs import RunContext
@@ -33,7 +33,7 @@ async def detected_defects(run: RunContext, html: str, trajectories: list[str], 
     # a detector that calls no model by its own name; any other through the `detector` role (its registry decides:
     # a model the registry marks offline gets the offline rules)
     own = detector in OFFLINE_DETECTORS
-    chosen = make_detector(detector if own else "detector", None if own else model_client(run, {"detector": detector}))
+    chosen = get_detector(detector if own else "detector", None if own else model_client(run, {"detector": detector}))
     detections = await detect_trajectories(run.root, inputs, chosen)
     tuples = {(folder, item.step): item for folder in trajectories for item in read_tuples(run.root / folder)}
     statements: dict[tuple[str, str], str] = {}
