@@ -12,7 +12,6 @@ offline proposer returns the spec's tasks or the tasks of a file given by path, 
 
 from __future__ import annotations
 
-import logging
 import re
 from abc import ABC, abstractmethod
 from pathlib import Path
@@ -26,8 +25,6 @@ from ._proposer_files import load_tasks_file
 
 if TYPE_CHECKING:
     from llm import ModelClient
-
-logger = logging.getLogger("apps_prompts.proposer")
 
 PROPOSER_VERSION = "proposer-v2"  # v2: a level (paper … gold) and its rationale per task
 """Recorded with the proposals: bump it when the prompt or the post-processing changes. (The propose
@@ -176,16 +173,11 @@ class LLMTaskProposer(TaskProposer):
         """Raises:
         UnknownModelError: `model` is neither a model nor a role of the client's registry.
         """
-        from llm import ModelClient as _ModelClient  # lazily: see the module docstring
+        from llm import RoleClient  # lazily: see the module docstring
 
         self.name = model
-        self.model = client.registry.model_name(model)
-        # Calls are made for the role "proposer" so usage lands in the proposer's ledger row.
-        if client.registry.roles.get(ROLE) == self.model:
-            self._client = client
-        else:
-            self._client = _ModelClient(client.registry.with_roles({ROLE: self.model}), cache=client.cache,
-                                        ledger=client.ledger, retry=client.retry)
+        self._client = RoleClient(client, model, role=ROLE)  # the proposer's usage row, whichever model plays it
+        self.model = self._client.model
         self.max_repairs = max(0, max_repairs)
         self.top_up_rounds = max(0, top_up_rounds)
 
@@ -218,30 +210,23 @@ class LLMTaskProposer(TaskProposer):
 
     async def _ask(self, text: str, result: ProposalResult) -> list[dict[str, Any]]:
         """Valid task items from one request, with up to `max_repairs` repair turns."""
-        from llm import assistant_message, system_message, user_message  # lazily: see the module docstring
+        from llm import Repair, ask_json, system_message, user_message  # lazily: see the module docstring
 
-        messages = [system_message(SYSTEM), user_message(text)]
-        reply = ""
-        errors: list[str] = []
-        for attempt in range(self.max_repairs + 1):
-            response = await self._client.chat(messages, role=ROLE)
-            result.attempts += 1
-            reply = response.text
-            data, errors = _parse_and_validate(reply)
-            if not errors:
-                return data["tasks"]
-            if attempt == self.max_repairs:
-                break
-            result.repairs += 1
-            logger.info("proposer reply for app %s failed validation (%s); asking for a repair", result.app_id, errors[0])
-            messages = [*messages, assistant_message(reply), user_message(_repair_text(errors))]
+        answer = await ask_json(self._client, [system_message(SYSTEM), user_message(text)], parse=_valid_tasks,
+                                repair=Repair(_repair_text), attempts=self.max_repairs + 1)
+        result.attempts += len(answer.attempts)
+        result.repairs += len(answer.attempts) - 1
+        if answer.ok:
+            return answer.value
         # Out of repairs: keep the items that are valid on their own, if any.
-        items = _valid_items(reply)
-        result.invalid_dropped += _item_count(reply) - len(items)
+        refused = answer.attempts[-1].error
+        item_schema = jsonschema.Draft202012Validator(TASKS_JSON_SCHEMA["properties"]["tasks"]["items"])
+        items = [item for item in refused.items if isinstance(item, dict) and item_schema.is_valid(item)]
+        result.invalid_dropped += len(refused.items) - len(items)
         if not items:
             raise ProposerError(
                 f"proposer model {self.model!r} gave no valid task JSON for app '{result.app_id}' after "
-                f"{self.max_repairs} repair(s): {'; '.join(errors[:3])}"
+                f"{self.max_repairs} repair(s): {'; '.join(refused.problems[:3])}"
             )
         return items
 
@@ -271,62 +256,48 @@ def _request_text(app: AppSpec, count: int, existing: list[str], round_number: i
     return "\n\n".join(parts)
 
 
-def _repair_text(errors: list[str]) -> str:
-    listed = "\n".join(f"- {e}" for e in errors[:8])
+class TasksReplyError(ValueError):
+    """A reply that is not the tasks' form: `problems` says what is wrong (the repair quotes them), `items` are
+    the task items it holds, if any."""
+
+    def __init__(self, problems: list[str], items: Any = None) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+        self.items: list[Any] = items if isinstance(items, list) else []
+
+
+def _repair_text(error: TasksReplyError) -> str:
+    listed = "\n".join(f"- {e}" for e in error.problems[:8])
     return (f"That JSON does not match the required form:\n{listed}\n"
             'Send the corrected JSON object only: {"tasks": [{"description", "category", "expected_outcome", "level", '
             f'"level_rationale"}}]}}, category one of {", ".join(c.value for c in TaskCategory)}, level one of {", ".join(LEVELS)}, '
             "level_rationale one line.")
 
 
-def _extract_json(text: str) -> Any:
-    """The reply's JSON object, or its bare list of tasks (read by `llm.parse_json_reply`).
+def _valid_tasks(text: str) -> list[dict[str, Any]]:
+    """The task items of a reply that matches `TASKS_JSON_SCHEMA`: its JSON object, or its bare list of tasks (an
+    easy, unambiguous fix), read by `llm.parse_json_reply`.
 
-    Raises ValueError("no JSON object in the reply") for anything else: those are the words the repair quotes.
+    Raises TasksReplyError listing what is wrong, root first ("no JSON object in the reply" for no JSON at all).
     """
     from llm import JsonReplyError, parse_json_reply  # here, not at the top: see the module docstring
 
     try:
         # NaN is read as a number, as this reading always has: the schema then names the field it breaks
-        return parse_json_reply(text, allow_nan=True, allow_array=True)
-    except JsonReplyError as error:
-        raise ValueError("no JSON object in the reply") from error
-
-
-def _parse_and_validate(text: str) -> tuple[Any, list[str]]:
-    try:
-        data = _extract_json(text)
-    except ValueError as error:
-        return None, [str(error)]
+        data = parse_json_reply(text, allow_nan=True, allow_array=True)
+    except JsonReplyError:
+        raise TasksReplyError(["no JSON object in the reply"]) from None
     if isinstance(data, list):
-        data = {"tasks": data}  # a bare list is an easy, unambiguous fix
+        data = {"tasks": data}
     validator = jsonschema.Draft202012Validator(TASKS_JSON_SCHEMA)
     errors = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
               for e in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))]
-    return data, errors
+    if errors:
+        raise TasksReplyError(errors, data.get("tasks") if isinstance(data, dict) else None)
+    return data["tasks"]
 
 
-def _valid_items(text: str) -> list[dict[str, Any]]:
-    try:
-        data = _extract_json(text)
-    except ValueError:
-        return []
-    items = data if isinstance(data, list) else data.get("tasks") if isinstance(data, dict) else None
-    schema = TASKS_JSON_SCHEMA["properties"]["tasks"]["items"]
-    return [i for i in items or [] if isinstance(i, dict) and jsonschema.Draft202012Validator(schema).is_valid(i)]
-
-
-def _item_count(text: str) -> int:
-    try:
-        data = _extract_json(text)
-    except ValueError:
-        return 0
-    items = data if isinstance(data, list) else data.get("tasks") if isinstance(data, dict) else None
-    return len(items) if isinstance(items, list) else 0
-
-
-_FACTORIES = {"offline": OfflineTaskProposer}
-OFFLINE_PROPOSERS = tuple(_FACTORIES)
+OFFLINE_PROPOSERS = ("offline",)
 """The proposers that call no model, by name (any other name is a model role or name of the registry)."""
 
 
@@ -342,7 +313,7 @@ def get_proposer(
     Raises:
         UnknownModelError: `name` is neither "offline" nor a model or role of the registry.
     """
-    if name in _FACTORIES or tasks_file is not None:
+    if name in OFFLINE_PROPOSERS or tasks_file is not None:
         return OfflineTaskProposer(name, tasks_file=tasks_file)
     if client is None:
         from llm import get_client  # lazily: see the module docstring

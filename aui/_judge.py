@@ -13,7 +13,7 @@ from rich.console import Console
 
 from experiment import is_offline_provider
 from llm import ModelClient, ModelConfigError, UnknownNameError
-from verifier.judge import JUDGEMENTS_FILE, judge_run, make_judge
+from verifier.judge import JUDGEMENTS_FILE, get_judge, judge_run
 
 from ._output import _fail, err_console
 
@@ -34,7 +34,7 @@ def judge_command(
         raise _fail(f"{run_dir}: not a finished run folder (no results.json)")
     try:
         client = None if is_offline_provider("judge", model) else ModelClient(models_config)
-        chosen = make_judge(model, mode, client)  # bad names, modes and unset key variables: refused here
+        chosen = get_judge(model, mode, client)  # bad names, modes and unset key variables: refused here
     except (UnknownNameError, ModelConfigError, ValueError) as exc:
         raise _fail(str(exc))
     async def run():

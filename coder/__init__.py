@@ -33,9 +33,10 @@ from ._models import (
 from ._offline import OFFLINE_VERSION, OfflineCoder
 from ._plan import PRINCIPLES, TRANSFORMS, plan_transforms, principle_of
 from ._prompts import PROMPT_VERSION, REVISION_RULES, STYLE_BLOCK, merge_feedback
-from ._registry import coders, get_coder
+from ._registry import CODERS, coders, get_coder
 
 __all__ = [
+    "CODERS",
     "INJECTED_MARK",
     "OFFLINE_VERSION",
     "PRINCIPLES",

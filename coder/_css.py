@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from source_scan import closing, mask, scan
+
 _GROUPING_AT_RULES = ("@media", "@supports", "@layer", "@container", "@document")
+_RULE_MARK = re.compile(r"[;{}]")
 
 
 @dataclass
@@ -30,31 +33,20 @@ class CssRule:
 def parse_rules(css: str, offset: int = 0) -> list[CssRule]:
     """Rules of `css` in order; grouping at-rules carry their inner rules as `children`."""
     rules: list[CssRule] = []
-    i, n, prelude_start = 0, len(css), 0
-    while i < n:
-        char = css[i]
-        if css.startswith("/*", i):
-            end = css.find("*/", i + 2)
-            i = n if end < 0 else end + 2
+    masked, i, prelude_start = mask(css, "css"), 0, 0
+    while (mark := _RULE_MARK.search(masked, i)) is not None:
+        i = mark.start()
+        if masked[i] != "{":
+            i = prelude_start = i + 1  # after a rule, or an @import/@charset statement
             continue
-        if char in "\"'":
-            i = _skip_string(css, i)
-            continue
-        if char == ";":
-            prelude_start = i + 1  # @import/@charset statements
-        elif char == "{":
-            close = _matching_brace(css, i)
-            prelude = _strip_comments(css[prelude_start:i]).strip()
-            rule = CssRule(prelude, offset + i + 1, offset + close)
-            if prelude.lower().startswith(_GROUPING_AT_RULES):
-                rule.children = parse_rules(css[i + 1:close], offset + i + 1)
-            rules.append(rule)
-            i = close + 1
-            prelude_start = i
-            continue
-        elif char == "}":
-            prelude_start = i + 1
-        i += 1
+        close = closing(masked, i)
+        close = len(css) if close < 0 else close
+        prelude = _strip_comments(css[prelude_start:i]).strip()
+        rule = CssRule(prelude, offset + i + 1, offset + close)
+        if prelude.lower().startswith(_GROUPING_AT_RULES):
+            rule.children = parse_rules(css[i + 1:close], offset + i + 1)
+        rules.append(rule)
+        i = prelude_start = close + 1
     return rules
 
 
@@ -217,59 +209,14 @@ def split_selectors(prelude: str) -> list[str]:
 
 
 def _split_top_level(text: str, separator: str) -> list[str]:
-    parts, depth, current, i = [], 0, [], 0
-    while i < len(text):
-        char = text[i]
-        if char in "\"'":
-            end = _skip_string(text, i)
-            current.append(text[i:end])
-            i = end
-            continue
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth = max(0, depth - 1)
-        if char == separator and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-        i += 1
-    parts.append("".join(current))
+    """`text` split at `separator` outside strings and parentheses (its comments are stripped already)."""
+    parts, start = [], 0
+    for k, token, depth in scan(mask(text, "css", comments=False), re.escape(separator), brackets="(", clamp=True):
+        if depth == 0 and token == separator:
+            parts.append(text[start:k])
+            start = k + 1
+    parts.append(text[start:])
     return [p for p in parts if p.strip()]
-
-
-def _skip_string(text: str, start: int) -> int:
-    quote, i = text[start], start + 1
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] == quote or text[i] == "\n":
-            return i + 1
-        i += 1
-    return len(text)
-
-
-def _matching_brace(css: str, open_index: int) -> int:
-    depth, i = 0, open_index
-    while i < len(css):
-        if css.startswith("/*", i):
-            end = css.find("*/", i + 2)
-            i = len(css) if end < 0 else end + 2
-            continue
-        char = css[i]
-        if char in "\"'":
-            i = _skip_string(css, i)
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return len(css)
 
 
 def _strip_comments(text: str) -> str:

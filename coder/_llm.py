@@ -14,7 +14,7 @@ from typing import Any
 
 from apps_prompts import AppSpec
 from cua import DEFAULT_VIEWPORT, Viewport
-from llm import ModelClient, assistant_message, system_message, user_message
+from llm import ChatResult, ModelClient, ReplyAttempt, RoleClient, ask, assistant_message, system_message, user_message
 
 from ._base import Coder
 from ._contract import missing_items, plan_contract
@@ -54,15 +54,8 @@ class LLMCoder(Coder):
             UnknownModelError: `model` is neither a model nor a role of the client's registry.
         """
         self.name = model
-        self.model = client.registry.model_name(model)
-        # Calls are made for the role "coder" so usage and cost land in the coder's row of the
-        # ledger, whichever model plays it.
-        if client.registry.roles.get(ROLE) == self.model:
-            self._client = client
-        else:
-            self._client = ModelClient(
-                client.registry.with_roles({ROLE: self.model}), cache=client.cache, ledger=client.ledger, retry=client.retry
-            )
+        self._client = RoleClient(client, model, role=ROLE)  # the coder's usage row, whichever model plays it
+        self.model = self._client.model
         self.max_truncation_retries = max(0, max_truncation_retries)
         self.params = dict(params or {})
 
@@ -126,32 +119,30 @@ class LLMCoder(Coder):
             HtmlExtractionError: still no complete HTML document after the retries; the message
                 names the app and the model.
         """
-        attempt_messages = messages
-        truncated = 0
-        for attempt in range(1, self.max_truncation_retries + 2):
-            result = await self._client.chat(attempt_messages, role=ROLE, **self.params)
-            usage.calls += 1
-            usage.cached_calls += int(result.cached)
-            usage.prompt_tokens += result.usage.prompt_tokens
-            usage.completion_tokens += result.usage.completion_tokens
-            usage.latency_s = round(usage.latency_s + result.latency_s, 3)
-            try:
-                return extract_html(result.text, finish_reason=result.finish_reason, model=self.model), attempt, truncated, result.text
-            except HtmlExtractionError as error:
-                truncated += int(error.truncated)
-                logger.warning("app %s: %s (attempt %d of %d)", app_id, error, attempt, self.max_truncation_retries + 1)
-                if attempt > self.max_truncation_retries:
-                    advice = ("still cut off after {n} attempts; raise the model's max tokens" if error.truncated
-                              else "no HTML document in any of {n} attempts").format(n=attempt)
-                    raise HtmlExtractionError(
-                        f"app {app_id!r}: {error} — {advice}",
-                        model=self.model, truncated=error.truncated, excerpt=error.excerpt,
-                    ) from error
-                # A fresh request (not the bad reply) with a nudge; the attempt number in it keeps
-                # the cache from replaying the reply just refused.
-                nudge = truncation_retry_text(attempt + 1) if error.truncated else no_html_retry_text(attempt + 1)
-                attempt_messages = [*messages, user_message(nudge)]
-        raise AssertionError("unreachable")
+        def read(result: ChatResult) -> str:
+            return extract_html(result.text, finish_reason=result.finish_reason, model=self.model)
+
+        def nudge(asked: list[dict[str, Any]], sent: list[dict[str, Any]], attempt: ReplyAttempt) -> list[dict[str, Any]]:
+            # A fresh request (not the bad reply) with a nudge; the attempt number in it keeps the cache from
+            # replaying the reply just refused.
+            text = truncation_retry_text if attempt.error.truncated else no_html_retry_text
+            return [*asked, user_message(text(attempt.number + 1))]
+
+        answer = await ask(self._client, messages, read, repair=nudge, attempts=self.max_truncation_retries + 1,
+                           params=self.params, invalid=HtmlExtractionError)
+        answer.count_into(usage)
+        refused = [attempt.error for attempt in answer.attempts if attempt.error is not None]
+        for number, error in enumerate(refused, start=1):
+            logger.warning("app %s: %s (attempt %d of %d)", app_id, error, number, self.max_truncation_retries + 1)
+        truncated = sum(int(error.truncated) for error in refused)
+        last = answer.attempts[-1]
+        if not answer.ok:
+            error = last.error
+            advice = ("still cut off after {n} attempts; raise the model's max tokens" if error.truncated
+                      else "no HTML document in any of {n} attempts").format(n=last.number)
+            raise HtmlExtractionError(f"app {app_id!r}: {error} — {advice}", model=self.model, truncated=error.truncated,
+                                      excerpt=error.excerpt) from error
+        return answer.value, last.number, truncated, last.reply
 
 
 def _to_messages(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:

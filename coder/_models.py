@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from apps_prompts import AppSpec
 from cua import DEFAULT_VIEWPORT, Viewport
-from llm import rebuild_exception
+from llm import PicklesKeywordFields
 
 
 RevisionMode = Literal["unsupported", "cua", "integrated"]
@@ -297,7 +297,7 @@ class CoderError(RuntimeError):
     """A coder could not produce an app version; the message says which app, model or file."""
 
 
-class HtmlExtractionError(CoderError):
+class HtmlExtractionError(PicklesKeywordFields, CoderError):
     """A model reply held no complete HTML document."""
 
     def __init__(self, message: str, *, model: str | None, truncated: bool, excerpt: str = "") -> None:
@@ -306,7 +306,3 @@ class HtmlExtractionError(CoderError):
         self.truncated = truncated
         """True when the reply looked like HTML cut off before `</html>` (worth a retry)."""
         self.excerpt = excerpt
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # As `llm.ModelCallError`: the keyword-only fields must survive pickling (Dask workers).
-        return rebuild_exception, (type(self), self.args, dict(model=self.model, truncated=self.truncated, excerpt=self.excerpt))

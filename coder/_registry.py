@@ -10,11 +10,12 @@ from llm import ModelClient, Registry, get_client
 from ._base import Coder
 from ._llm import LLMCoder
 
-coders: Registry[Any] = Registry("coder")
+CODERS: Registry[Any] = Registry("coder")
 """Coder factories by name: `factory(name, client, **options) -> Coder`. Names not registered
 here are model names (or roles) of the model registry and get the LLM coder."""
 
-coders.register_lazy("offline", "coder._offline:make_offline_coder")
+CODERS.register_lazy("offline", "coder._offline:make_offline_coder")
+coders = CODERS  # the old name, for experiment/ until it takes the new one (issue 40: remove after wt-cli merges)
 
 
 def get_coder(
@@ -33,10 +34,10 @@ def get_coder(
     Raises:
         UnknownNameError / UnknownModelError: `name` is neither a registered coder nor a model.
     """
-    if name in coders:
-        return coders.get(name)(name, client, v0_dir=v0_dir, **options)
+    if name in CODERS:
+        return CODERS.get(name)(name, client, v0_dir=v0_dir, **options)
     if client is None:
         client = get_client()
     if client.registry.is_offline(name):
-        return coders.get("offline")(name, client, v0_dir=v0_dir, **options)
+        return CODERS.get("offline")(name, client, v0_dir=v0_dir, **options)
     return LLMCoder(client, name, **options)

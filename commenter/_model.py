@@ -20,16 +20,8 @@ from functools import cached_property
 from pathlib import Path
 
 from cua import Trajectory, Viewport
-from llm import (
-    JsonReplyError,
-    ModelCallError,
-    ModelClient,
-    Registry,
-    assistant_message,
-    parse_json_reply,
-    system_message,
-    user_message,
-)
+from llm import (JsonReplyError, ModelCallError, ModelClient, Registry, Repair, RoleClient, ask_json, parse_json_reply,
+                 system_message, user_message)
 
 from ._feedback import COMMENT_SCHEMA, PRINCIPLE_DESCRIPTIONS, CommentValidationError, TaskComment, validate_comment
 from dashboard_render import DASHBOARD_FILE, render_trajectory
@@ -171,16 +163,14 @@ def parse_reply(text: str) -> dict:
         raise CommentValidationError([f"the reply is not valid JSON: {error.parse_error}"]) from error
 
 
-def _repair_messages(reply: str, problems: list[str], viewport: Viewport) -> list[dict]:
-    listing = "\n".join(f"- {p}" for p in problems)
-    return [
-        system_message(_system_prompt(viewport)),
-        assistant_message(reply),
-        user_message(
-            f"That reply does not meet the contract:\n{listing}\n"
-            "Return the corrected JSON object only, keeping the content of your answer."
-        ),
-    ]
+def _repair_text(error: CommentValidationError) -> str:
+    listing = "\n".join(f"- {p}" for p in error.problems)
+    return (f"That reply does not meet the contract:\n{listing}\n"
+            "Return the corrected JSON object only, keeping the content of your answer.")
+
+
+REPAIR = Repair(_repair_text, resend="system")
+"""The errors and the reply go back as text only (the module's docstring says why)."""
 
 
 class ModelCommenter:
@@ -190,7 +180,7 @@ class ModelCommenter:
 
     def __init__(self, client: ModelClient, model: str = DEFAULT_ROLE, mode: str = "dashboard", max_repairs: int = MAX_REPAIRS, **params):
         COMMENT_MODES.get(mode)  # fail early, listing the known modes
-        self.client = client
+        self.client = RoleClient(client, model)  # fails now, listing the known names, rather than at the first call
         self.model = model
         self.mode = mode
         self.max_repairs = max(0, max_repairs)
@@ -217,19 +207,14 @@ class ModelCommenter:
         except FileNotFoundError as exc:  # a trajectory cut short before its first screenshot: nothing to show
             result.error = f"nothing to comment on: {exc}"
             return result
-        for attempt in range(1 + self.max_repairs):
-            try:
-                reply = await self.client.chat(messages, role=self.model, **self.params)
-            except ModelCallError as exc:
-                result.error = f"model call failed: {exc}"
-                return result
-            result.attempts = attempt + 1
-            result.raw_replies.append(reply.text)
-            try:
-                result.comment = validate_comment(parse_reply(reply.text))
-                result.error = None
-                return result
-            except CommentValidationError as exc:
-                result.error = f"invalid reply: {exc}"
-                messages = _repair_messages(reply.text, exc.problems, trajectory.viewport)
+        answer = await ask_json(self.client, messages, parse=lambda text: validate_comment(parse_reply(text)),
+                                repair=REPAIR, attempts=1 + self.max_repairs, params=self.params, invalid=CommentValidationError,
+                                call_errors=(ModelCallError,))
+        result.attempts = len(answer.attempts)
+        result.raw_replies = [attempt.reply for attempt in answer.attempts]
+        result.comment = answer.value
+        if answer.call_error is not None:
+            result.error = answer.error
+        elif not answer.ok:
+            result.error = f"invalid reply: {answer.attempts[-1].error}"
         return result

@@ -80,7 +80,6 @@ def get_commenter(
     client = client or ModelClient()
     if client.registry.is_offline(name):
         return COMMENTERS.get("offline")(**options)
-    client.registry.get(name)  # fail now, with the known names, rather than at the first call
     return COMMENTERS.get("model")(client, model=name, mode=mode, max_repairs=max_repairs, **options)
 
 

@@ -10,7 +10,7 @@ registries, never from a test on the name:
 - every other role: the name is one of the role's own offline implementations (the `coder` registry's
   coders, the `offline` proposer / verifier / commenter / judge, the detectors that call no model),
   or a model name or role that the model registry maps to `provider: offline` — the same names the
-  role's factory turns into its offline path (`get_coder`, `get_commenter`, `make_judge`, …);
+  role's factory turns into its offline path (`get_coder`, `get_commenter`, `get_judge`, …);
 - a proposer with a tasks file: the file gives the tasks, no model is called.
 
 A role counts only where the run uses it: the commenter when its feedback is asked for, the detector
@@ -24,10 +24,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from apps_prompts import OFFLINE_PROPOSERS
-from coder import coders
+from coder import CODERS
 from commenter import COMMENTERS
 from commenter.detector import OFFLINE_DETECTORS
-from cua.policies import is_offline_policy, policies
+from cua.policies import POLICIES, is_offline_policy
 from llm import ModelConfigError, ModelRegistry, RoleProvider, UnknownModelError, load_model_registry
 from perturb import NO_TRANSLATOR
 from verifier import OFFLINE
@@ -48,7 +48,7 @@ def _own_offline_names(role: str) -> frozenset[str]:
     translates offline: the translator's name says no model is asked."""
     if role not in ROLES or role == "cua":
         raise ValueError(f"no role {role!r} with offline names; the roles are {', '.join(ROLES)}")
-    return frozenset({"coder": coders.names(), "proposer": OFFLINE_PROPOSERS, "verifier": [OFFLINE],
+    return frozenset({"coder": CODERS.names(), "proposer": OFFLINE_PROPOSERS, "verifier": [OFFLINE],
                       "commenter": [name for name in COMMENTERS.names() if getattr(COMMENTERS.get(name), "offline", False)],
                       "judge": [OFFLINE_JUDGE], "detector": OFFLINE_DETECTORS, "translator": [NO_TRANSLATOR]}[role])
 
@@ -60,7 +60,7 @@ def is_offline_provider(role: str, name: str, registry: ModelRegistry | None = N
     registry does not know is not offline (the run's preflight refuses it before anything starts).
     """
     if role == "cua":
-        return name in policies and is_offline_policy(name)
+        return name in POLICIES and is_offline_policy(name)
     if name in _own_offline_names(role):
         return True
     if registry is None:
@@ -91,7 +91,7 @@ def provider_of(role: str, name: str, registry: ModelRegistry | None = None, *, 
     """
     if role == "cua":
         try:
-            policy = policies.get(name)  # the policy name's one look-up
+            policy = POLICIES.get(name)  # the policy name's one look-up
         except LookupError:
             if strict:
                 raise

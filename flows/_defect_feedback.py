@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from commenter.detector import TrajectoryInput, detect_trajectories, make_detector
+from commenter.detector import TrajectoryInput, detect_trajectories, get_detector
 from cua import TUPLES_FILE, Trajectory, read_tuples, write_tuples
 from llm import RoleProvider
 
@@ -34,7 +34,7 @@ async def detected_defects(run: RunContext, html: str, trajectories: list[str], 
     # a detector that calls no model by its own name; any other through the `detector` role (its registry decides:
     # a model the registry marks offline gets the offline rules)
     own = detector.model is None
-    chosen = make_detector(detector.name if own else "detector", None if own else model_client(run, {"detector": detector.name}))
+    chosen = get_detector(detector.name if own else "detector", None if own else model_client(run, {"detector": detector.name}))
     detections = await detect_trajectories(run.root, inputs, chosen)
     tuples = {(folder, item.step): item for folder in trajectories for item in read_tuples(run.root / folder)}
     statements: dict[tuple[str, str], str] = {}

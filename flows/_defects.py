@@ -24,7 +24,7 @@ from apps_prompts import BUNDLED_DIR, AppSpec, load_apps, reference_html_path
 from commenter.detector import (
     TrajectoryInput,
     detect_trajectories,
-    make_detector,
+    get_detector,
     metrics_path,
     reference_assisted,
     score_detections,
@@ -126,7 +126,7 @@ async def eval_run(run_dir: Path | str, detector: str = "offline", client=None, 
     """
     run_dir = Path(run_dir)
     inputs = dataset_inputs(run_dir)
-    chosen = make_detector(detector, client)
+    chosen = get_detector(detector, client)
     detections = await detect_trajectories(run_dir, inputs, chosen, concurrency=concurrency)
     write_detections(run_dir, chosen.name, detections)
     metrics = score_detections(chosen.name, detections, offline=chosen.offline,

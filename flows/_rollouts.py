@@ -36,7 +36,7 @@ from cua.policies import get_policy, policy_model
 from dashboard_render import draw_dashboard_file
 from llm import BudgetReached, RoleProvider, load_model_registry
 from verifier import rollout_checker, score_rollout
-from verifier.judge import OFFLINE_JUDGE, make_judge
+from verifier.judge import OFFLINE_JUDGE, get_judge
 
 from ._budget import stopped_by_budget
 from ._cache import stage_cache, version_in_use
@@ -133,8 +133,8 @@ async def _score(run: RunContext, trajectory: Trajectory, checker: str | None, c
 
         client = client_for(run, judge) if judge is not None else None
         for kind in kinds:
-            judges[kind] = make_judge(judge.name if judge else OFFLINE_JUDGE, "screenshot" if kind == "final_screenshot"
-                                      else "flow", client)
+            judges[kind] = get_judge(judge.name if judge else OFFLINE_JUDGE, "screenshot" if kind == "final_screenshot"
+                                     else "flow", client)
     return await score_rollout(trajectory, has_checker=bool(checker), checks=checks, judges=judges, run_dir=run.root,
                                trajectory_id=out_path, round_=round_, cua=cua)
 

@@ -12,10 +12,13 @@ callers act on (chat `tool_calls`, Responses `computer_call` and `message` items
 and a malformed one sets `result.invalid` for the caller to ask again. A reply asked for as JSON is
 read with `parse_json_reply(text, schema)`: fenced, bare or in prose, checked against a JSON Schema
 or a pydantic model, and a `JsonReplyError` saying what is wrong when it cannot be used.
+Every model role asks through one seam: `ask_json(RoleClient(client, "judge"), messages, SCHEMA,
+repair=Repair(PROMPT))` reads, repairs and records every attempt (`Answer`).
 
 Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against scripted replies.
 """
 
+from ._ask import CALL_FAILURES, REPAIR_PROMPT, Answer, Repair, ReplyAttempt, RoleClient, ask, ask_json
 from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, BudgetTally, LocalTally, RunBudget, Spent,
                       budget_in_this_task, current_budget, use_budget)
 from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
@@ -46,14 +49,13 @@ from ._messages import (
 from ._provider import RoleProvider
 from ._registry import DEFAULT_MODELS_PATH, ModelRegistry, UnknownModelError, load_model_registry
 from ._registry_base import LazyEntry, MissingOptionalPackageError, Registry, UnknownNameError
-from ._repair import Repaired, ask_with_repair
 from ._results import (
     ChatResult,
     ModelCallError,
     OfflineModelError,
+    PicklesKeywordFields,
     ReplyTooLargeError,
     ResponsesResult,
-    rebuild_exception,
 )
 from ._retry import RetryPolicy
 from ._shared import get_client, shared_clients
@@ -61,6 +63,14 @@ from ._transport import make_sdk_client
 from ._usage import CallRecord, CallStats, RoleUsage, Usage, UsageLedger, call_stats, reset_call_stats
 
 __all__ = [
+    "CALL_FAILURES",
+    "REPAIR_PROMPT",
+    "Answer",
+    "Repair",
+    "ReplyAttempt",
+    "RoleClient",
+    "ask",
+    "ask_json",
     "BUDGET_REACHED",
     "Budget",
     "BudgetLimits",
@@ -89,12 +99,11 @@ __all__ = [
     "ModelClient",
     "ModelConfig",
     "ModelConfigError",
-    "Repaired",
-    "ask_with_repair",
     "ModelParams",
     "ModelRegistry",
     "OfflineModelError",
     "PathPoint",
+    "PicklesKeywordFields",
     "ProcessSemaphore",
     "Prices",
     "LocalTally",
@@ -126,7 +135,6 @@ __all__ = [
     "make_sdk_client",
     "model_calls_now",
     "parse_json_reply",
-    "rebuild_exception",
     "reply_cap",
     "request_key",
     "reset_call_stats",

@@ -3,6 +3,8 @@
 Policies (`"uitars"`, `"heuristic"`), coders, commenters and offline models are all "a name in a
 config maps to a thing in code". Keeping that mapping in one tiny class means a new provider is
 one module and one decorator line, and a typo in a config gets the same clear error everywhere.
+One naming: a registry is a module constant named for what it holds (`POLICIES`, `CODERS`,
+`COMMENTERS`, `JUDGES`, `DETECTORS`), and the factory that builds one by name is `get_<role>`.
 """
 
 from __future__ import annotations
@@ -119,13 +121,13 @@ class Registry(Generic[T]):
     a missing package is an error that says how to install it. Lookups are thread-safe.
 
     Example:
-        policies: Registry[type[Policy]] = Registry("policy")
+        POLICIES: Registry[type[Policy]] = Registry("policy")
 
-        @policies.register("heuristic")
+        @POLICIES.register("heuristic")
         class HeuristicPolicy: ...
 
-        policies.get("heuristic")
-        policies.register_lazy("dask", "flows._dask:dask_task_runner", requires="prefect-dask")
+        POLICIES.get("heuristic")
+        POLICIES.register_lazy("dask", "flows._dask:dask_task_runner", requires="prefect-dask")
     """
 
     def __init__(self, kind: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr, model_validator
@@ -10,7 +11,34 @@ from ._items import ComputerCall, ToolCall, check_output_items, check_tool_calls
 from ._usage import Usage
 
 
-class ModelCallError(RuntimeError):
+class PicklesKeywordFields:
+    """Mixin for an exception whose constructor takes keyword-only fields (named in its signature, not
+    `**kwargs`), each kept as the attribute of its name: it pickles as `cls(*args, **fields)`,
+    subclasses' added fields included.
+
+    An exception pickles as `cls(*args)` by default, which would drop those fields and fail to
+    unpickle; a stage's error crosses process boundaries (Dask workers, persisted failures).
+    """
+
+    args: tuple[Any, ...]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        parameters = inspect.signature(type(self).__init__).parameters.values()
+        fields = {p.name: getattr(self, p.name) for p in parameters if p.kind is p.KEYWORD_ONLY}
+        return rebuild_exception, (type(self), self.args, fields)
+
+
+def rebuild_exception(cls: type[BaseException], args: tuple[Any, ...], fields: dict[str, Any]) -> BaseException:
+    """`cls(*args, **fields)`: what `PicklesKeywordFields` unpickles with."""
+    return cls(*args, **fields)
+
+
+# A pickle names its rebuilding function by module and name, so both stay here: persisted stage
+# failures refer to `rebuild_exception`, older ones to `_rebuild_error`.
+_rebuild_error = rebuild_exception
+
+
+class ModelCallError(PicklesKeywordFields, RuntimeError):
     """A model call failed for good: a non-retryable status (400, 401, 404, ...) at once, or a
     retryable failure (429, 5xx, timeout, connection, malformed body) after the retries ran out.
 
@@ -35,26 +63,6 @@ class ModelCallError(RuntimeError):
         self.attempts = attempts
         self.retryable = retryable
         """True when the last failure was of a retryable kind (retries ran out)."""
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # An exception pickles as `cls(*args)`, which would drop the keyword-only fields and fail to
-        # unpickle; a stage's error crosses process boundaries (Dask workers, persisted failures).
-        fields = dict(model=self.model, endpoint=self.endpoint, status=self.status, attempts=self.attempts,
-                      retryable=self.retryable)
-        return rebuild_exception, (type(self), self.args, fields)
-
-
-def rebuild_exception(cls: type[BaseException], args: tuple[Any, ...], fields: dict[str, Any]) -> BaseException:
-    """`cls(*args, **fields)`: unpickles an exception whose constructor takes keyword-only fields.
-
-    Such an exception's `__reduce__` returns `(rebuild_exception, (type(self), self.args, fields))`
-    (see `ModelCallError.__reduce__`); the default, `cls(*args)`, would drop the fields.
-    """
-    return cls(*args, **fields)
-
-
-# Pickles written before the public name (persisted stage failures) refer to this one.
-_rebuild_error = rebuild_exception
 
 
 class ReplyTooLargeError(ModelCallError):
@@ -86,11 +94,6 @@ class ReplyTooLargeError(ModelCallError):
         """The body's size when `size_exact`; otherwise how much was read before reading stopped."""
         self.cap_bytes = cap_bytes
         self.size_exact = size_exact
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        fields = dict(model=self.model, endpoint=self.endpoint, role=self.role, size_bytes=self.size_bytes,
-                      cap_bytes=self.cap_bytes, size_exact=self.size_exact, status=self.status, attempts=self.attempts)
-        return rebuild_exception, (type(self), self.args, fields)
 
 
 class OfflineModelError(ModelCallError):

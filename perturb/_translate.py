@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from cua import BrowserConfig, isolated_world, open_app, settle
-from llm import JsonReplyError, ModelCallError, ModelClient, ModelConfigError, parse_json_reply
+from llm import CALL_FAILURES, JsonReplyError, ModelClient, Repair, RoleClient, ask_json, parse_json_reply
 
 PROMPT_VERSION = "translator-1"
 DEFAULT_ROLE = "translator"
@@ -112,31 +112,23 @@ async def translate_app(html: str, client: ModelClient, model: str = DEFAULT_ROL
         TranslationError: the model call failed, or its replies were not usable after the repair.
     """
     texts = await collect_texts(html, config)
-    name = client.registry.model_name(model)
+    translator = RoleClient(client, model)
     sha = hashlib.sha256(html.encode("utf-8")).hexdigest()
-    result = Translations(model=name, html_sha256=sha)
+    result = Translations(model=translator.model, html_sha256=sha)
     if not texts:
         return result
-    asked = build_messages(texts)
-    messages = asked
-    problem = ""
-    for _attempt in range(1 + MAX_REPAIRS):
-        try:
-            reply = await client.chat(messages, role=model)
-        except (ModelCallError, ModelConfigError) as exc:
-            raise TranslationError(f"translating the app ({name}) failed: {exc}") from exc
-        result.tokens += reply.usage.total_tokens
-        try:
-            translated = parse_translations(reply.text, len(texts))
-        except ValueError as exc:
-            problem = str(exc)
-            messages = [*asked, {"role": "assistant", "content": reply.text[:20_000]},
-                        {"role": "user", "content": f"That reply cannot be used: {problem}. Reply again with the JSON "
-                         f"object only, with exactly {len(texts)} translations in the order of the texts."}]
-            continue
-        result.texts = {original: out for original, out in zip(texts, translated) if out}
-        return result
-    raise TranslationError(f"the translator ({name}) gave no usable reply after {1 + MAX_REPAIRS} attempts: {problem}")
+    repair = Repair(f"That reply cannot be used: {{problem}}. Reply again with the JSON object only, with exactly "
+                    f"{len(texts)} translations in the order of the texts.", resend="question", reply_chars=20_000)
+    answer = await ask_json(translator, build_messages(texts), parse=lambda text: parse_translations(text, len(texts)),
+                            repair=repair, attempts=1 + MAX_REPAIRS, call_errors=CALL_FAILURES)
+    result.tokens = answer.tokens
+    if answer.call_error is not None:
+        raise TranslationError(f"translating the app ({translator.model}) failed: {answer.call_error}") from answer.call_error
+    if not answer.ok:
+        raise TranslationError(f"the translator ({translator.model}) gave no usable reply after {1 + MAX_REPAIRS} "
+                               f"attempts: {answer.attempts[-1].error}")
+    result.texts = {original: out for original, out in zip(texts, answer.value) if out}
+    return result
 
 
 def prompt_sha256() -> str:

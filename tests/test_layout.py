@@ -156,7 +156,7 @@ FLOORS = {
     "results": 3,                              # what a run folder holds
     "coder": 2, "verifier": 2, "commenter": 2, "dashboard_render": 2, "perturb": 2,  # the roles
     "cua": 1, "apps_prompts": 1,               # the environment, the apps and tasks
-    "llm": 0, "code_version": 0,               # models; which code a function runs
+    "llm": 0, "code_version": 0, "source_scan": 0,  # models; which code a function runs; reading JS and CSS source
 }
 """Each product folder's floor: a folder imports only folders on lower floors (or on its own, without a loop)."""
 

@@ -47,10 +47,10 @@ def test_the_scan_covers_every_folder_of_the_layout():
 def test_the_known_registries_are_found():
     import coder
     import commenter
-    from cua.policies import policies
+    from cua.policies import POLICIES
 
     registries = list(project_registries().values())
-    for registry in (policies, coder.coders, commenter.COMMENTERS, commenter.COMMENT_MODES):
+    for registry in (POLICIES, coder.CODERS, commenter.COMMENTERS, commenter.COMMENT_MODES):
         assert any(found is registry for found in registries), f"{registry!r} was not found"
 
 

@@ -34,8 +34,10 @@ from typing import Literal
 from bs4 import BeautifulSoup, Tag
 from pydantic import BaseModel, Field
 
+from source_scan import mask
+
 from ._checker import CompiledChecker, compile_checker
-from ._script_scan import FunctionSpan, function_spans, inline_scripts, mask
+from ._script_scan import FunctionSpan, function_spans, inline_scripts
 
 _EXCERPT = 120
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")

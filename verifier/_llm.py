@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from apps_prompts import AppSpec, Task
 from cua import BrowserConfig, open_app, settle
-from llm import ModelClient, assistant_message, system_message, user_message
+from llm import ModelClient, Repair, RoleClient, ask_json, system_message, user_message
 
 from ._attempts import Attempt, Candidate, attempt_all, unsupported_verdict, verdict_from_attempt, with_judge_checks
 from ._proof import PROOF_TIMEOUT_S, STEP_TIMEOUT_MS
@@ -58,35 +58,24 @@ class LLMVerifierConfig(BaseModel):
 class _Conversation:
     """One batch's messages and what its calls cost."""
 
-    client: ModelClient
-    model: str
+    client: RoleClient
     messages: list[dict[str, Any]]
+    format_repairs: int
     tokens: TokenTotals = field(default_factory=TokenTotals)
 
-    async def ask(self) -> str:
-        result = await self.client.chat(self.messages, model=self.model)
-        self.tokens.calls += 1
-        self.tokens.cached_calls += int(result.cached)
-        self.tokens.prompt_tokens += result.usage.prompt_tokens
-        self.tokens.completion_tokens += result.usage.completion_tokens
-        self.messages.append(assistant_message(result.text))
-        return result.text
-
-    async def ask_json(self, format_repairs: int) -> dict[str, VerdictEntry]:
+    async def ask_json(self) -> dict[str, VerdictEntry]:
         """Ask, parse and validate; re-ask quoting the error at most `format_repairs` times.
 
         Returns task id → entry (the first entry wins for a repeated id).
         Raises VerifierReplyError with the last error when the repairs run out.
         """
-        for attempt in range(format_repairs + 1):
-            text = await self.ask()
-            try:
-                return parse_reply(text)
-            except VerifierReplyError as exc:
-                if attempt == format_repairs:
-                    raise
-                self.messages.append(user_message(render_format_repair(str(exc))))
-        raise AssertionError("unreachable")
+        answer = await ask_json(self.client, self.messages, parse=parse_reply, invalid=VerifierReplyError,
+                                repair=Repair(render_format_repair), attempts=self.format_repairs + 1)
+        answer.count_into(self.tokens)
+        self.messages = answer.messages
+        if not answer.ok:
+            raise answer.attempts[-1].error
+        return answer.value
 
 
 async def judge_batch(
@@ -103,13 +92,13 @@ async def judge_batch(
     """Verdicts for one batch of tasks, in the order given, and the tokens the batch used."""
     request = render_request(spec, html, tasks, config.max_html_chars)
     conversation = _Conversation(
-        client,
-        model,
+        RoleClient(client, model),
         [system_message(SYSTEM_PROMPT), user_message(request, images=[screenshot] if screenshot else ())],
+        config.format_repairs,
     )
 
     try:
-        entries = await conversation.ask_json(config.format_repairs)
+        entries = await conversation.ask_json()
     except VerifierReplyError as exc:
         reason = f"the verifier's reply was unusable after {config.format_repairs} repair(s): {exc}"
         verdicts = [with_judge_checks(unsupported_verdict(t.id, reason, model=model), t) for t in tasks]
@@ -136,7 +125,7 @@ async def judge_batch(
     if failing:
         conversation.messages.append(user_message(render_repair({tid: _repair_item(a) for tid, a in failing.items()})))
         try:
-            repaired = await conversation.ask_json(config.format_repairs)
+            repaired = await conversation.ask_json()
         except VerifierReplyError as exc:
             repair_error = str(exc)
         again = {tid: _candidate(repaired[tid], by_id[tid]) for tid in failing if tid in repaired and repaired[tid].solvable}

@@ -208,7 +208,7 @@ def render_request(spec: AppSpec, html: str, tasks: Sequence[Task], max_html_cha
     )
 
 
-def render_format_repair(error: str) -> str:
+def render_format_repair(error: Exception | str) -> str:
     """Asking again after a reply that was not valid JSON or broke the schema."""
     return (
         f"Your reply could not be used: {error}\n"

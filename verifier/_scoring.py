@@ -53,7 +53,7 @@ async def score_rollout(trajectory: Trajectory, *, has_checker: bool, checks: li
                         judges: dict[str, object] | None = None, run_dir: Path | None = None,
                         trajectory_id: str | None = None, round_: int = 0, cua: str = "") -> TaskScore:
     """Every check of the task on this rollout. `judges` maps a judge check's kind to a judge
-    (`verifier.judge.make_judge(...)`), which reads the trajectory at `run_dir / trajectory_id`."""
+    (`verifier.judge.get_judge(...)`), which reads the trajectory at `run_dir / trajectory_id`."""
     outcomes: list[CheckOutcome] = []
     if has_checker:
         passed = dom_passed(trajectory)

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from bs4 import BeautifulSoup
 
+from source_scan import closing, mask
+
 _JS_TYPES = ("", "text/javascript", "application/javascript", "module")
-_REGEX_AFTER_WORDS = {"return", "typeof", "case", "in", "of", "new", "delete", "void", "throw", "yield", "await"}
 _DEFINITIONS = (
     re.compile(r"\b(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\("),
     re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"),
@@ -36,99 +37,6 @@ def inline_scripts(soup: BeautifulSoup) -> list[str]:
         if not script.get("src") and not script.has_attr("data-aui")
         and str(script.get("type") or "").strip().lower() in _JS_TYPES
     ]
-
-
-def mask(code: str) -> str:
-    """`code` with comments and the contents of strings, templates and regexes replaced by spaces.
-
-    Newlines are kept, so line numbers and character offsets are those of `code`.
-    """
-    out = list(code)
-    i, n = 0, len(code)
-    last = ""  # the last significant character outside strings and comments
-
-    def blank(start: int, end: int) -> None:
-        for k in range(start, min(end, n)):
-            if out[k] != "\n":
-                out[k] = " "
-
-    while i < n:
-        char, following = code[i], code[i + 1] if i + 1 < n else ""
-        if char == "/" and following == "/":
-            end = code.find("\n", i)
-            end = n if end < 0 else end
-            blank(i, end)
-            i = end
-        elif char == "/" and following == "*":
-            end = code.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            blank(i, end)
-            i = end
-        elif char in "'\"`" or (char == "/" and _regex_may_start(code, i, last)):
-            end = _literal_end(code, i)
-            blank(i + 1, end - 1)
-            i, last = end, "x"
-        else:
-            if not char.isspace():
-                last = char
-            i += 1
-    return "".join(out)
-
-
-def _regex_may_start(code: str, i: int, last: str) -> bool:
-    if last == "" or last in "(,=:[!&|?{};+-*%<>~^":
-        return True
-    word = re.search(r"([A-Za-z_$][\w$]*)\s*$", code[:i])
-    return bool(word and word.group(1) in _REGEX_AFTER_WORDS)
-
-
-def _literal_end(code: str, start: int) -> int:
-    """Index just past the string, template or regex literal opening at `start`."""
-    quote, i, n, in_class = code[start], start + 1, len(code), False
-    while i < n:
-        char = code[i]
-        if char == "\\":
-            i += 2
-            continue
-        if quote == "`" and code.startswith("${", i):
-            i = _substitution_end(code, i + 2)
-            continue
-        if quote == "/":
-            if char == "[":
-                in_class = True
-            elif char == "]":
-                in_class = False
-            elif char == "/" and not in_class:
-                i += 1
-                while i < n and (code[i].isalnum() or code[i] == "_"):
-                    i += 1  # flags
-                return i
-            elif char == "\n":
-                return i  # not a regex after all (a division); stop at the line's end
-        elif char == quote:
-            return i + 1
-        elif char == "\n" and quote != "`":
-            return i  # an unterminated string ends with its line
-        i += 1
-    return n
-
-
-def _substitution_end(code: str, i: int) -> int:
-    """Index just past the `}` closing a template substitution whose code starts at `i`."""
-    depth, n = 0, len(code)
-    while i < n:
-        char = code[i]
-        if char in "'\"`":
-            i = _literal_end(code, i)
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            if depth == 0:
-                return i + 1
-            depth -= 1
-        i += 1
-    return n
 
 
 @dataclass(frozen=True)
@@ -165,12 +73,5 @@ def _body_end(masked: str, i: int) -> int:
     brace = masked.rfind("{", 0, i) if masked[:i].rstrip().endswith("{") else masked.find("{", i)
     if brace < 0:
         return line_end
-    depth = 0
-    for k in range(brace, len(masked)):
-        if masked[k] == "{":
-            depth += 1
-        elif masked[k] == "}":
-            depth -= 1
-            if depth == 0:
-                return k + 1
-    return len(masked)
+    close = closing(masked, brace)
+    return close + 1 if close >= 0 else len(masked)

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 
+from source_scan import closing, mask, scan
+
 from ._checker import CompiledChecker, compile_checker
 from ._rules import RuleSyntaxError, parse_rule
-from ._script_scan import mask
 from ._static_logic import contradiction_in_rule, js_conjuncts_contradict
 
 _FUNCTION_EXPRESSION = re.compile(r"^(?P<wrapped>\()?\s*(?:function\s*[\w$]*\s*\(\s*\)\s*|\(\s*\)\s*=>\s*)")
@@ -102,63 +103,35 @@ def _blank_nested_functions(masked: str) -> str:
         brace = match.end() - 1
         if out[brace] != "{":  # already blanked: inside an outer nested function
             continue
-        depth = 0
-        for k in range(brace, len(masked)):
-            depth += {"{": 1, "}": -1}.get(masked[k], 0)
+        close = closing(masked, brace)
+        for k in range(brace, close + 1 if close >= 0 else len(masked)):
             if masked[k] != "\n":
                 out[k] = " "
-            if depth == 0:
-                break
     return "".join(out)
 
 
 def _statement_end(masked: str, start: int) -> int:
-    depth = 0
-    for k in range(start, len(masked)):
-        char = masked[k]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth < 0:
-                return k
-        elif char == ";" and depth == 0:
-            return k
-    return len(masked)
+    """Where the statement from `start` ends: its `;`, or the bracket closing the block around it."""
+    return next((k for k, token, depth in scan(masked, ";", start) if depth < 0 or (depth == 0 and token == ";")),
+                len(masked))
 
 
 def _strip_parentheses(expression: str) -> str:
-    while expression.startswith("(") and expression.endswith(")") and _closing(expression, 0) == len(expression) - 1:
+    while (expression.startswith("(") and expression.endswith(")")
+           and closing(mask(expression), 0) == len(expression) - 1):
         expression = expression[1:-1].strip()
     return expression
 
 
-def _closing(text: str, opening: int) -> int:
-    masked, depth = mask(text), 0
-    for k in range(opening, len(masked)):
-        depth += {"(": 1, ")": -1}.get(masked[k], 0)
-        if depth == 0:
-            return k
-    return -1
-
-
 def _conjuncts(expression: str) -> list[str]:
     """The operands of the top-level `&&` chain of `expression` (the whole of it when there is none)."""
-    masked, parts, depth, start = mask(expression), [], 0, 0
-    k = 0
-    while k < len(masked):
-        char = masked[k]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif masked.startswith("||", k) and depth == 0:
+    parts, start = [], 0
+    for k, token, depth in scan(mask(expression), r"&&|\|\|"):
+        if depth == 0 and token == "||":
             return []  # an OR at the top: the chain is not a conjunction
-        elif masked.startswith("&&", k) and depth == 0:
+        if depth == 0 and token == "&&":
             parts.append(expression[start:k].strip())
             start = k + 2
-            k += 1
-        k += 1
     parts.append(expression[start:].strip())
     return [_strip_parentheses(part) for part in parts]
 

@@ -15,9 +15,10 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from source_scan import mask, scan
+
 from ._rules import Condition, Node, Not, number_in
 from ._rules_js import css_selector
-from ._script_scan import mask
 
 MAX_CONJUNCTIONS = 64
 NUMERIC_TESTS = ("==", "!=", ">", "<", ">=", "<=")
@@ -176,6 +177,7 @@ class _Interval:
 
 _IMPURE = re.compile(r"\b(?:random|now|next|shift|pop|splice)\s*\(|\+\+|--")
 _JS_OPERATORS = ("===", "!==", "==", "!=", ">=", "<=", ">", "<")
+_JS_OPERATOR = "=>|" + "|".join(_JS_OPERATORS)  # an arrow first, then the longest operator that matches
 _JS_STRING = re.compile(r"""^(['"])((?:\\.|(?!\1).)*)\1$""", re.DOTALL)
 _JS_NUMBER = re.compile(r"^-?(?:\d+\.?\d*|\.\d+)$")
 _FLIPPED = {">": "<", "<": ">", ">=": "<=", "<=": ">=", "===": "===", "!==": "!==", "==": "==", "!=": "!="}
@@ -233,20 +235,12 @@ def _js_comparison(conjunct: str) -> tuple[str, str, str | float] | None:
 
 def _top_level_operator(text: str) -> tuple[int, str] | None:
     """The one comparison operator of `text` outside strings and brackets, or None (none, several, `=>`)."""
-    masked, depth, found, k = mask(text), 0, [], 0
-    while k < len(masked):
-        char = masked[k]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif depth == 0 and masked.startswith("=>", k):
+    found = []
+    for k, token, depth in scan(mask(text), _JS_OPERATOR):
+        if depth == 0 and token == "=>":
             return None  # an arrow function: not a plain comparison
-        elif depth == 0 and (op := next((o for o in _JS_OPERATORS if masked.startswith(o, k)), None)):
-            found.append((k, op))
-            k += len(op)
-            continue
-        k += 1
+        if depth == 0 and token in _JS_OPERATORS:
+            found.append((k, token))
     return found[0] if len(found) == 1 else None
 
 

@@ -3,7 +3,7 @@
 The commenter's sibling (design.md §11): both read trajectories and say what is wrong; they share
 the measured page facts and the tuples, and are scored with the same metrics.
 
-    detector = make_detector("offline" | "offline-blind" | "commenter" | "detector")  # rules, rules without the
+    detector = get_detector("offline" | "offline-blind" | "commenter" | "detector")  # rules, rules without the
                                                                      # defect-free app, the offline commenter, a model
     detections = await detect_trajectories(run_dir, inputs, detector)  # one `Detection` per tuple
     metrics = score_detections(detector.name, detections)             # Accuracy, Recall-D, Recall-N, per type…
@@ -47,6 +47,7 @@ from ._run import (
     OFFLINE_DETECTORS,
     TrajectoryInput,
     detect_trajectories,
+    get_detector,
     make_detector,
     reference_assisted,
     score_detections,
@@ -82,8 +83,8 @@ __all__ = [
     "build_messages",
     "detect_trajectories",
     "detections_path",
+    "get_detector",
     "judge",
-    "make_detector",
     "map_comment",
     "metrics_path",
     "parse_detection",

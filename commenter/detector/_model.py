@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from cua import PageTransform, TransitionTuple
-from llm import JsonReplyError, ModelClient, ask_with_repair, parse_json_reply
+from llm import CALL_FAILURES, JsonReplyError, ModelClient, Repair, RoleClient, ask_json, parse_json_reply
 
-from ._prompts import DETECTION_SCHEMA, PROMPT_VERSION, build_messages, prompt_sha256, repair_messages
+from ._prompts import DETECTION_SCHEMA, PROMPT_VERSION, REPAIR, build_messages, prompt_sha256
 from ._records import Detection
 
 DEFAULT_ROLE = "detector"
@@ -56,9 +56,9 @@ class ModelDetector:
     """The model is shown the transition only, never the defect-free version."""
 
     def __init__(self, client: ModelClient, model: str = DEFAULT_ROLE, max_repairs: int = MAX_REPAIRS, **params: Any):
-        self.client = client
+        self.client = RoleClient(client, model)
         self.model = model
-        self.name = client.registry.model_name(model)
+        self.name = self.client.model
         self.max_repairs = max(0, max_repairs)
         self.params = params
         self.prompt_version = PROMPT_VERSION
@@ -75,20 +75,20 @@ class ModelDetector:
             detection.error = f"nothing to judge: {exc}"
             return detection
         asked = build_messages(item, before, after, task)
-        got = await ask_with_repair(self.client, asked, parse_detection, repair_messages, role=self.model,
-                                    max_repairs=self.max_repairs, params=self.params, invalid=DetectionError)
-        detection.tokens += got.tokens
-        if got.value is None:
-            detection.error = got.error
+        # The images go with every repair: the first reply may hold no judgement to keep.
+        answer = await ask_json(self.client, asked, parse=parse_detection, repair=Repair(REPAIR, resend="question"),
+                                attempts=1 + self.max_repairs, params=self.params, call_errors=CALL_FAILURES)
+        detection.tokens, detection.error = answer.tokens, answer.error
+        if not answer.ok:
             return detection
-        detection.defect, detection.type = got.value["defect"], got.value["type"]
-        detection.evidence = got.value["evidence"].strip()[:MAX_EVIDENCE_CHARS]
+        detection.defect, detection.type = answer.value["defect"], answer.value["type"]
+        detection.evidence = answer.value["evidence"].strip()[:MAX_EVIDENCE_CHARS]
         return detection
 
     async def detect_trajectory(self, folder: Path | str, html: str, *, trajectory_id: str,
                                 transform: PageTransform | None, reference_html: str | None,
                                 tuples: list[TransitionTuple], task: str | None) -> list[Detection]:
-        """One detection per tuple, in order (the `Detector` protocol of `make_detector`); `html`,
+        """One detection per tuple, in order (the `Detector` protocol of `get_detector`); `html`,
         `transform` and `reference_html` are not shown to the model."""
         return [await self.detect(item, folder, trajectory_id=trajectory_id, task=task) for item in tuples]
 

@@ -83,8 +83,9 @@ class OfflineDetector:
 
     async def detect_trajectory(self, folder: Path | str, html: str, *, trajectory_id: str,
                                 transform: PageTransform | None = None, reference_html: str | None = None,
-                                tuples: list[TransitionTuple] | None = None) -> list[Detection]:
-        """One detection per tuple of the trajectory in `folder`, which ran on `html` under `transform`.
+                                tuples: list[TransitionTuple] | None = None, task: str | None = None) -> list[Detection]:
+        """One detection per tuple of the trajectory in `folder`, which ran on `html` under `transform` (the
+        `Detector` protocol of `get_detector`; the rules read no `task`).
 
         `reference_html`: the defect-free version (served without a transform) for the rules that
         compare with it; a blind detector never opens it. Never raises for what the app does: a replay

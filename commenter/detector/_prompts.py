@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from cua import DEFECT_TAXONOMY, DEFECT_TYPES, TransitionTuple
-from llm import Message, assistant_message, system_message, user_message
+from llm import Message, system_message, user_message
 
 PROMPT_VERSION = "detector-1"
 
@@ -47,7 +47,7 @@ _SYSTEM = (
     'what you saw"}}\nJSON Schema: {schema}'
 )
 _USER = "{task}The action: {action}{element}.\nThe first image is the screen before the action, the second after it."
-_REPAIR = (
+REPAIR = (
     "That reply cannot be used: {problem}\n"
     "Answer again with the JSON object only — exactly the keys defect (true or false), type (one of the listed types, "
     "or null) and evidence (a string) — keeping your judgement of the images."
@@ -75,13 +75,8 @@ def build_messages(item: TransitionTuple, before: bytes, after: bytes, task: str
             user_message(user_text(item, task), images=[before, after])]
 
 
-def repair_messages(asked: list[Message], reply: str, problem: str) -> list[Message]:
-    """Ask once more: what was asked (images included), the reply, and what is wrong with it."""
-    return [*asked, assistant_message(reply), user_message(_REPAIR.format(problem=problem))]
-
-
 def prompt_sha256() -> str:
     """sha256 of everything that words the request: version, templates, definitions, schema."""
-    body = json.dumps({"version": PROMPT_VERSION, "system": _SYSTEM, "user": _USER, "repair": _REPAIR,
+    body = json.dumps({"version": PROMPT_VERSION, "system": _SYSTEM, "user": _USER, "repair": REPAIR,
                        "definitions": DEFINITIONS, "schema": DETECTION_SCHEMA}, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(body.encode("utf-8")).hexdigest()

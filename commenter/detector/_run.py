@@ -1,6 +1,6 @@
 """Detectors by name, run over labelled trajectories, and scored: what `aui defects eval` and the loop call.
 
-    detector = make_detector("offline")            # or "offline-blind", "commenter" (the offline commenter), a model / role
+    detector = get_detector("offline")            # or "offline-blind", "commenter" (the offline commenter), a model / role
     detections = await detect_trajectories(run_dir, inputs, detector)
     metrics = score_detections(detector.name, detections, offline=detector.offline,
                                reference_assisted=reference_assisted(detector, inputs))
@@ -59,18 +59,6 @@ class Detector(Protocol):
                                 task: str | None) -> list[Detection]: ...
 
 
-class _Offline:
-    offline = True
-
-    def __init__(self, blind: bool = False):
-        self.rules = OfflineDetector(blind=blind)
-        self.name, self.uses_reference = self.rules.name, self.rules.uses_reference
-
-    async def detect_trajectory(self, folder, html, *, trajectory_id, transform, reference_html, tuples, task):
-        return await self.rules.detect_trajectory(folder, html, trajectory_id=trajectory_id, transform=transform,
-                                                  reference_html=reference_html, tuples=tuples)
-
-
 class _Commenter:
     """The offline commenter on every trajectory (failed or not), its findings mapped to the tuples."""
 
@@ -82,19 +70,19 @@ class _Commenter:
 
 
 MODEL_DETECTOR = "model"
-"""The registry name of the model detector: `make_detector` gives it every name that is a model (or role)
+"""The registry name of the model detector: `get_detector` gives it every name that is a model (or role)
 with an endpoint."""
 
 DETECTORS: Registry[Callable[..., Detector]] = Registry("detector")
 """Detectors by name: the offline ones (`OFFLINE_DETECTORS`) take no arguments; the model one takes
 `(client, model)` and is imported when first chosen."""
-DETECTORS.add(OFFLINE_DETECTOR, _Offline)
-DETECTORS.add(OFFLINE_BLIND_DETECTOR, functools.partial(_Offline, blind=True))
+DETECTORS.add(OFFLINE_DETECTOR, OfflineDetector)
+DETECTORS.add(OFFLINE_BLIND_DETECTOR, functools.partial(OfflineDetector, blind=True))
 DETECTORS.add(COMMENTER_DETECTOR, _Commenter)
 DETECTORS.register_lazy(MODEL_DETECTOR, "commenter.detector._model:ModelDetector")
 
 
-def make_detector(name: str, client=None) -> Detector:
+def get_detector(name: str, client=None) -> Detector:
     """`offline` (the rule-based baseline, reference-assisted when given the defect-free version), `offline-blind`
     (the same rules, never shown the defect-free version), `commenter` (the offline commenter's findings), or a
     model role or name of the registry (needs `client`, an `llm.ModelClient`); a role or model the registry
@@ -111,6 +99,9 @@ def make_detector(name: str, client=None) -> Detector:
     if client.registry.is_offline(name):
         return DETECTORS.get(OFFLINE_DETECTOR)()
     return DETECTORS.get(MODEL_DETECTOR)(client, name)
+
+
+make_detector = get_detector  # the old name, for flows/ on wt-cli until it takes the new one (issue 40: remove after wt-cli merges)
 
 
 def reference_assisted(detector: Detector, inputs: list[TrajectoryInput]) -> bool:

@@ -1,7 +1,7 @@
 """Policies by name: `get_policy("uitars", model=...)`, `"openai-cua"`, `"heuristic"`, `"scripted"`.
 
 Each provider is imported only when chosen, so the offline policies never load a model SDK.
-A new policy is one module and one `policies.register_lazy(...)` line.
+A new policy is one module and one `POLICIES.register_lazy(...)` line.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from .._policy import Policy
 from ._uitars_prompts import prompt_names as uitars_prompt_names
 from ._uitars_prompts import task_of_request as uitars_task_of_request
 
-policies: Registry[type[Policy]] = Registry("policy")
-policies.register_lazy("uitars", "cua.policies._uitars:UITarsPolicy")
-policies.register_lazy("openai-cua", "cua.policies._openai_cua:OpenAIComputerUsePolicy")
-policies.register_lazy("heuristic", "cua.policies.heuristic:HeuristicPolicy")
-policies.register_lazy("scripted", "cua.policies._scripted:ScriptedPolicy")
+POLICIES: Registry[type[Policy]] = Registry("policy")
+POLICIES.register_lazy("uitars", "cua.policies._uitars:UITarsPolicy")
+POLICIES.register_lazy("openai-cua", "cua.policies._openai_cua:OpenAIComputerUsePolicy")
+POLICIES.register_lazy("heuristic", "cua.policies.heuristic:HeuristicPolicy")
+POLICIES.register_lazy("scripted", "cua.policies._scripted:ScriptedPolicy")
+policies = POLICIES  # the old name, for experiment/ until it takes the new one (issue 40: remove after wt-cli merges)
 
 
 def get_policy(
@@ -42,7 +43,7 @@ def get_policy(
         TypeError / ValueError: `options` do not fit the policy.
         ModelConfigError / UnknownModelError: the model registry or the model cannot be found.
     """
-    policy_class = policies.get(name)
+    policy_class = POLICIES.get(name)
     if policy_class.offline:
         return policy_class(**options)
     model_options = {"model": model, "client": client, "models_path": models_path}
@@ -55,21 +56,22 @@ def is_offline_policy(name: str) -> bool:
     Raises:
         UnknownNameError: no such policy.
     """
-    return bool(policies.get(name).offline)
+    return bool(POLICIES.get(name).offline)
 
 
 def policy_model(name: str, model: str | None = None) -> str | None:
     """The registry model (or role) the policy `name` will call: None for an offline policy, else
     `model` or the policy's own default (`cua` for uitars, `openai-cua` for openai-cua)."""
-    policy_class = policies.get(name)
+    policy_class = POLICIES.get(name)
     return None if policy_class.offline else (model or policy_class.default_model)
 
 
 def policy_names() -> list[str]:
-    return policies.names()
+    return POLICIES.names()
 
 
 __all__ = [
+    "POLICIES",
     "get_policy",
     "is_offline_policy",
     "policies",

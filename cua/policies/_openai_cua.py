@@ -16,14 +16,13 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from llm import image_data_url
+from llm import RoleClient, get_client, image_data_url
 
 from .._actions import Action
 from .._computer_use import UnusableReply, parse_computer_action
 from .._coordinates import OffScreenPoint, place_action
 from .._policy import Observation, Policy, PolicyDecision
 from .._trajectory import TokenUsage
-from ._clients import resolve_client
 
 if TYPE_CHECKING:
     from llm import ComputerAction, ComputerCall, ResponsesResult
@@ -61,9 +60,9 @@ class OpenAIComputerUsePolicy(Policy):
         reasoning_summary: str | None = None,
         **params: Any,
     ):
-        self.client = resolve_client(client, models_path)
-        self.model_ref = model or self.default_model
-        self.model = self.client.registry.model_name(self.model_ref)
+        # The given client, else the process-wide one (`llm.get_client`: never a task argument), bound to the model.
+        self.client = RoleClient(client if client is not None else get_client(models_path), model or self.default_model)
+        self.model = self.client.model
         self.environment = environment
         self.max_screenshot_rounds = max(1, max_screenshot_rounds)
         self.timeout_s = timeout_s
@@ -139,7 +138,7 @@ class OpenAIComputerUsePolicy(Policy):
             request["previous_response_id"] = self.previous_response_id
         if self.reasoning_summary:
             request["reasoning"] = {"summary": self.reasoning_summary}
-        return await self.client.responses(model=self.model_ref, timeout_s=self.timeout_s, cache=self.cache, **request)
+        return await self.client.responses(timeout_s=self.timeout_s, cache=self.cache, **request)
 
     def _first_input(self, observation: Observation) -> list[dict[str, Any]]:
         content = [

@@ -13,12 +13,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from llm import assistant_message, system_message, user_message
+from llm import RoleClient, assistant_message, get_client, system_message, user_message
 
 from .._parser import ParseError, parse_uitars
 from .._policy import Observation, Policy, PolicyDecision
 from .._trajectory import TokenUsage
-from ._clients import resolve_client
 from ._uitars_prompts import COORDINATE_SENTENCES, OFFICIAL_SYSTEM, action_lines, prompt_for, system_prompt
 
 __all__ = ["COORDINATE_SENTENCES", "UITarsPolicy", "action_lines", "system_prompt"]
@@ -64,9 +63,9 @@ class UITarsPolicy(Policy):
         if history_images < 1:
             raise ValueError(f"history_images must be at least 1, got {history_images}")
         self.prompt = prompt_for(prompt, coordinate_space)
-        self.client = resolve_client(client, models_path)
-        self.model_ref = model or self.default_model
-        self.model = self.client.registry.model_name(self.model_ref)
+        # The given client, else the process-wide one (`llm.get_client`: never a task argument), bound to the model.
+        self.client = RoleClient(client if client is not None else get_client(models_path), model or self.default_model)
+        self.model = self.client.model
         self._space = coordinate_space
         self.history_images = history_images
         self.language = language
@@ -106,7 +105,7 @@ class UITarsPolicy(Policy):
         self.turns.append(_Turn(observation.screenshot, note))
         started = time.perf_counter()
         result = await self.client.chat(
-            self.messages(observation.task), model=self.model_ref, timeout_s=self.timeout_s, cache=self.cache, **self.params
+            self.messages(observation.task), timeout_s=self.timeout_s, cache=self.cache, **self.params
         )
         text = result.text or ""
         self.turns[-1].reply = text

@@ -1,4 +1,4 @@
-"""Detectors by name: `make_detector` looks each name up in `DETECTORS`, as every provider is looked up."""
+"""Detectors by name: `get_detector` looks each name up in `DETECTORS`, as every provider is looked up."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from commenter.detector import (
     OFFLINE_DETECTOR,
     OFFLINE_DETECTORS,
     ModelDetector,
-    make_detector,
+    get_detector,
     prompt_sha256,
 )
 from llm import ModelClient, UnknownModelError
@@ -29,30 +29,30 @@ def test_every_offline_detector_and_the_model_one_are_registered_by_name():
 @pytest.mark.parametrize("name, uses_reference", [(OFFLINE_DETECTOR, True), (OFFLINE_BLIND_DETECTOR, False),
                                                   (COMMENTER_DETECTOR, False)])
 def test_an_offline_name_gets_its_detector_without_a_client(name, uses_reference):
-    detector = make_detector(name)
+    detector = get_detector(name)
     assert (detector.name, detector.offline, detector.uses_reference) == (name, True, uses_reference)
 
 
 def test_a_model_role_gets_the_model_detector_and_an_offline_model_the_rules():
     with ScriptedOpenAIServer() as server:
         client = ModelClient(scripted_registry(server), cache=False)
-        detector = make_detector("detector", client)
+        detector = get_detector("detector", client)
         assert type(detector) is ModelDetector
         assert (detector.name, detector.offline, detector.uses_reference) == ("scripted", False, False)
         assert detector.prompt_sha256 == prompt_sha256()
         offline_role = ModelClient(client.registry.with_roles({"detector": "offline"}), cache=False)
-        rules = make_detector("detector", offline_role)
+        rules = get_detector("detector", offline_role)
         assert (rules.name, rules.offline, rules.uses_reference) == (OFFLINE_DETECTOR, True, True)
 
 
 def test_the_errors_are_those_of_before():
     with pytest.raises(ValueError, match=r"^detector 'detector' is a model: it needs a model client "
                                          r"\(or use one of offline, offline-blind, commenter\)$"):
-        make_detector("detector")
+        get_detector("detector")
     with ScriptedOpenAIServer() as server:
         client = ModelClient(scripted_registry(server), cache=False)
         with pytest.raises(UnknownModelError) as caught:
-            make_detector("no-such-model", client)
+            get_detector("no-such-model", client)
         with pytest.raises(UnknownModelError) as expected:
             client.registry.get("no-such-model")
     assert str(caught.value) == str(expected.value)
@@ -73,5 +73,5 @@ def a_stand_in_blind_detector():
         DETECTORS.add(OFFLINE_BLIND_DETECTOR, original, replace=True)
 
 
-def test_make_detector_builds_what_the_registry_holds(a_stand_in_blind_detector):
-    assert type(make_detector(OFFLINE_BLIND_DETECTOR)) is a_stand_in_blind_detector
+def test_get_detector_builds_what_the_registry_holds(a_stand_in_blind_detector):
+    assert type(get_detector(OFFLINE_BLIND_DETECTOR)) is a_stand_in_blind_detector

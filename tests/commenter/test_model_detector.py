@@ -14,7 +14,7 @@ from commenter.detector import (
     PROMPT_VERSION,
     DetectionError,
     ModelDetector,
-    make_detector,
+    get_detector,
     parse_detection,
 )
 from cua import DEFECT_TYPES, Action, ElementInfo, Point, TransitionTuple
@@ -114,14 +114,14 @@ def test_a_fenced_reply_parses_and_the_schema_lists_every_type():
 
 def test_a_model_detector_needs_a_client():
     with pytest.raises(ValueError, match="needs a model client"):
-        make_detector("detector")
+        get_detector("detector")
 
 
 async def test_the_detector_made_by_name_answers_every_tuple_in_order_shown_no_reference(folder):
     second = TUPLE.model_copy(update={"step": 2, "before": "step_001.png", "after": "step_000.png", "defect": None})
     no_defect = {"defect": False, "type": None, "evidence": "The dialog opened."}
     with ScriptedOpenAIServer([reply_text(json.dumps(VALID)), reply_text(json.dumps(no_defect))]) as server:
-        detector = make_detector("detector", _client(server))
+        detector = get_detector("detector", _client(server))
         detections = await detector.detect_trajectory(folder, "<p>app</p>", trajectory_id="t/save", transform=None,
                                                       reference_html="<p>REFERENCE</p>", tuples=[TUPLE, second],
                                                       task="Save it.")

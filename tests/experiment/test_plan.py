@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cua.policies import policies
+from cua.policies import POLICIES
 from experiment import ConfigError, Plan, RoleProvider, check_config, make_config, offline_roles
 from results import Track
 from tests.experiment.test_offline_roles import _models
@@ -26,8 +26,8 @@ def test_check_config_returns_the_plan_the_sweep_runs():
 
 def test_each_cua_policy_name_is_looked_up_once(monkeypatch):
     looked_up = []
-    real = policies.get
-    monkeypatch.setattr(policies, "get", lambda name: looked_up.append(name) or real(name))
+    real = POLICIES.get
+    monkeypatch.setattr(POLICIES, "get", lambda name: looked_up.append(name) or real(name))
     check_config(make_config({"app_ids": [APP], "cua_policies": ["heuristic", "scripted"]}), probe_endpoints=False)
     assert looked_up == ["heuristic", "scripted"]
 
@@ -56,7 +56,7 @@ def test_the_sweep_runs_the_plan_it_is_given_and_looks_no_name_up_again(monkeypa
 
     config = make_config({"app_ids": [APP], "out_dir": str(tmp_path), "name": "planned"})
     plan = check_config(config, probe_endpoints=False)
-    monkeypatch.setattr(policies, "get", lambda name: pytest.fail(f"policy {name!r} looked up again"))
+    monkeypatch.setattr(POLICIES, "get", lambda name: pytest.fail(f"policy {name!r} looked up again"))
     written = write_manifest(config, plan, config.run_dir)
     manifest = __import__("json").loads(written.read_text())
     assert manifest["offline_roles"] == plan.offline_roles() and manifest["offline"] is True

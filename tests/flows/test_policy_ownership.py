@@ -22,7 +22,7 @@ def closes(monkeypatch) -> list[str]:
     """Every heuristic policy built from here on records its `close` calls (on the class: however a caller imported
     `get_policy`, the policy it builds is one of these)."""
     calls: list[str] = []
-    policy_class = cua.policies.policies.get("heuristic")
+    policy_class = cua.policies.POLICIES.get("heuristic")
     real_close = policy_class.close
 
     async def close(self) -> None:

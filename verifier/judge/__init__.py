@@ -13,7 +13,7 @@ The model judge (`ModelJudge`) sees the task, the expected outcome and the last 
 against `VERDICT_SCHEMA`, repaired once, else recorded as an error. The offline judge
 (`OfflineJudge`, labelled offline) reads the final page's text (`Trajectory.final_text`) for the
 expected outcome's facts — a baseline that can be wrong. Both are registered by name in `JUDGES`
-('offline', 'model'), where `make_judge` looks them up, as every other provider is.
+('offline', 'model'), where `get_judge` looks them up, as every other provider is.
 """
 
 from ._model import ModelJudge, VerdictError, last_screenshot, parse_verdict
@@ -43,6 +43,7 @@ from ._run import (
     JUDGES,
     MODEL_JUDGE,
     append_judgement,
+    get_judge,
     judge_run,
     latest_judgements,
     make_judge,
@@ -88,6 +89,7 @@ __all__ = [
     "append_judgement",
     "build_messages",
     "check_facts",
+    "get_judge",
     "judge_run",
     "last_screenshot",
     "latest_judgements",

@@ -16,10 +16,10 @@ from typing import Any
 
 from cua import Trajectory
 from dashboard_render import render_trajectory
-from llm import JsonReplyError, ModelClient, ask_with_repair, parse_json_reply
+from llm import CALL_FAILURES, JsonReplyError, ModelClient, Repair, RoleClient, ask_json, parse_json_reply
 
-from ._prompts import MODES, PROMPT_VERSION, VERDICT_SCHEMA, build_messages, prompt_sha256, repair_messages
-from ._records import Judgement, JudgeMode, TrajectoryRef
+from ._prompts import MODES, PROMPT_VERSION, REPAIR, VERDICT_SCHEMA, build_messages, prompt_sha256
+from ._records import Judgement, JudgeMode, TrajectoryJudge
 
 DEFAULT_ROLE = "judge"
 MAX_REPAIRS = 1
@@ -56,7 +56,7 @@ def last_screenshot(trajectory: Trajectory, folder: Path) -> Path:
     raise FileNotFoundError(f"{folder}: the trajectory has no screenshot on disk")
 
 
-class ModelJudge:
+class ModelJudge(TrajectoryJudge):
     """Judges trajectories through a VLM named by registry role or model name (default: the `judge` role).
 
         judge = ModelJudge(ModelClient(), mode="flow")
@@ -73,9 +73,9 @@ class ModelJudge:
                  max_repairs: int = MAX_REPAIRS, **params: Any):
         if mode not in MODES:
             raise ValueError(f"judge mode {mode!r} is not one of {', '.join(MODES)}")
-        self.client = client
+        self.client = RoleClient(client, model)
         self.model = model
-        self.name = client.registry.model_name(model)
+        self.name = self.client.model
         """The registry model name behind `model`: the `judge` field of every judgement."""
         self.mode: JudgeMode = mode
         self.max_repairs = max(0, max_repairs)
@@ -83,32 +83,21 @@ class ModelJudge:
         self.prompt_version = PROMPT_VERSION
         self.prompt_sha256 = prompt_sha256(mode)
 
-    async def judge(self, ref: TrajectoryRef, run_dir: Path | str) -> Judgement:
-        """Judge the trajectory `ref` names under `run_dir`. Never raises for the trajectory or the model."""
-        judgement = Judgement(trajectory_id=ref.trajectory_id, app_id=ref.app_id, task_id=ref.task_id,
-                              judge=self.name, offline=False, mode=self.mode, success=None,
-                              prompt_version=self.prompt_version, prompt_sha256=self.prompt_sha256)
-        folder = Path(run_dir) / ref.trajectory_id
-        try:
-            trajectory = Trajectory.load(folder)
-            image = await self._image(trajectory, folder)
-        except (FileNotFoundError, ValueError, OSError) as exc:
-            judgement.error = f"nothing to judge: {exc}"
-            return judgement
-        asked = build_messages(self.mode, trajectory.viewport, trajectory.task, trajectory.expected_outcome, image)
-        got = await ask_with_repair(self.client, asked, parse_verdict, repair_messages, role=self.model,
-                                    max_repairs=self.max_repairs, params=self.params, invalid=VerdictError)
-        judgement.tokens += got.tokens
-        if got.value is None:
-            judgement.error = got.error
-            return judgement
-        reason = got.value["reason"].strip()
-        judgement.success = got.value["success"]
+    async def decide_on(self, judgement: Judgement, trajectory: Trajectory, folder: Path, shown: bytes) -> None:
+        """Ask the model about the trajectory and `shown` (its image); a model that fails is recorded, not raised."""
+        asked = build_messages(self.mode, trajectory.viewport, trajectory.task, trajectory.expected_outcome, shown)
+        # The image goes with every repair: the first reply may hold no judgement at all, and one without it would be a guess.
+        answer = await ask_json(self.client, asked, parse=parse_verdict, repair=Repair(REPAIR, resend="question"),
+                                attempts=1 + self.max_repairs, params=self.params, call_errors=CALL_FAILURES)
+        judgement.tokens, judgement.error = answer.tokens, answer.error
+        if not answer.ok:
+            return
+        reason = answer.value["reason"].strip()
+        judgement.success = answer.value["success"]
         judgement.reason = reason[:MAX_REASON_CHARS] + ("…" if len(reason) > MAX_REASON_CHARS else "")
-        judgement.confidence = float(got.value["confidence"])
-        return judgement
+        judgement.confidence = float(answer.value["confidence"])
 
-    async def _image(self, trajectory: Trajectory, folder: Path) -> bytes:
+    async def shown(self, trajectory: Trajectory, folder: Path) -> bytes:
         if self.mode == "screenshot":
             return last_screenshot(trajectory, folder).read_bytes()
         # The dashboard as flows store it says SUCCESS or FAILURE: the judge is shown one without the verdict.

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from cua import Trajectory
 
-from ._records import Judgement, JudgeMode, TrajectoryRef
+from ._records import Judgement, JudgeMode, TrajectoryJudge
 
 OFFLINE_JUDGE = "offline"
 OFFLINE_VERSION = "offline-judge-1"
@@ -164,7 +164,7 @@ def _listing(items: list[str], limit: int = 6) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-class OfflineJudge:
+class OfflineJudge(TrajectoryJudge):
     """The offline baseline judge (no model, no browser): final page text vs the expected outcome's facts."""
 
     offline = True
@@ -174,28 +174,19 @@ class OfflineJudge:
     prompt_sha256 = _SOURCE_SHA
     """sha256 of this module: a change to the rules is a new judge for the cache."""
 
-    async def judge(self, ref: TrajectoryRef, run_dir: Path | str) -> Judgement:
-        """Judge the trajectory `ref` names under `run_dir`. Never raises for the trajectory."""
-        judgement = Judgement(trajectory_id=ref.trajectory_id, app_id=ref.app_id, task_id=ref.task_id,
-                              judge=self.name, offline=True, mode=self.mode, success=None,
-                              prompt_version=self.prompt_version, prompt_sha256=self.prompt_sha256)
-        folder = Path(run_dir) / ref.trajectory_id
-        try:
-            trajectory = Trajectory.load(folder)
-        except (FileNotFoundError, ValueError) as exc:
-            judgement.error = f"nothing to judge: {exc}"
-            return judgement
+    async def decide_on(self, judgement: Judgement, trajectory: Trajectory, folder: Path, shown: None) -> None:
+        """The final page's text against the expected outcome's facts (see the module's docstring)."""
         if trajectory.final_text is None:
             why = f"the page could not be read ({trajectory.final_text_error})" if trajectory.final_text_error \
                 else "it was recorded before rollouts kept the final page's text"
             judgement.error = (f"{folder / 'trajectory.json'} has no final_text ({why}); the offline judge reads "
                                "nothing else — re-run the rollout to judge it")
-            return judgement
+            return
         check = check_facts(trajectory.expected_outcome, trajectory.final_text)
         if check is None:
             judgement.error = (f"the expected outcome names nothing the offline judge can look for "
                                f"({trajectory.expected_outcome.strip()[:120]!r}): no quoted text, numbers or content words")
-            return judgement
+            return
         judgement.success, judgement.confidence = decide(check)
         what = "facts of the expected outcome" if check.kind == "facts" else \
             "content words of the expected outcome (it quotes no text and names no number)"
@@ -207,4 +198,3 @@ class OfflineJudge:
         if trajectory.final_text_truncated:
             reason += f" (page text cut at {len(trajectory.final_text)} characters)"
         judgement.reason = reason
-        return judgement

@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from cua import Viewport
-from llm import Message, assistant_message, system_message, user_message
+from llm import Message, system_message, user_message
 
 from ._records import JudgeMode
 
@@ -101,7 +101,7 @@ _IMAGE = {
 }
 _NO_OUTCOME = "(not given: judge whether the task as written was done)"
 
-_REPAIR = (
+REPAIR = (
     "That reply cannot be used: {problem}\n"
     "Answer again with the JSON object only — exactly the keys success (true or false), reason (a string) and "
     "confidence (a number from 0 to 1) — keeping your judgement of the image."
@@ -131,12 +131,6 @@ def build_messages(mode: JudgeMode, viewport: Viewport, task: str, expected_outc
             user_message(user_text(mode, task, expected_outcome), images=[image])]
 
 
-def repair_messages(asked: list[Message], reply: str, problem: str) -> list[Message]:
-    """The conversation that asks once more: what was asked (image included — the first reply may
-    hold no judgement at all, and one without the image would be a guess), the reply, what is wrong."""
-    return [*asked, assistant_message(reply), user_message(_REPAIR.format(problem=problem))]
-
-
 def prompt_sha256(mode: JudgeMode) -> str:
     """sha256 of everything that words `mode`'s request: version, templates, schema.
 
@@ -145,5 +139,5 @@ def prompt_sha256(mode: JudgeMode) -> str:
     """
     material = {"version": PROMPT_VERSION, "mode": mode, "role": _ROLE, "shown": _SHOWN[mode], "how": _HOW[mode],
                 "rules": _RULES, "user": _USER, "image": _IMAGE[mode], "no_outcome": _NO_OUTCOME,
-                "repair": _REPAIR, "schema": VERDICT_SCHEMA}
+                "repair": REPAIR, "schema": VERDICT_SCHEMA}
     return hashlib.sha256(json.dumps(material, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()

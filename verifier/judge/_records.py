@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+from cua import Trajectory
 
 JUDGEMENTS_FILE = "judgements.jsonl"
 LABELS_FILE = "labels.jsonl"
@@ -61,6 +63,40 @@ class Judgement(BaseModel):
     )
     tokens: int = 0
     when: datetime = Field(default_factory=_now)
+
+
+class TrajectoryJudge:
+    """What every judge does first: a judgement naming the judge, and the trajectory loaded with what the judge
+    reads of it (`shown`); one that cannot be read is a judgement with an error, never an exception."""
+
+    name: str
+    offline: bool
+    mode: JudgeMode
+    prompt_version: str | None
+    prompt_sha256: str
+    """With `name` and `mode`, what a cached judgement must match to be reused."""
+
+    async def judge(self, ref: TrajectoryRef, run_dir: Path | str) -> Judgement:
+        """Judge the trajectory `ref` names under `run_dir`. Never raises for the trajectory (nor for a model)."""
+        judgement = Judgement(trajectory_id=ref.trajectory_id, app_id=ref.app_id, task_id=ref.task_id,
+                              judge=self.name, offline=self.offline, mode=self.mode, success=None,
+                              prompt_version=self.prompt_version, prompt_sha256=self.prompt_sha256)
+        folder = Path(run_dir) / ref.trajectory_id
+        try:
+            trajectory = Trajectory.load(folder)
+            shown = await self.shown(trajectory, folder)
+        except (FileNotFoundError, ValueError, OSError) as exc:
+            judgement.error = f"nothing to judge: {exc}"
+            return judgement
+        await self.decide_on(judgement, trajectory, folder, shown)
+        return judgement
+
+    async def shown(self, trajectory: Trajectory, folder: Path) -> Any:
+        """What the judge reads besides the trajectory (an image), or None; raises OSError when it cannot be read."""
+
+    async def decide_on(self, judgement: Judgement, trajectory: Trajectory, folder: Path, shown: Any) -> None:
+        """Fill in `judgement` for the trajectory in `folder`: success, reason and confidence, or why not."""
+        raise NotImplementedError
 
 
 class Label(BaseModel):

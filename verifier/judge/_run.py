@@ -17,7 +17,6 @@ import asyncio
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 from cua import TRAJECTORY_FILE
 from llm import ModelClient, ModelConfigError, Registry
@@ -25,26 +24,16 @@ from llm import ModelClient, ModelConfigError, Registry
 from ._jsonl_log import append_records, read_records
 from ._offline import OFFLINE_JUDGE
 from ._prompts import MODES
-from ._records import JUDGEMENTS_FILE, Judgement, JudgeMode, TrajectoryRef, run_trajectories
+from ._records import JUDGEMENTS_FILE, Judgement, JudgeMode, TrajectoryJudge, TrajectoryRef, run_trajectories
 
 DEFAULT_CONCURRENCY = 4
 """Trajectories judged at once: model calls overlap their waits; the offline judge hardly waits at all."""
 
 
-class Judge(Protocol):
-    name: str
-    offline: bool
-    mode: JudgeMode
-    prompt_sha256: str
-    """With `name` and `mode`, what a cached judgement must match to be reused."""
-
-    async def judge(self, ref: TrajectoryRef, run_dir: Path | str) -> Judgement: ...
-
-
 MODEL_JUDGE = "model"
-"""The registry name of the model judge: `make_judge` gives it every name that is a model (or role) with an endpoint."""
+"""The registry name of the model judge: `get_judge` gives it every name that is a model (or role) with an endpoint."""
 
-JUDGES: Registry[Callable[..., Judge]] = Registry("judge")
+JUDGES: Registry[Callable[..., TrajectoryJudge]] = Registry("judge")
 """Judges by name, each imported when first chosen: `OfflineJudge()`, `ModelJudge(client, model, mode)`."""
 JUDGES.register_lazy(OFFLINE_JUDGE, "verifier.judge._offline:OfflineJudge")
 JUDGES.register_lazy(MODEL_JUDGE, "verifier.judge._model:ModelJudge")
@@ -76,7 +65,7 @@ def append_judgement(run_dir: Path | str, judgement: Judgement) -> None:
     append_records(Path(run_dir) / JUDGEMENTS_FILE, [judgement])
 
 
-def make_judge(judge: str = OFFLINE_JUDGE, mode: JudgeMode = "screenshot", client: ModelClient | None = None) -> Judge:
+def get_judge(judge: str = OFFLINE_JUDGE, mode: JudgeMode = "screenshot", client: ModelClient | None = None) -> TrajectoryJudge:
     """The judge `judge` names: 'offline', or a model role or name of the client's registry (a role
     or model that is offline in the registry gives the offline judge), built by its `JUDGES` entry.
 
@@ -102,6 +91,9 @@ def make_judge(judge: str = OFFLINE_JUDGE, mode: JudgeMode = "screenshot", clien
     return offline()
 
 
+make_judge = get_judge  # the old name, for aui/ until it takes the new one (issue 40: remove after wt-cli merges)
+
+
 async def judge_run(
     run_dir: Path | str,
     judge: str = OFFLINE_JUDGE,
@@ -118,14 +110,14 @@ async def judge_run(
 
     Raises:
         FileNotFoundError: `run_dir` has no results.json (not a finished run).
-        ValueError: results.json is unreadable, or `mode` is unusable (see `make_judge`).
-        UnknownModelError, ModelConfigError: as for `make_judge`.
+        ValueError: results.json is unreadable, or `mode` is unusable (see `get_judge`).
+        UnknownModelError, ModelConfigError: as for `get_judge`.
     """
     run_dir = Path(run_dir)
     refs = run_trajectories(run_dir)
     owned = client is None and judge != OFFLINE_JUDGE  # a client made here is closed here
     client = client or (ModelClient() if judge != OFFLINE_JUDGE else None)
-    chosen = make_judge(judge, mode, client)
+    chosen = get_judge(judge, mode, client)
     done = {
         (j.trajectory_id, j.trajectory_sha256): j
         for j in read_judgements(run_dir)
