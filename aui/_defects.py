@@ -12,8 +12,9 @@ import typer
 from rich.console import Console
 
 from apps_prompts import BUNDLED_DIR
-from commenter.detector import OFFLINE_DETECTORS, REFERENCE_NOTE, percent
+from commenter.detector import REFERENCE_NOTE, percent
 from cua import DEFAULT_VIEWPORT, Viewport, close_browser
+from experiment import is_offline_provider
 from flows import DefectRunError, eval_run, inject_run
 from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
@@ -85,7 +86,7 @@ def eval_command(
         raise _fail("--detector: name at least one detector")
     client = None
     for name in names:
-        if name in OFFLINE_DETECTORS:
+        if is_offline_provider("detector", name):  # the detector's own rules: no model client
             continue
         try:
             client = client or ModelClient(models_config)
