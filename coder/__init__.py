@@ -33,7 +33,7 @@ from ._models import (
 from ._offline import OFFLINE_VERSION, OfflineCoder
 from ._plan import PRINCIPLES, TRANSFORMS, plan_transforms, principle_of
 from ._prompts import PROMPT_VERSION, REVISION_RULES, STYLE_BLOCK, merge_feedback
-from ._registry import CODERS, coders, get_coder
+from ._registry import CODERS, get_coder
 
 __all__ = [
     "CODERS",
@@ -61,7 +61,6 @@ __all__ = [
     "RevisionResult",
     "UnsupportedTask",
     "checker_ids",
-    "coders",
     "extract_html",
     "get_coder",
     "merge_feedback",

@@ -15,7 +15,6 @@ CODERS: Registry[Any] = Registry("coder")
 here are model names (or roles) of the model registry and get the LLM coder."""
 
 CODERS.register_lazy("offline", "coder._offline:make_offline_coder")
-coders = CODERS  # the old name, for experiment/ until it takes the new one (issue 40: remove after wt-cli merges)
 
 
 def get_coder(

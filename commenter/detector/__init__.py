@@ -48,7 +48,6 @@ from ._run import (
     TrajectoryInput,
     detect_trajectories,
     get_detector,
-    make_detector,
     reference_assisted,
     score_detections,
 )

@@ -101,7 +101,6 @@ def get_detector(name: str, client=None) -> Detector:
     return DETECTORS.get(MODEL_DETECTOR)(client, name)
 
 
-make_detector = get_detector  # the old name, for flows/ on wt-cli until it takes the new one (issue 40: remove after wt-cli merges)
 
 
 def reference_assisted(detector: Detector, inputs: list[TrajectoryInput]) -> bool:

@@ -19,7 +19,6 @@ POLICIES.register_lazy("uitars", "cua.policies._uitars:UITarsPolicy")
 POLICIES.register_lazy("openai-cua", "cua.policies._openai_cua:OpenAIComputerUsePolicy")
 POLICIES.register_lazy("heuristic", "cua.policies.heuristic:HeuristicPolicy")
 POLICIES.register_lazy("scripted", "cua.policies._scripted:ScriptedPolicy")
-policies = POLICIES  # the old name, for experiment/ until it takes the new one (issue 40: remove after wt-cli merges)
 
 
 def get_policy(
@@ -74,7 +73,6 @@ __all__ = [
     "POLICIES",
     "get_policy",
     "is_offline_policy",
-    "policies",
     "policy_model",
     "policy_names",
     "uitars_prompt_names",

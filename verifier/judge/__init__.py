@@ -46,7 +46,6 @@ from ._run import (
     get_judge,
     judge_run,
     latest_judgements,
-    make_judge,
     read_judgements,
 )
 
@@ -93,7 +92,6 @@ __all__ = [
     "judge_run",
     "last_screenshot",
     "latest_judgements",
-    "make_judge",
     "outcome_facts",
     "parse_verdict",
     "prompt_sha256",

@@ -91,7 +91,6 @@ def get_judge(judge: str = OFFLINE_JUDGE, mode: JudgeMode = "screenshot", client
     return offline()
 
 
-make_judge = get_judge  # the old name, for aui/ until it takes the new one (issue 40: remove after wt-cli merges)
 
 
 async def judge_run(
