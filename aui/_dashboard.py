@@ -19,6 +19,7 @@ from dashboard_render import DASHBOARD_FILE, account_trajectory, render_trajecto
 from experiment import is_offline_provider
 from llm import ModelClient, ModelConfigError, UnknownNameError
 
+from ._options import MODELS_REGISTRY
 from ._output import _fail, err_console
 
 console = Console()
@@ -74,7 +75,7 @@ def comment_command(
     html: Path = typer.Option(
         None, "--html", help="The app's HTML (the offline commenter measures it); default app.html/index.html in the folder."
     ),
-    models_config: Path = typer.Option(None, "--models-config", help="Model registry YAML; default configs/models.yaml."),
+    models_config: Path = MODELS_REGISTRY,
     out: Path = typer.Option(None, "--out", help="Write the comment JSON here instead of printing it."),
 ) -> None:
     """Comment on one trajectory: JSON with issues, actionable_changes, fit_within_screen, avoid_regressions."""

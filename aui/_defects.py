@@ -13,14 +13,14 @@ from rich.console import Console
 
 from apps_prompts import BUNDLED_DIR
 from commenter.detector import REFERENCE_NOTE, percent
-from cua import DEFAULT_VIEWPORT, Viewport, close_browser
+from cua import Viewport, close_browser
 from experiment import is_offline_provider
 from flows import DefectRunError, eval_run, inject_run
 from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
 
+from ._options import MODELS_REGISTRY, VIEWPORT
 from ._output import _fail
-from ._rollout import parse_viewport
 
 console = Console()
 defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
@@ -44,8 +44,7 @@ def inject_command(
     per_app: int = typer.Option(1, "--per-app", min=1, help="Defects per app and type (seeds --seed … --seed+K-1)."),
     seed: int = typer.Option(0, "--seed", help="The first seed."),
     apps_dir: Path = typer.Option(BUNDLED_DIR, "--apps-dir", help="A spec file or folder of specs (default: bundled)."),
-    viewport: Viewport = typer.Option(str(DEFAULT_VIEWPORT), "--viewport", parser=parse_viewport,
-                                      help="Browser viewport WIDTHxHEIGHT."),
+    viewport: Viewport = VIEWPORT,
     rollouts: bool = typer.Option(True, "--rollouts/--no-rollouts", help="Also roll out the labelled dataset "
                                   "(each proven defect and its task on the defect-free app, with tuples.jsonl)."),
 ) -> None:
@@ -77,7 +76,7 @@ def eval_command(
                                  "measured facts, reference-assisted: compared with the defect-free app), "
                                  "offline-blind (the same rules without it), commenter (the offline commenter's "
                                  "findings), or a model role or name (e.g. detector)."),
-    models_config: Path = typer.Option(None, "--models-config", help="Model registry YAML; default configs/models.yaml."),
+    models_config: Path = MODELS_REGISTRY,
     concurrency: int = typer.Option(2, "--concurrency", min=1, help="Trajectories judged at once."),
 ) -> None:
     """Score detectors on a defect run's tuples: Accuracy, Recall-D, Recall-N, per type and kind; report.html."""

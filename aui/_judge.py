@@ -15,6 +15,7 @@ from experiment import is_offline_provider
 from llm import ModelClient, ModelConfigError, UnknownNameError
 from verifier.judge import JUDGEMENTS_FILE, get_judge, judge_run
 
+from ._options import MODELS_REGISTRY
 from ._output import _fail, err_console
 
 console = Console()
@@ -26,7 +27,7 @@ def judge_command(
                               "(the text-only baseline: final page text vs the expected outcome's facts)."),
     mode: str = typer.Option("screenshot", "--mode", help="What a model judge sees: screenshot (the last one) or "
                              "flow (the dashboard, drawn without the checker's verdict)."),
-    models_config: Path = typer.Option(None, "--models-config", help="Model registry YAML; default configs/models.yaml."),
+    models_config: Path = MODELS_REGISTRY,
     concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trajectories judged at once."),
 ) -> None:
     """Judge every trajectory of a finished run and append the verdicts to RUN_DIR/judgements.jsonl."""

@@ -17,3 +17,4 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     line = " ".join(str(message).split())  # one line, whatever the exception's text held
     err_console.print(f"[red]error:[/] {escape(line)}", soft_wrap=True)
     return typer.Exit(code)
+

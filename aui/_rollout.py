@@ -12,39 +12,29 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from apps_prompts import BUNDLED_DIR, load_app, reference_html_path
-from cua import DEFAULT_VIEWPORT, BrowserConfig, RolloutConfig, Viewport, close_browser, rollout, write_tuples
+from apps_prompts import load_app, reference_html_path
+from cua import BrowserConfig, RolloutConfig, Viewport, close_browser, rollout, write_tuples
 from cua.policies import get_policy
 from verifier import rollout_checker
 
+from ._options import APP_HTML, APP_ID, MODELS_REGISTRY, SPECS, VIEWPORT
 from ._output import _fail, err_console
 
 console = Console()
 
 
-def parse_viewport(value: str | Viewport) -> Viewport:
-    """`--viewport 1024x768` → Viewport; a clear usage error otherwise."""
-    if isinstance(value, Viewport):
-        return value
-    try:
-        return Viewport.parse(value)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
-
-
 def rollout_command(
-    app_id: str = typer.Option(..., "--app", help="App id in the spec set (see `aui apps list`)."),
+    app_id: str = APP_ID,
     task_id: str = typer.Option(..., "--task", help="Task id within the app."),
     policy: str = typer.Option("heuristic", "--policy", help="heuristic | uitars | openai-cua"),
     out: Path = typer.Option(..., "--out", help="Folder for trajectory.json and the step screenshots."),
     model: str = typer.Option(None, "--model", help="Model name or role in the model registry (model policies)."),
-    html: Path = typer.Option(None, "--html", help="App HTML to judge (default: the spec's reference HTML)."),
-    apps: Path = typer.Option(BUNDLED_DIR, "--apps", help="A spec file or folder of specs (default: bundled)."),
-    models: Path = typer.Option(None, "--models", help="Model registry YAML (default: configs/models.yaml)."),
+    html: Path = APP_HTML,
+    apps: Path = SPECS,
+    models: Path = MODELS_REGISTRY,
     max_steps: int = typer.Option(20, "--max-steps", min=1, help="Step limit (the paper uses 20)."),
     trace: bool = typer.Option(False, "--trace", help="Also record a Playwright trace.zip."),
-    viewport: Viewport = typer.Option(str(DEFAULT_VIEWPORT), "--viewport", parser=parse_viewport,
-                                      help="Browser viewport WIDTHxHEIGHT (screenshots and model coordinates follow it)."),
+    viewport: Viewport = VIEWPORT,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of text."),
 ) -> None:
     """Run one rollout of a task with its reference checker and print how it ended."""

@@ -9,24 +9,25 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from apps_prompts import BUNDLED_DIR, load_app
+from apps_prompts import load_app
 from cua import close_browser
 from experiment import is_offline_provider
 from llm import ModelConfigError, get_client
 from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, verify_app
 
+from ._options import APP_HTML, APP_ID, MODELS_REGISTRY, SPECS
 from ._output import _fail, err_console
 
 console = Console()
 
 
 def verify_command(
-    app_id: str = typer.Option(..., "--app", help="The app id."),
-    apps: Path = typer.Option(BUNDLED_DIR, "--apps", help="A spec file or a folder of them."),
-    html: Path = typer.Option(None, "--html", help="The app version to judge (default: the spec's reference HTML)."),
+    app_id: str = APP_ID,
+    apps: Path = SPECS,
+    html: Path = APP_HTML,
     model: str = typer.Option("offline", "--model", help="'offline' (reference checkers) or a model name / role."),
     out: Path = typer.Option(..., "--out", help="Folder for verdicts.json."),
-    models_config: Path = typer.Option(None, "--models", help="Model registry YAML (default configs/models.yaml)."),
+    models_config: Path = MODELS_REGISTRY,
     batch_size: int = typer.Option(10, "--batch-size", min=1, help="Tasks per model conversation."),
     screenshot: bool = typer.Option(False, "--screenshot", help="Show the model a screenshot of the loaded app."),
 ) -> None:

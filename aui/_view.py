@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from ._options import VIEWER_HOST, VIEWER_PORT
 from ._output import _fail
 
 console = Console()
@@ -20,8 +21,8 @@ def _who(who: str | None) -> str:
 
 def view_command(
     run_dirs: list[Path] = typer.Argument(None, help="Run folders or folders of runs (default: runs/)."),
-    port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (the default is what Prefect artifacts link to)."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (keep 127.0.0.1 unless you mean it)."),
+    port: int = VIEWER_PORT,
+    host: str = VIEWER_HOST,
     who: str = typer.Option(None, "--who", help="Name written with your labels (default: $AUI_LABELLER or your user name)."),
     blind: bool = typer.Option(True, "--blind/--no-blind", help="Hide the checker's verdict until you label a trajectory."),
 ) -> None:
@@ -45,6 +46,6 @@ def view_command(
 
 
 def serve_command(run_dir: Path = typer.Argument(..., help="A run folder or runs/."),
-                  port: int = typer.Option(8765, "--port"), host: str = typer.Option("127.0.0.1", "--host")) -> None:
+                  port: int = VIEWER_PORT, host: str = VIEWER_HOST) -> None:
     """The viewer over one folder (the old name of `aui view`)."""
     view_command([run_dir], port=port, host=host, who=None, blind=True)
