@@ -3,6 +3,7 @@ checkers and solutions, and the CUA's UI-TARS replies play them in Chromium."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -41,4 +42,16 @@ async def test_every_role_answers_for_the_app_and_its_tasks_are_proven_and_playe
     assert all(t.proof == "proven" for t in result.tasks), [(t.task_id, t.proof, t.proof_reason) for t in result.tasks]
     assert all(t.termination in ("success", "finished", "max_steps", "stuck") for t in result.tasks), \
         [(t.task_id, t.termination, t.reason) for t in result.tasks]
-    assert sum(t.success for t in result.tasks) >= 1  # a typed value is played at its field (a select is not)
+    # A typed value is played at its field (a select is not).
+    assert sum(t.success for t in result.tasks) >= 1, \
+        "\n".join(_played(t, tmp_path / "runs") for t in result.tasks)
+
+
+def _played(task, runs: Path) -> str:
+    """What a failure shows of a task's rollout: its ending and each step's action, target and error."""
+    path = runs / "latency" / task.trajectory / "trajectory.json" if task.trajectory else None
+    steps = json.loads(path.read_text())["steps"] if path and path.is_file() else []
+    played = [f"  {(s.get('raw_text') or '').splitlines()[-1:]} at {(s.get('screen_action') or {}).get('point')} on "
+              f"{(s.get('target') or {}).get('selector')}: checker {s.get('checker_passed')} {s.get('checker_error') or ''} "
+              f"{s.get('error') or ''}" for s in steps]
+    return "\n".join([f"{task.task_id}: {task.termination} {task.reason or ''}", *played])
