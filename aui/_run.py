@@ -113,7 +113,22 @@ def _sweep_on_display(config: ExperimentConfig, plan: Plan, listener, verbose: b
             raise
         code = 2 if isinstance(exc, (ConfigError, ValueError, FileNotFoundError, LookupError)) else 1
         raise _fail(f"run '{config.name}' stopped: {type(exc).__name__}: {exc} "
-                    f"(finished stages are kept and cached; fix the cause and run the same command again)", code) from None
+                    f"(finished stages are kept and cached; fix the cause and run the same command again)"
+                    f"{_busy_database_hint(exc)}", code) from None
+
+
+def _busy_database_hint(exc: Exception) -> str:
+    """What to do when Prefect's server answered 503 because its SQLite database was busy (many app flows
+    writing at once, e.g. a large run resumed from the cache): a server on PostgreSQL takes them."""
+    from prefect.exceptions import PrefectHTTPStatusError
+    from prefect.settings import PREFECT_API_DATABASE_CONNECTION_URL, PREFECT_API_URL
+
+    busy = isinstance(exc, PrefectHTTPStatusError) and exc.response.status_code == 503
+    on_sqlite = not PREFECT_API_URL.value() or "sqlite" in (PREFECT_API_DATABASE_CONNECTION_URL.value() or "sqlite")
+    if not (busy and on_sqlite):
+        return ""
+    return ("; Prefect's server was busy: on SQLite (the default) many app flows writing at once do that; run this size against a Prefect "
+            "server on PostgreSQL (docs/benchmarks.md, \"Beyond one machine\", step 1; PREFECT_API_URL points the run at it)")
 
 
 def _print_outcome(config: ExperimentConfig, plan: Plan, results: list) -> None:

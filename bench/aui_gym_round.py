@@ -1,6 +1,7 @@
 """One full AUI-Gym round at model speed: 52 apps × 30 tasks, every role through the latency server.
 
     .venv/bin/python bench/aui_gym_round.py [--apps 52] [--tasks 30] [--concurrency 32] [--out DIR]
+                                            [--database postgres|sqlite]
 
 The 52 AUI-Gym prompts (`../shared/data/aui-gym-apps`, read by path). A model coder needs a page
 to hand back: an app's v0 is its GPT-5 app (`../shared/data/gpt5-apps/<id>`) where there is one,
@@ -16,9 +17,15 @@ comment → revise (v1). The sweep runs with `rounds: 1` (the loop ends with rou
 `round_wall_s` is the time until the last v1 was written, `total_wall_s` the whole sweep. Then the
 same sweep again: it must resume from Prefect's cache with zero model calls.
 
+The sweep reports to a Prefect server of its own on a fresh PostgreSQL cluster (`--database postgres`,
+the default where PostgreSQL is installed): on SQLite (`--database sqlite`, Prefect's ephemeral server)
+the cached re-run's 52 app flows, finishing their stages at once, met "503 Service Unavailable"
+(database is locked) past the client's 8 retries (2026-11-28). The cache is in the result storage
+(`$PREFECT_HOME/storage`), not in the database, so `--rerun` works on a new server.
+
 Figures: wall times, rollouts per minute, Prefect task runs, the fixed cost of a Prefect task run
 on this server (measured after the sweep on 200 persisted no-op tasks) and what it adds up to,
-the SQLite database's size, peak RSS / PSS of this process tree, and the projection for the paper's
+the database's size, peak RSS / PSS of this process tree, and the projection for the paper's
 grid (3 coders × 3 modes × 2 rounds = 18 such rounds) on this machine and on K machines (tracks
 are independent; the model endpoints are assumed to keep up). Target (issue 19): one round ≤ 25 min.
 Last line: one JSON object with rollouts, round_wall_s, rerun_model_calls, peak_rss_mb.
@@ -31,6 +38,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -43,7 +51,16 @@ from apps_prompts import BUNDLED_DIR, load_apps, load_tasks_file, reference_html
 from cua import close_browser
 from experiment import make_config
 from flows import sweep
-from flows.testing import LATENCY_ROLES, LatencyRoles, plan_apps, role_latencies, write_latency_models
+from flows.testing import (
+    LATENCY_ROLES,
+    LatencyRoles,
+    plan_apps,
+    postgres_database,
+    postgres_installed,
+    prefect_server,
+    role_latencies,
+    write_latency_models,
+)
 from llm.testing import LatencyOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,7 +160,7 @@ async def main(args: argparse.Namespace) -> dict:
                           "revision_modes": ["integrated"], "tasks_per_app": args.tasks, "concurrency": args.concurrency,
                           "out_dir": str(out / "runs"), "models_config": str(models), "max_rollouts": 100_000})
     os.environ["AUI_LLM_CACHE"] = "off"  # only Prefect's cache may make the re-run free
-    result: dict = {"apps": len(ids), "tasks_per_app": args.tasks, "concurrency": args.concurrency,
+    result: dict = {"database": args.database, "apps": len(ids), "tasks_per_app": args.tasks, "concurrency": args.concurrency,
                     "v0_reused_from": reused, "plan_s": round(plan_s, 1), "cpus": os.cpu_count(),
                     "load_average_at_start": round(os.getloadavg()[0], 2)}
     try:
@@ -179,9 +196,8 @@ async def main(args: argparse.Namespace) -> dict:
         result["rerun_model_calls"] = calls.value - before
         per_run = await task_run_cost_s()
         result["prefect_s_per_task_run"] = round(per_run, 4)
-        database = Path(os.environ.get("PREFECT_HOME", ROOT / ".prefect")) / "prefect.db"
-        result["database_mb"] = round(database.stat().st_size / 2**20, 1) if database.exists() else None
-        result["prefect_task_runs"] = _task_runs(database, config.name)
+        result["database_mb"] = await _database_mb(args.database_url)
+        result["prefect_task_runs"] = await _task_runs()
         if result["prefect_task_runs"]:
             result["prefect_overhead_s_serial"] = round(per_run * result["prefect_task_runs"], 1)
         if round_wall:
@@ -205,18 +221,49 @@ async def _rerun_only(config, calls, result: dict) -> dict:
     return result
 
 
-def _task_runs(database: Path, name: str) -> int | None:
-    """Task runs of the sweep's flow runs (both runs of it) in the ephemeral server's SQLite database."""
-    import sqlite3
+async def _task_runs() -> int:
+    """Task runs of the sweep's flows (the sweep and its app flows, both runs of it) on the server."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowFilter, FlowFilterName
 
-    if not database.exists():
-        return None
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
-        (count,) = connection.execute(
-            "SELECT count(*) FROM task_run WHERE flow_run_id IN (SELECT id FROM flow_run WHERE name = ? OR "
-            "parent_task_run_id IN (SELECT id FROM task_run WHERE flow_run_id IN (SELECT id FROM flow_run WHERE name = ?)))",
-            (f"sweep {name}", f"sweep {name}")).fetchone()
+    flows = FlowFilter(name=FlowFilterName(any_=["aui-sweep", "design-loop"]))
+    count = 0
+    async with get_client() as client:  # read in pages: the client has no count of task runs
+        while page := await client.read_task_runs(flow_filter=flows, offset=count, limit=200):
+            count += len(page)
     return count
+
+
+async def _database_mb(url: str | None) -> float | None:
+    """The server's database size: the ephemeral server's SQLite file, or the PostgreSQL database at `url`."""
+    if url is None:
+        database = Path(os.environ.get("PREFECT_HOME", ROOT / ".prefect")) / "prefect.db"
+        return round(database.stat().st_size / 2**20, 1) if database.exists() else None
+    import asyncpg
+
+    connection = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        return round(await connection.fetchval("SELECT pg_database_size(current_database())") / 2**20, 1)
+    finally:
+        await connection.close()
+
+
+def run_on_server(args: argparse.Namespace) -> dict:
+    """`main` reporting to the server `--database` asks for: Prefect's ephemeral SQLite server, or a server of
+    its own on a fresh PostgreSQL cluster (both stopped at the end)."""
+    if args.database == "sqlite":
+        args.database_url = None
+        return asyncio.run(main(args))
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    folder = Path(tempfile.mkdtemp(prefix="aui-bench-server-"))
+    with postgres_database() as url, prefect_server(folder, {"PREFECT_API_DATABASE_CONNECTION_URL": url}) as (base, _):
+        log(f"Prefect server on PostgreSQL: {base}")
+        args.database_url = url
+        with temporary_settings(updates={PREFECT_API_URL: f"{base}/api"}):
+            result = asyncio.run(main(args))
+    shutil.rmtree(folder, ignore_errors=True)
+    return {**result, "database": "postgresql"}
 
 
 if __name__ == "__main__":
@@ -227,4 +274,7 @@ if __name__ == "__main__":
                         help="Only the re-run, over the earlier run in --out (same arguments): it must make no model calls.")
     parser.add_argument("--concurrency", type=int, default=32, help="Rollouts in flight (and the CUA's max_concurrency).")
     parser.add_argument("--out", help="Keep the run here (default: a temp folder).")
-    print(json.dumps(asyncio.run(main(parser.parse_args()))))
+    parser.add_argument("--database", choices=["postgres", "sqlite"], default="postgres" if postgres_installed() else "sqlite",
+                        help="The Prefect server's database: a PostgreSQL cluster of the bench's own (the default where "
+                        "PostgreSQL is installed), or the ephemeral server's SQLite.")
+    print(json.dumps(run_on_server(parser.parse_args())))

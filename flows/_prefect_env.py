@@ -20,5 +20,8 @@ def configure_prefect_env() -> None:
     # "503 Service Unavailable" (SQLite busy) through the client's default 5 retries (2 + 4 + … + 32 s)
     # and the run failed; with 8 it went through on a late retry (that app's flow began ≈ 8 min after the
     # sweep, 3.5 min after the other 51 had finished) and the re-run ended with 0 model calls. Still
-    # bounded (≈ 8.5 min of waits in all); PostgreSQL is the way beyond one machine.
+    # bounded (≈ 8.5 min of waits in all). On 2026-11-28 the same resume failed after the 8 retries too,
+    # and a toy sweep (52 app flows of 61 no-op cached tasks each) failed on SQLite with the client's
+    # retries at 2 whatever the bound (4 app flows at once; one task call at a time) and at 8 after 17 min,
+    # while on PostgreSQL it passed with 2: retries and bounds do not cure SQLite's one writer. A large run needs a server on PostgreSQL (docs/benchmarks.md, "Beyond one machine").
     os.environ.setdefault("PREFECT_CLIENT_MAX_RETRIES", "8")

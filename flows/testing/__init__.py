@@ -8,6 +8,9 @@
   `write_latency_models`).
 
 Both tell requests apart by their system prompts (`role_of`).
+
+- `prefect_server` / `postgres_database` (`_servers.py`): a real Prefect server in its own process, on
+  SQLite or on a PostgreSQL cluster of its own (many writers at once: a large run's resume).
 """
 
 from ._latency import (
@@ -34,8 +37,10 @@ from ._scripted import (
     role_of,
     user_text,
 )
+from ._servers import client_env, free_port, postgres_database, postgres_installed, prefect_server
 
 __all__ = [
+    "client_env", "free_port", "postgres_database", "postgres_installed", "prefect_server",
     "COMMENT", "LATENCY_ROLES", "ONLINE_ROLES", "PAPER_LATENCIES_S", "REVISION_MARK", "ROLE_MARKERS", "ROLE_MODELS",
     "TRANSLATED_PREFIX", "UNSUPPORTED_TASK", "AppPlan", "LatencyRoles", "PlannedTask", "ScriptedRoles", "click_point",
     "plan_app", "plan_apps", "role_latencies", "role_of", "user_text", "write_latency_models",
