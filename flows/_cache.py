@@ -37,7 +37,6 @@ from prefect.cache_policies import INPUTS, CachePolicy
 from apps_prompts import load_app, reference_html_path
 from code_version import PROJECT_ROOT, digest, file_hashes, imported_packages, stage_files
 from cua import BrowserConfig, default_chromium, launch_args
-from cua.policies import policy_model
 from llm import load_model_registry
 
 STAGE_FUNCTIONS: dict[str, tuple[str, str]] = {
@@ -181,12 +180,7 @@ def models_named(models_path: str | None, inputs: Mapping[str, Any]) -> dict[str
     for value in inputs.values():
         if isinstance(value, str):
             names.add(value)
-        elif hasattr(value, "policy") and hasattr(value, "model"):  # AgentSettings
-            try:
-                names.add(policy_model(value.policy, value.model) or "")
-            except LookupError:
-                pass
-        elif hasattr(value, "role") and hasattr(value, "model"):  # a role's provider (`experiment.RoleProvider`)
+        elif hasattr(value, "model"):  # the CUA's `AgentSettings`, a role's provider (`llm.RoleProvider`)
             names.add(value.model or "")
     names.discard("")
     if not names:

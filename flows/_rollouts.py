@@ -32,7 +32,7 @@ from cua import (
     rollout,
     write_tuples,
 )
-from cua.policies import get_policy, policy_model
+from cua.policies import get_policy
 from dashboard_render import draw_dashboard_file
 from llm import BudgetReached, RoleProvider, load_model_registry
 from verifier import rollout_checker, score_rollout
@@ -221,10 +221,9 @@ def _sampling_seed(run: RunContext, agent: AgentSettings) -> dict[str, int]:
     """The model's sampling seed for this rollout: where the registry gives the model a `params.seed` (its server
     takes one), that seed plus the rollout's, so each repeat samples differently and reproducibly; else nothing."""
 
-    name = policy_model(agent.policy, agent.model)
-    if name is None or agent.seed is None:
+    if agent.model is None or agent.seed is None:
         return {}
-    configured = load_model_registry(run.models).get(name).params.seed
+    configured = load_model_registry(run.models).get(agent.model).params.seed
     return {} if configured is None else {"seed": configured + agent.seed}
 
 
