@@ -180,7 +180,9 @@ def models_named(models_path: str | None, inputs: Mapping[str, Any]) -> dict[str
     for value in inputs.values():
         if isinstance(value, str):
             names.add(value)
-        elif hasattr(value, "model"):  # the CUA's `AgentSettings`, a role's provider (`llm.RoleProvider`)
+        elif hasattr(value, "calls"):  # the CUA's `AgentSettings`: the model its policy calls
+            names.add(value.calls or "")
+        elif hasattr(value, "model"):  # a role's provider (`llm.RoleProvider`)
             names.add(value.model or "")
     names.discard("")
     if not names:

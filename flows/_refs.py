@@ -71,8 +71,10 @@ class AgentSettings(BaseModel):
     model_config = _FROZEN
 
     policy: str = Field(description="A policy name of `cua.policies`: heuristic, uitars, openai-cua, …")
-    model: str | None = Field(default=None, description="The registry model or role the policy calls, as the run's plan "
-                                "resolved it (`--cua-model` or the policy's default); None for an offline policy.")
+    model: str | None = Field(default=None, description="Registry model name or role (model policies; None: the policy's default).")
+    calls: str | None = Field(default=None, exclude=True, description="The registry model or role the policy calls, as "
+                              "the run's plan resolved it (`model` or the policy's default; None: offline). Not among the "
+                              "rollout's recorded inputs, which stay as they were; the stage's cache key names its model.")
     max_steps: int = 20
     viewport: Viewport = DEFAULT_VIEWPORT
     options: dict[str, str | int | float | bool] = Field(default_factory=dict, description="The policy's own options.")

@@ -221,9 +221,9 @@ def _sampling_seed(run: RunContext, agent: AgentSettings) -> dict[str, int]:
     """The model's sampling seed for this rollout: where the registry gives the model a `params.seed` (its server
     takes one), that seed plus the rollout's, so each repeat samples differently and reproducibly; else nothing."""
 
-    if agent.model is None or agent.seed is None:
+    if agent.calls is None or agent.seed is None:
         return {}
-    configured = load_model_registry(run.models).get(agent.model).params.seed
+    configured = load_model_registry(run.models).get(agent.calls).params.seed
     return {} if configured is None else {"seed": configured + agent.seed}
 
 

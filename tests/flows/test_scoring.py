@@ -220,7 +220,7 @@ async def test_a_levels_step_budget_ends_a_real_rollout_at_that_count(tmp_path, 
             {"name": "scripted", "provider": "openai-compatible", "model": "scripted-model", "base_url": server.base_url,
              "api_key": "sk-scripted", "timeout_s": 30, "max_retries": 0}]}))
         run = RunContext(run_key="k", run_dir=str(tmp_path), apps=str(config.apps), models=str(models))
-        agent = AgentSettings(policy="uitars", model="scripted", max_steps=config.step_budget(task), seed=config.seed)
+        agent = AgentSettings(policy="uitars", model="scripted", calls="scripted", max_steps=config.step_budget(task), seed=config.seed)
         ref = await PLAIN_STAGES.rollout(run=run, app_id=APP, round=0, task=task, checker="return false;",
                                          html=run.write("index.html", COUNTER), agent=agent, out_path="r")
         requests = len(server.requests_for("chat"))
@@ -267,7 +267,7 @@ async def test_a_final_screenshot_check_is_scored_by_the_offline_judge_after_the
     with ScriptedOpenAIServer([reply_text("Thought: place it.\nAction: click(start_box='(200,140)')")]) as server:
         run = RunContext(run_key="k", run_dir=str(tmp_path), apps=str(make_config({}).apps),
                          models=str(_scripted_uitars_models(server, tmp_path / "models.yaml")))
-        agent = AgentSettings(policy="uitars", model="scripted", max_steps=2)
+        agent = AgentSettings(policy="uitars", model="scripted", calls="scripted", max_steps=2)
         ref = await PLAIN_STAGES.rollout(run=run, app_id=APP, round=0, task=task,
                                          checker="return !document.getElementById('done').hidden;",
                                          html=run.write("index.html", ORDER), agent=agent, out_path="r",
@@ -293,7 +293,7 @@ async def test_a_repeats_model_seed_is_the_registrys_params_seed_plus_the_rollou
                          models=str(_scripted_uitars_models(server, tmp_path / "models.yaml", **params)))
         await PLAIN_STAGES.rollout(run=run, app_id=APP, round=0, task=task, checker="return false;",
                                    html=run.write("index.html", ORDER),
-                                   agent=AgentSettings(policy="uitars", model="scripted", max_steps=1, seed=7 + 1),
+                                   agent=AgentSettings(policy="uitars", model="scripted", calls="scripted", max_steps=1, seed=7 + 1),
                                    out_path="r")
         (request,) = server.requests_for("chat")
     assert request.json.get("seed", "not sent") == sent

@@ -119,7 +119,7 @@ def test_a_stage_key_follows_the_models_its_inputs_name_and_never_their_keys(tmp
     assert models_named(str(models), {"verifier": "quiet"}) == {}  # a name the registry maps to the offline provider
     assert key(verifier="quiet") == offline
     assert json.dumps(models_named(str(models), {"verifier": "remote"})).count("sk-") == 0
-    agent = AgentSettings(policy="uitars", model="cua", max_steps=3)  # the plan resolves UI-TARS's model: the `cua` role
+    agent = AgentSettings(policy="uitars", calls="cua", max_steps=3)  # the plan resolves UI-TARS's model: the `cua` role
     assert set(models_named(str(models), {"agent": agent})) == {"cua"}
     # a stage is handed the role's provider (`llm.RoleProvider`): keyed by the model it calls, as the name was
     provider = RoleProvider(role="verifier", name="remote", offline=False, model="remote")
