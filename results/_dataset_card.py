@@ -104,7 +104,7 @@ def _licences(runs: list[RunSource], license: str | None) -> list[str]:
         app_ids = sorted({result.app_id for result in run.results.apps})
         lines.append(f"- **{run.name}** — app prompts and specs: {_source(config.get('apps'), app_ids, 'apps')}; "
                      f"first versions: " + (_source(config.get("v0_dir"), app_ids, "v0") if config.get("v0_dir")
-                                            else _first_versions(config))
+                                            else _first_versions(config, _offline_roles(run)))
                      + (f"; tasks: `{Path(config['tasks_file']).name}`" if config.get("tasks_file") else "") + ".")
     stated = (f"This card states the licence `{license}` for the dataset, as its exporter chose." if license else
               "The project states no licence of its own, so the header says `license: other`: whoever publishes this "
@@ -113,9 +113,9 @@ def _licences(runs: list[RunSource], license: str | None) -> list[str]:
                     "the runs above. " + stated]
 
 
-def _first_versions(config: dict) -> str:
+def _first_versions(config: dict, offline_roles: list[str]) -> str:
     coders = config.get("coders") or []
-    if coders == ["offline"]:
+    if "coder" in offline_roles:  # every coder of the run offline (the label the manifest records)
         return "each app's reference HTML, as the offline coder gives it (the same source as the specs)"
     return f"written by the run's coder(s) ({', '.join(coders) or 'not recorded'}) from the app prompts"
 

@@ -179,6 +179,7 @@ def test_the_card_lists_the_configs_says_offline_providers_and_documents_every_c
     assert header["license"] == "other" and header["task_categories"] and "offline-providers" in header["tags"]
     assert "**offline providers** played these roles" in text and "cua (heuristic)" in text
     assert "the project's bundled apps" in text
+    assert "each app's reference HTML, as the offline coder gives it" in text  # the run's coder is offline
     for table in TABLES:
         schema = pq.read_schema(next((exported / table).glob("*.parquet")))
         assert schema.names == [name for name, _, _ in DATASET_COLUMNS[table]]
