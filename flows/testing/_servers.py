@@ -102,9 +102,16 @@ def prefect_server(folder: Path, server_env: dict[str, str] | None = None) -> It
                 time.sleep(0.5)
             yield base, env
         finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait(timeout=30)
+            stop_process_group(server)
+
+
+def stop_process_group(process: subprocess.Popen) -> None:
+    """SIGTERM to the session `process` leads (started with `start_new_session=True`), SIGKILL after 30 s."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -13,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from flows.testing import stop_process_group
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -53,12 +53,7 @@ async def test_a_deployment_has_its_cron_schedule_and_a_run_triggered_through_th
                     await asyncio.sleep(2)
                 assert state.is_completed(), (state, (tmp_path / "deploy.log").read_text()[-3000:])
     finally:
-        os.killpg(served.pid, signal.SIGTERM)
-        try:
-            served.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(served.pid, signal.SIGKILL)
-            served.wait(timeout=30)
+        stop_process_group(served)
         log.close()
     results = json.loads((tmp_path / "runs" / NAME / "results.json").read_text())
     assert {app["app_id"] for app in results["apps"]} == {"unit-converter"}

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -18,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from flows.testing import stop_process_group
 
 pytest.importorskip("prefect_dask", reason="prefect-dask is optional: pip install prefect-dask==0.3.7")
 
@@ -45,14 +45,7 @@ def started(command: list[str], env: dict, log: Path) -> subprocess.Popen:
                             start_new_session=True)
 
 
-def stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
+stop = stop_process_group
 
 
 def scheduler_task_prefixes(address: str) -> set[str]:
