@@ -263,7 +263,7 @@ def run_on_server(args: argparse.Namespace) -> dict:
         with temporary_settings(updates={PREFECT_API_URL: f"{base}/api"}):
             result = asyncio.run(main(args))
     shutil.rmtree(folder, ignore_errors=True)
-    return {**result, "database": "postgresql"}
+    return result
 
 
 if __name__ == "__main__":
