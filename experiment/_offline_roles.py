@@ -98,7 +98,7 @@ def provider_of(role: str, name: str, registry: ModelRegistry | None = None, *, 
             policy = None
         offline = bool(policy is not None and policy.offline)
         model = None if policy is None or offline else (cua_model or policy.default_model)
-        return RoleProvider(role=role, name=name, offline=offline, model=model, used=used)
+        return RoleProvider(role=role, name=name, offline=offline, model=model, used=used, policy=policy)
     own = is_offline_provider(role, name)  # the role's own offline implementation: no registry asked
     offline = own or is_offline_provider(role, name, registry) or (role == "proposer" and tasks_file)
     known = registry is not None and (name in registry.names() or name in registry.roles)

@@ -91,7 +91,7 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
         _check_task_counts(config, tasks)
         _check_judge_checks(config, app_ids, providers)
         models = _check_models(config, players_of(providers))
-        _check_policy_options(config)
+        _check_policy_options(config, providers)
         if probe_endpoints and models:
             _probe_endpoints(models)
     except ConfigError as exc:
@@ -202,14 +202,16 @@ def check_run_size(config: ExperimentConfig, plan: Plan, *, assume_yes: bool, so
     return size
 
 
-def _check_policy_options(config: ExperimentConfig) -> None:
-    """`cua_options` name policies of the run, and each policy accepts its options (built once, no call made)."""
+def _check_policy_options(config: ExperimentConfig, providers: list[RoleProvider]) -> None:
+    """`cua_options` name policies of the run, and each policy accepts its options (built once from the class the
+    providers hold, no call made)."""
+    classes = {p.name: p.policy for p in providers if p.role == "cua"}
     for policy, options in config.cua_options.items():
         if policy not in config.cua_policies:
             raise ConfigError(f"field 'cua_options': options for {policy!r}, which is not among cua_policies "
                               f"{config.cua_policies}")
         try:
-            get_policy(policy, model=config.cua_model, models_path=str(config.models_config) if config.models_config else None,
+            get_policy(classes[policy], model=config.cua_model, models_path=str(config.models_config) if config.models_config else None,
                        **options)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"field 'cua_options.{policy}': {exc}") from None

@@ -4,12 +4,14 @@ Prefect's `INPUTS` cache policy keys a stage on its arguments. Plain strings mad
 get wrong (two `*_sha` strings swapped go unnoticed), so a file travels as one `FileRef` (its path
 *and* the hash of its content), the run's constants as one `RunContext`, and stages take them by
 keyword. Everything here is a pydantic model of strings and numbers: Prefect hashes it through
-JSON, identically in every process (a test proves it), and it pickles for Dask workers.
+JSON, identically in every process (a test proves it), and it pickles for Dask workers (the one class among
+them, the policy the plan looked up, is left out of that JSON and of every file).
 """
 
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -75,6 +77,8 @@ class AgentSettings(BaseModel):
     calls: str | None = Field(default=None, exclude=True, description="The registry model or role the policy calls, as "
                               "the run's plan resolved it (`model` or the policy's default; None: offline). Not among the "
                               "rollout's recorded inputs, which stay as they were; the stage's cache key names its model.")
+    policy_class: type[Any] | None = Field(default=None, exclude=True, description="The policy's class as the run's "
+                                           "plan looked `policy` up (None: the stage looks the name up).")
     max_steps: int = 20
     viewport: Viewport = DEFAULT_VIEWPORT
     options: dict[str, str | int | float | bool] = Field(default_factory=dict, description="The policy's own options.")

@@ -210,7 +210,7 @@ async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str | Non
     browser = run_browser_config(agent.viewport).model_copy(update={"transform": transform})
     config = RolloutConfig(max_steps=agent.max_steps, browser=browser,
                            trace=agent.trace != "off", stop_on_checker=stop_on_checker)
-    policy = get_policy(agent.policy, model=agent.model, models_path=run.models, **agent.options,
+    policy = get_policy(agent.policy_class or agent.policy, model=agent.model, models_path=run.models, **agent.options,
                         **_sampling_seed(run, agent))
     return await rollout(run.read_text(html), task.description, policy, rollout_checker(checker), folder, config,
                          app_id=app_id, task_id=task.id, expected_outcome=task.expected_outcome, seed=agent.seed,

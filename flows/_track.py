@@ -118,7 +118,8 @@ class TrackSteps:
         self.domain = next(a.domain.value for a in load_apps(config.apps).apps if a.id == app_id)
         self.errors: list[str] = []
         self.verify_error: str | None = None  # this round's, if its verification failed
-        self.agent = AgentSettings(policy=track.cua, model=config.cua_model, calls=self.plan.provider("cua", track.cua).model,
+        cua = self.plan.provider("cua", track.cua)
+        self.agent = AgentSettings(policy=track.cua, model=config.cua_model, calls=cua.model, policy_class=cua.policy,
                                    max_steps=config.most_steps,
                                    viewport=config.viewport, options=config.cua_options.get(track.cua, {}),
                                    trace=config.trace, fixed_clock=config.fixed_clock)

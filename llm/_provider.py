@@ -3,6 +3,8 @@ calls through. `experiment` resolves every role's once before a run; the stages 
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -19,6 +21,9 @@ class RoleProvider(BaseModel):
     model: str | None = Field(default=None, description="The registry model (or role) it calls through; None: the role's "
                               "own implementation, or a policy that calls no model.")
     used: bool = Field(default=True, description="Whether the run uses the role (`experiment.resolve_roles`).")
+    policy: type[Any] | None = Field(default=None, exclude=True, description="The CUA's policy class, as the plan looked "
+                                     "its name up (the one look-up; the rollout stage builds from it). None for the "
+                                     "other roles. Not among what is written: a class is no data.")
 
 
 __all__ = ["RoleProvider"]

@@ -22,14 +22,15 @@ POLICIES.register_lazy("scripted", "cua.policies._scripted:ScriptedPolicy")
 
 
 def get_policy(
-    name: str,
+    name: str | type[Policy],
     *,
     model: str | None = None,
     client: Any = None,
     models_path: str | None = None,
     **options: Any,
 ) -> Policy:
-    """A new instance of the policy registered as `name` (one instance per rollout; the rollout closes it).
+    """A new instance of the policy registered as `name` (one instance per rollout; the rollout closes it), or of
+    the policy class `name` itself where the caller holds it already (a run's plan looked the name up once).
 
     The one way to build a policy, for the CLI, the sweep and the benchmarks alike. A policy whose
     class declares `offline` needs no model: `model`, `client` and `models_path` are not passed to
@@ -42,7 +43,7 @@ def get_policy(
         TypeError / ValueError: `options` do not fit the policy.
         ModelConfigError / UnknownModelError: the model registry or the model cannot be found.
     """
-    policy_class = POLICIES.get(name)
+    policy_class = name if isinstance(name, type) else POLICIES.get(name)
     if policy_class.offline:
         return policy_class(**options)
     model_options = {"model": model, "client": client, "models_path": models_path}

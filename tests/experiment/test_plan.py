@@ -18,7 +18,8 @@ def test_check_config_returns_the_plan_the_sweep_runs():
     assert isinstance(plan, Plan) and plan.app_ids == [APP] and plan.tasks == {APP: 7}
     assert [str(track) for track in plan.tracks] == ["offline · heuristic · integrated · dashboard",
                                                      "offline · heuristic · unsupported"]
-    assert plan.provider("cua", "heuristic") == RoleProvider(role="cua", name="heuristic", offline=True)
+    assert plan.provider("cua", "heuristic") == RoleProvider(role="cua", name="heuristic", offline=True,
+                                                             policy=POLICIES.get("heuristic"))
     assert plan.offline and plan.models == [] and plan.offline_roles() == offline_roles(config)
     for track in plan.tracks:  # the labels of a track, from the plan, are the rule's
         assert plan.offline_roles(track) == offline_roles(config, track)
@@ -70,3 +71,25 @@ def test_a_role_not_named_stays_offline_and_a_named_one_is_resolved_once_with_it
     assert (commenter.name, commenter.model, commenter.offline) == ("remote", "remote", False)
     assert plan.provider("proposer").offline and plan.provider("proposer").model is None
     assert not plan.offline and plan.models == ["remote"]
+
+
+async def test_the_rollout_stage_builds_the_policy_the_plan_looked_up(monkeypatch, tmp_path):
+    """From `--cua` to the rollout: the pre-flight's look-up is the only one (options checked and the stage built from
+    the class the plan holds)."""
+    from apps_prompts import BUNDLED_DIR, load_app
+    from flows import PLAIN_STAGES, RunContext, TrackSteps
+
+    looked_up = []
+    real = POLICIES.get
+    monkeypatch.setattr(POLICIES, "get", lambda name: looked_up.append(name) or real(name))
+    config = make_config({"app_ids": [APP], "cua_options": {"heuristic": {}}, "out_dir": str(tmp_path)})
+    plan = check_config(config, probe_endpoints=False)
+    assert looked_up == ["heuristic"] and plan.provider("cua", "heuristic").policy is real("heuristic")
+    run = RunContext(run_key="k", run_dir=str(tmp_path), apps=str(BUNDLED_DIR))
+    steps = TrackSteps(config, run, APP, plan.tracks[0], PLAIN_STAGES, plan=plan)
+    monkeypatch.setattr(POLICIES, "get", lambda name: pytest.fail(f"policy {name!r} looked up again"))
+    task = load_app(APP).task("five-decimals")  # the heuristic agent does it in one step
+    html = run.write("index.html", (BUNDLED_DIR / APP / "index.html").read_text(encoding="utf-8"))
+    ref = await PLAIN_STAGES.rollout(run=run, app_id=APP, round=0, task=task, checker=task.checker, html=html,
+                                     agent=steps.agent, out_path="rollout")
+    assert ref.success
