@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ._executor import DEFAULT_SCROLL_PX
+from ._executor import DEFAULT_SCROLL_PX, WAIT_CAP_MS
 from ._launch import BrowserConfig
 from ._settle import DEFAULT_CAP_MS, DEFAULT_MOTION_CAP_MS, DEFAULT_QUIET_MS
 
@@ -37,6 +37,9 @@ class RolloutConfig(BaseModel):
         "scroll, a transition); never below settle_cap_ms, and cut to what is left of the step's time.",
     )
     scroll_px: int = Field(default=DEFAULT_SCROLL_PX, ge=1, description="Scroll distance when the model gives none.")
+    wait_cap_ms: int = Field(default=WAIT_CAP_MS, ge=0, le=WAIT_CAP_MS, description="How long a `wait` watches the page "
+                             "for a change (it ends at the first): UI-TARS's wait() sleeps 5 s, the default and the most; "
+                             "an environment stepped by a learner may want its waits shorter.")
     trace: bool = Field(default=False, description="Record a Playwright trace.zip (slower; for debugging).")
     final_text_max_chars: int = Field(
         default=20_000, ge=0,

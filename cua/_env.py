@@ -24,7 +24,7 @@ from ._browser import AppPage, PageEvents, open_app
 from ._check import Checker, CheckResult
 from ._config import RolloutConfig
 from ._coordinates import place_action
-from ._executor import WAIT_CAP_MS, execute, page_fingerprint
+from ._executor import execute, page_fingerprint
 from ._isolated import isolated_world
 from ._policy import Observation
 from ._screenshot import ScreenshotTimeout, capture_png
@@ -201,8 +201,8 @@ class AppEnv:
             self._count(step, started)
             return StepResult(self._observation(), check, True, step)
 
-        wait_cap_ms = self._wait_cap(deadline) if screen_action.kind == "wait" else WAIT_CAP_MS
-        if wait_cap_ms < WAIT_CAP_MS:
+        wait_cap_ms = self._wait_cap(deadline) if screen_action.kind == "wait" else self.config.wait_cap_ms
+        if wait_cap_ms < self.config.wait_cap_ms:
             step.notes.append(f"wait: cut to {wait_cap_ms} ms by the time left of the step")
         step.at_s = self._app.events.elapsed()
         executed = await execute(page, screen_action, default_scroll_px=self.config.scroll_px, wait_cap_ms=wait_cap_ms)
@@ -267,10 +267,10 @@ class AppEnv:
         step.timings.total_ms = round(step.timings.model_ms + elapsed_ms(started), 2)
 
     def _wait_cap(self, deadline: float | None) -> int:
-        """How long a `wait` may watch the page: `WAIT_CAP_MS`, cut to the time left of the step and
+        """How long a `wait` may watch the page: the config's `wait_cap_ms`, cut to the time left of the step and
         the episode less a settle and the observation after it, so a wait never times the step out."""
         left_s = self.time_left() if deadline is None else min(self.time_left(), deadline - time.monotonic())
-        return max(0, min(WAIT_CAP_MS, int(left_s * 1000) - OBSERVE_RESERVE_MS - self.config.settle_cap_ms))
+        return max(0, min(self.config.wait_cap_ms, int(left_s * 1000) - OBSERVE_RESERVE_MS - self.config.settle_cap_ms))
 
     def _settle_caps(self, deadline: float | None) -> tuple[int, int]:
         """(cap, motion cap) in ms for settling now: the configured ones, cut to the time left of the

@@ -138,3 +138,20 @@ def test_the_observation_render_and_a_point_near_the_edge(env):
     # a point a little past the edge is moved onto it, and the step's record says so
     _, _, _, _, info = env.step({"kind": "move", "point": {"x": 1290, "y": 700}})
     assert info["step"]["screen_action"]["point"]["x"] == pytest.approx(1279.0, abs=1.0) and "clamped" in info["step"]["notes"][0]
+
+
+def test_a_wait_watches_the_page_as_long_as_the_rollout_config_says(counter):
+    """UI-TARS's wait() watches a still page for the whole 5 s; an environment made with a shorter `wait_cap_ms`
+    (a learner's choice, and the check_env test's) watches it that long, by the page's own measure."""
+    made = gymnasium.make(counter, task="add-two", rollout_config={"wait_cap_ms": 300})
+    try:
+        made.reset(seed=0)
+        made.step({"kind": "wait"})
+        notes = made.unwrapped.last_step.notes  # the full record: `info` writes the durations `N ms`
+    finally:
+        made.close()
+    [note] = [note for note in notes if note.startswith("wait:")]
+    watched_ms = float(note.removeprefix("wait: no change in ").removesuffix(" ms"))
+    assert 300 <= watched_ms < 5_000
+    with pytest.raises(ValueError, match="wait_cap_ms"):
+        gymnasium.make(counter, task="add-two", rollout_config={"wait_cap_ms": 6_000})
