@@ -75,7 +75,7 @@ async def _close_browser_at_end():
 # file left to the end keeps one process busy while the other has nothing to do. One process: no effect.
 SLOW_FILES_FIRST = (
     "tests/environments/test_reference_solutions.py",  # ≈ 6 min in one process, loaded machine (2026-11-28)
-    "tests/environments/test_check_env.py",  # ≈ 6 min likewise
+    "tests/environments/test_check_env.py",  # ≈ 6 min likewise, ≈ 1 min since its waits are 0.5 s (2026-11-28)
     "tests/flows/test_distributed.py",
     "tests/reliability/test_stop_signals.py",
     "tests/reliability/test_killed_run.py",
