@@ -89,29 +89,21 @@ class AppDocument:
     def inject_style(self, name: str, css: str) -> bool:
         """Add (or refresh) our style sheet `name` at the end of <head>, after the app's rules so it wins
         ties. Returns True when the document changed."""
-        existing = self.injected(name)
-        if existing is not None:
-            if existing.get_text() == css:
-                return False
-            self.set_css(existing, css)
-            return True
-        tag = self.soup.new_tag("style", attrs={MARKER: name})
-        tag.append(Stylesheet(css))
-        self.head.append(tag)
-        return True
+        return self._inject("style", name, Stylesheet(css), "head")
 
     def inject_script(self, name: str, code: str) -> bool:
         """Add (or refresh) our script `name` at the end of <body>, after the app's own scripts ran."""
-        existing = self.injected(name, "script")
-        if existing is not None:
-            if existing.get_text() == code:
-                return False
-            existing.clear()
-            existing.append(Script(code))
-            return True
-        tag = self.soup.new_tag("script", attrs={MARKER: name})
-        tag.append(Script(code))
-        self.body.append(tag)
+        return self._inject("script", name, Script(code), "body")
+
+    def _inject(self, kind: str, name: str, text: Stylesheet | Script, where: str) -> bool:
+        tag = self.injected(name, kind)
+        if tag is None:
+            tag = self.soup.new_tag(kind, attrs={MARKER: name})
+            getattr(self, where).append(tag)  # <head> or <body>, made if missing
+        elif tag.get_text() == text:
+            return False
+        tag.clear()
+        tag.append(text)
         return True
 
     def ensure_charset(self) -> None:
@@ -122,6 +114,3 @@ class AppDocument:
             if meta.get("charset") or "charset" in str(meta.get("content", "")).lower():
                 return
         self.head.insert(0, self.soup.new_tag("meta", attrs={"charset": "utf-8"}))
-
-    def all_ids(self) -> set[str]:
-        return {str(tag["id"]) for tag in self.soup.find_all(id=True)}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bs4 import Tag
 
-from ._document import AppDocument, TransformOutcome, script_calling
+from ._document import MARKER, AppDocument, TransformOutcome, script_calling
 
 _INTERACTIVE_TAGS = ["button", "a", "input", "select", "textarea", "summary"]
 _INTERACTIVE_ROLES = {"button", "link", "tab", "menuitem", "switch", "checkbox", "radio", "option", "slider",
@@ -28,7 +28,7 @@ def add_ids(doc: AppDocument) -> TransformOutcome:
     the same on every run and meaningful to a checker writer; clashes get `-2`, `-3`, ...
     """
     outcome = TransformOutcome()
-    taken = doc.all_ids()
+    taken = {str(tag["id"]) for tag in doc.soup.find_all(id=True)}
     for tag in _interactive(doc):
         icon_only = (tag.name in ("button", "a") or tag.get("role") == "button") and not tag.get_text(strip=True) \
             and not (tag.get("aria-label") or "").strip() and not (tag.get("title") or "").strip()
@@ -82,18 +82,10 @@ def _interactive(doc: AppDocument) -> list[Tag]:
     found = doc.soup.find_all(_INTERACTIVE_TAGS)
     found += [t for t in doc.soup.find_all(attrs={"role": True}) if t["role"] in _INTERACTIVE_ROLES]
     found += doc.soup.find_all(onclick=True) + doc.soup.find_all(contenteditable=True)
-    result, seen = [], set()
-    for tag in found:
-        # bs4 tags compare equal by content (two "<button>Add</button>"), so dedupe by identity.
-        if id(tag) in seen:
-            continue
-        seen.add(id(tag))
-        if tag.name == "input" and (tag.get("type") or "").lower() == "hidden":
-            continue
-        if tag.has_attr("data-aui") or any(p.has_attr("data-aui") for p in tag.parents if isinstance(p, Tag)):
-            continue
-        result.append(tag)
-    return result
+    # bs4 tags compare equal by content (two "<button>Add</button>"), so dedupe by identity.
+    unique = {id(tag): tag for tag in found}.values()
+    return [tag for tag in unique if not (tag.name == "input" and (tag.get("type") or "").lower() == "hidden")
+            and not tag.has_attr(MARKER) and not any(p.has_attr(MARKER) for p in tag.parents if isinstance(p, Tag))]
 
 
 def _label_text(tag: Tag) -> str:
