@@ -8,10 +8,13 @@ working (the offline coder checks the contract afterwards anyway).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from cua import DEFAULT_VIEWPORT, Viewport
 
 from ._css import (
+    CssRule,
+    Declaration,
     adjust_for_contrast,
     apply_edits,
     blend,
@@ -86,34 +89,18 @@ def enlarge_targets(doc: AppDocument) -> TransformOutcome:
 
 def raise_contrast(doc: AppDocument) -> TransformOutcome:
     """Darken (or lighten) text colours below 4.5:1 against their background (state visibility)."""
-    outcome = TransformOutcome()
     variables = doc.variables()
     page = _page_background(doc, variables)
-    for tag in doc.app_styles():
-        css = tag.get_text()
-        edits = []
-        for rule in walk_style_rules(parse_rules(css)):
-            declarations = parse_declarations(css[rule.body_start:rule.body_end])
-            own = _own_background(declarations, variables)
-            changed = False
-            result = []
-            for name, value, important in declarations:
-                if name == "color":
-                    fixed = _fixed_colour(value, own, page, variables)
-                    if fixed is not None:
-                        outcome.note(f"{rule.prelude} {{color: {value} -> {fixed}}}")
-                        value, changed = fixed, True
-                elif name == "opacity" and _looks_interactive(rule.prelude, declarations):
-                    number = _number(value)
-                    if number is not None and 0.3 <= number < 1:
-                        outcome.note(f"{rule.prelude} {{opacity: {value} -> 1}}")
-                        value, changed = "1", True
-                result.append((name, value, important))
-            if changed:
-                edits.append((rule.body_start, rule.body_end, format_declarations(result)))
-        if edits:
-            doc.set_css(tag, apply_edits(css, edits))
-    return outcome
+
+    def new_value(rule: CssRule, declarations: list[Declaration], name: str, value: str) -> str | None:
+        if name == "color":
+            return _fixed_colour(value, _own_background(declarations, variables), page, variables)
+        if name == "opacity" and _looks_interactive(rule.prelude, declarations):
+            number = _number(value)
+            return "1" if number is not None and 0.3 <= number < 1 else None
+        return None
+
+    return _rewrite_values(doc, new_value)
 
 
 _SPACING = {"margin", "margin-top", "margin-bottom", "padding", "padding-top", "padding-bottom", "gap", "row-gap"}
@@ -121,23 +108,34 @@ _SPACING = {"margin", "margin-top", "margin-bottom", "padding", "padding-top", "
 
 def fit_viewport(doc: AppDocument, viewport: Viewport = DEFAULT_VIEWPORT) -> TransformOutcome:
     """Compact vertical spacing and tall boxes so more controls fit in `viewport` (interaction robustness)."""
-    outcome = TransformOutcome()
     tall = viewport.height * 4 / 9  # a box taller than 4/9 of the viewport (320 px of 720) is shortened
+
+    def new_value(rule: CssRule, declarations: list[Declaration], name: str, value: str) -> str | None:
+        if re.search(r"\b(canvas|svg|img|video|iframe)\b", rule.prelude):
+            return None
+        return _compact(name, value, tall)
+
+    return _rewrite_values(doc, new_value)
+
+
+def _rewrite_values(doc: AppDocument, new_value: Callable[[CssRule, list[Declaration], str, str], str | None]
+                    ) -> TransformOutcome:
+    """Give each declaration of the app's style rules `new_value(rule, declarations, name, value)` where that is
+    not None, rewriting only the rules that change."""
+    outcome = TransformOutcome()
     for tag in doc.app_styles():
         css = tag.get_text()
         edits = []
         for rule in walk_style_rules(parse_rules(css)):
-            if re.search(r"\b(canvas|svg|img|video|iframe)\b", rule.prelude):
-                continue
             declarations = parse_declarations(css[rule.body_start:rule.body_end])
-            result, changed = [], False
+            result = []
             for name, value, important in declarations:
-                new = _compact(name, value, tall)
+                new = new_value(rule, declarations, name, value)
                 if new is not None and new != value:
                     outcome.note(f"{rule.prelude} {{{name}: {value} -> {new}}}")
-                    value, changed = new, True
+                    value = new
                 result.append((name, value, important))
-            if changed:
+            if result != declarations:
                 edits.append((rule.body_start, rule.body_end, format_declarations(result)))
         if edits:
             doc.set_css(tag, apply_edits(css, edits))
