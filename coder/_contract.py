@@ -78,10 +78,7 @@ def _is_selector_literal(body: str, before: str, after: str) -> bool:
 
 def protected_ids(checkers: Iterable[str], extra: Iterable[str] = ()) -> list[str]:
     """Every id named by `checkers`, plus `extra`, without duplicates, in order."""
-    ids: list[str] = []
-    for checker in checkers:
-        ids += checker_ids(checker)
-    return list(dict.fromkeys([*ids, *extra]))
+    return list(dict.fromkeys([*(i for checker in checkers for i in checker_ids(checker)), *extra]))
 
 
 def named_functions(html: str) -> list[str]:
@@ -129,15 +126,11 @@ def missing_items(plan: ContractResult, old_html: str, new_html: str) -> tuple[l
     still be spelled out somewhere.
     """
     old_elements, new_elements = element_ids(old_html), element_ids(new_html)
-    missing_ids = []
-    for element_id in plan.protected_ids:
-        if element_id in new_elements:
-            continue
-        if element_id in old_elements and _id_created_by_script(new_html, element_id):
-            continue
-        if element_id not in old_elements and id_in_source(new_html, element_id):
-            continue
-        missing_ids.append(element_id)
+    missing_ids = [i for i in plan.protected_ids if not (
+        i in new_elements
+        or (i in old_elements and _id_created_by_script(new_html, i))
+        or (i not in old_elements and id_in_source(new_html, i))
+    )]
     functions = set(named_functions(new_html))
     missing_functions = [name for name in plan.protected_functions if name not in functions]
     return missing_ids, missing_functions

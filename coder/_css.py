@@ -152,11 +152,8 @@ def first_colour(value: str, variables: dict[str, str]) -> RGBA | None:
     resolved = resolve_vars(value, variables)
     if "gradient(" in resolved or "url(" in resolved:
         return None
-    for token in _COLOUR_TOKEN.findall(resolved):
-        colour = parse_colour(token, variables)
-        if colour is not None:
-            return colour
-    return None
+    colours = (parse_colour(token, variables) for token in _COLOUR_TOKEN.findall(resolved))
+    return next((colour for colour in colours if colour is not None), None)
 
 
 def luminance(colour: RGBA) -> float:

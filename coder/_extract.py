@@ -9,6 +9,7 @@ a half file would load as a broken app and waste every later stage.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ._models import HtmlExtractionError
 
@@ -51,12 +52,9 @@ def extract_html(text: str, *, finish_reason: str | None = None, model: str | No
     return _trim(best.body)
 
 
-class _Candidate:
-    __slots__ = ("body", "unclosed_fence")
-
-    def __init__(self, body: str, unclosed_fence: bool = False) -> None:
-        self.body = body
-        self.unclosed_fence = unclosed_fence
+class _Candidate(NamedTuple):
+    body: str
+    unclosed_fence: bool = False
 
 
 def _candidates(text: str) -> list[_Candidate]:

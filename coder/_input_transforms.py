@@ -44,7 +44,6 @@ def slider_companions(doc: AppDocument) -> TransformOutcome:
     return outcome
 
 
-
 COMMIT_JS = Path(__file__).with_name("_commit_typed_values.js").read_text(encoding="utf-8")
 _ENTER_HANDLING = re.compile(r"""['"]Enter['"]|keyCode\s*===?\s*13|which\s*===?\s*13""")
 
@@ -57,7 +56,6 @@ def commit_typed_values(doc: AppDocument) -> TransformOutcome:
     if doc.inject_script("commit_typed_values", script_calling(COMMIT_JS)):
         outcome.note("fields that act on Enter also act when the agent moves on to another control")
     return outcome
-
 
 
 def _scripts_text(doc: AppDocument) -> str:

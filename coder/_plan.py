@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from bs4 import BeautifulSoup, Tag
 
@@ -50,9 +51,7 @@ class Transform:
 
     def called_for_by(self, text: str, viewport: Viewport) -> bool:
         """Whether `text` names this transform: one of its keywords, or the viewport's width ("1280x720")."""
-        if self.keywords.search(text):
-            return True
-        return self.fits_viewport and str(viewport.width) in text
+        return bool(self.keywords.search(text)) or (self.fits_viewport and str(viewport.width) in text)
 
 
 def _words(*patterns: str) -> re.Pattern[str]:
@@ -115,10 +114,7 @@ _PRINCIPLES = {
 
 def principle_of(text: str) -> str | None:
     """The principle a feedback line names (`… — state visibility.`), None when it names none."""
-    for principle, pattern in _PRINCIPLES.items():
-        if pattern.search(text):
-            return principle
-    return None
+    return next((principle for principle, pattern in _PRINCIPLES.items() if pattern.search(text)), None)
 
 
 def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
@@ -184,7 +180,10 @@ class _ElementLookup:
 
     def __init__(self, html: str) -> None:
         self._html = html
-        self._soup: BeautifulSoup | None = None
+
+    @cached_property
+    def _soup(self) -> BeautifulSoup:
+        return BeautifulSoup(self._html, "html.parser")  # parsed only when a line names an element
 
     def transforms_for(self, line: str) -> list[str]:
         names: list[str] = []
@@ -200,9 +199,8 @@ class _ElementLookup:
         return names
 
     def _select(self, selector: str) -> Tag | None:
-        if self._soup is None:
-            self._soup = BeautifulSoup(self._html, "html.parser")
+        soup = self._soup
         try:
-            return self._soup.select_one(selector)
+            return soup.select_one(selector)
         except Exception:  # soupsieve rejects selectors it cannot parse; the line still counts by words
             return None

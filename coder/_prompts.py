@@ -34,10 +34,6 @@ def requirements(viewport: Viewport = DEFAULT_VIEWPORT) -> str:
 - The file must be complete: it starts with <!DOCTYPE html> and ends with </html>."""
 
 
-REQUIREMENTS = requirements()
-"""The requirements at `cua.DEFAULT_VIEWPORT`."""
-
-
 def style_rules(viewport: Viewport = DEFAULT_VIEWPORT) -> str:
     """The agent-centric style rules (de-stylisation), for an app shown in `viewport`."""
     return f"""Agent-friendly style (follow it even where the app's theme says otherwise):
@@ -183,11 +179,7 @@ def merge_feedback(feedback: list[Feedback], viewport: Viewport = DEFAULT_VIEWPO
         lines.append(f"Bring every control the tasks need inside the {viewport} viewport without scrolling.")
     if any(item.avoid_regressions for item in feedback):
         lines.append("Parts of the app already work for the agent: keep them, with their ids and functions.")
-    seen: set[str] = set()
-    merged = []
-    for line in lines:
-        key = " ".join(line.lower().split())
-        if line and key not in seen:
-            seen.add(key)
-            merged.append(line)
-    return merged
+    merged: dict[str, str] = {}  # the first wording of each line, ignoring case and spacing
+    for line in filter(None, lines):
+        merged.setdefault(" ".join(line.lower().split()), line)
+    return list(merged.values())
