@@ -116,10 +116,8 @@ def resolve_vars(value: str, variables: dict[str, str], depth: int = 0) -> str:
     if depth > 5 or "var(" not in value:
         return value
 
-    def substitute(match: re.Match) -> str:
-        return variables.get(match.group(1), match.group(2) or "")
-
-    return resolve_vars(_VAR.sub(substitute, value), variables, depth + 1)
+    substituted = _VAR.sub(lambda match: variables.get(match.group(1), match.group(2) or ""), value)
+    return resolve_vars(substituted, variables, depth + 1)
 
 
 def parse_colour(value: str, variables: dict[str, str] | None = None) -> RGBA | None:

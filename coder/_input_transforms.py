@@ -33,9 +33,7 @@ def slider_companions(doc: AppDocument) -> TransformOutcome:
     scripted = len(re.findall(r"""type\s*=\s*\\?["']?range|\.type\s*=\s*["']range""", _scripts_text(doc)))
     if not static and not scripted:
         return outcome
-    for range_input in static:
-        if not range_input.get("id"):
-            outcome.details.append("a slider without an id gets one at run time")
+    outcome.details += ["a slider without an id gets one at run time" for slider in static if not slider.get("id")]
     changed = doc.inject_style("slider_companions", SLIDER_CSS)
     changed = doc.inject_script("slider_companions", script_calling(SLIDER_JS)) or changed
     if changed:

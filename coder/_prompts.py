@@ -107,13 +107,9 @@ def revision_messages(
         parts.append("Tasks the current version does not support:\n" + "\n".join(lines))
     if feedback:
         parts.append("Reviewer feedback from the failed attempts:\n" + "\n".join(f"- {line}" for line in feedback))
-    parts.append(requirements(viewport))
-    if style_block:
-        parts.append(style_rules(viewport))
-    parts.append(REVISION_RULES)
-    parts.append(_contract_text(contract))
-    parts.append(f"The current version:\n```html\n{html.strip()}\n```")
-    parts.append("Answer with the complete revised HTML file in one ```html code block.")
+    parts += [requirements(viewport), style_rules(viewport) if style_block else "", REVISION_RULES,
+              _contract_text(contract), f"The current version:\n```html\n{html.strip()}\n```",
+              "Answer with the complete revised HTML file in one ```html code block."]
     return [("system", SYSTEM), ("user", "\n\n".join(p for p in parts if p))]
 
 
