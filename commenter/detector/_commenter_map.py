@@ -14,8 +14,6 @@ the tuples they name:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from cua import ElementInfo, TransitionTuple
 
 from .._feedback import TaskComment, selectors_in
@@ -37,12 +35,6 @@ def _names(element: ElementInfo | None) -> set[str]:
     found = {element.selector} if element.selector else set()
     if element.id:
         found |= {f"#{element.id}", element.id}
-    return found
-
-
-def _mentions(selectors: Iterable[str | None], ids: Iterable[str | None]) -> set[str]:
-    found = {s for s in selectors if s}
-    found |= {f"#{i}" for i in ids if i}
     return found
 
 
@@ -70,7 +62,8 @@ def map_comment(comment: TaskComment, tuples: list[TransitionTuple], *, trajecto
                 detection.evidence = f"step {item.step} {no_effect.action} changed nothing in the DOM"
             else:
                 for field, kind in FACT_TYPES.items():
-                    hit = next((f for f in getattr(facts, field) if element & _mentions([f.selector], [f.id])), None)
+                    hit = next((f for f in getattr(facts, field)
+                                if element & {f.selector, f.id and f"#{f.id}"} - {None, ""}), None)
                     if hit is not None:
                         detection.defect, detection.type = True, kind
                         detection.evidence = f"the commenter measured `{hit.selector}`: {field.replace('_', ' ')}" \

@@ -88,10 +88,6 @@ class Rates(BaseModel):
             self.detected += item.defect is True
             self.typed += item.defect is True and item.type == item.truth
 
-    def figures(self) -> dict[str, float | int | None]:
-        """The counts and the rates, for JSON."""
-        return self.model_dump()
-
 
 class DetectorMetrics(BaseModel):
     """A detector's figures over one set of labelled tuples."""
@@ -129,9 +125,9 @@ class DetectorMetrics(BaseModel):
         """The figures as plain JSON (rates as fractions)."""
         return {"detector": self.detector, "offline": self.offline, "reference_assisted": self.reference_assisted,
                 "unknown": self.unknown,
-                "overall": self.overall.figures(),
-                "by_kind": {kind: rates.figures() for kind, rates in self.by_kind.items()},
-                "by_type": {name: rates.figures() for name, rates in self.by_type.items()},
+                "overall": self.overall.model_dump(),
+                "by_kind": {kind: rates.model_dump() for kind, rates in self.by_kind.items()},
+                "by_type": {name: rates.model_dump() for name, rates in self.by_type.items()},
                 "confusion": self.confusion}
 
 

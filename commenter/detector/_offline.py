@@ -95,6 +95,7 @@ class OfflineDetector:
         tuples = tuples if tuples is not None else transition_tuples(trajectory)
         by_step = {item.step: item for item in tuples}
         detections: dict[int, Detection] = {}
+        unjudged = "the step was not replayed"
         # the replay waits for the app's timers where the rollout did, so it meets the states the rollout saw
         timers_ms = trajectory.short_timers_ms
         config = BrowserConfig(viewport=trajectory.viewport, transform=transform, short_timers_ms=timers_ms)
@@ -125,16 +126,15 @@ class OfflineDetector:
                     if step.index in by_step:
                         item = by_step[step.index]
                         kind, evidence = judge(item, before, after, ref_before)
-                        detections[step.index] = _detection(item, trajectory_id, kind, evidence, self.name)
+                        detections[step.index] = Detection(
+                            trajectory=trajectory_id, step=item.step, detector=self.name, offline=True,
+                            defect=kind is not None, type=kind, evidence=evidence, truth=item.defect,
+                            prompt_version=OFFLINE_VERSION)
             except Exception as exc:  # the app or the browser broke the replay: what is left is not judged
-                why = f"replay failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
-                for item in tuples:
-                    detections.setdefault(item.step, Detection(trajectory=trajectory_id, step=item.step,
-                                                               detector=self.name, offline=True, error=why,
-                                                               truth=item.defect, prompt_version=OFFLINE_VERSION))
+                unjudged = f"replay failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
         return [detections.get(item.step) or Detection(
             trajectory=trajectory_id, step=item.step, detector=self.name, offline=True, truth=item.defect,
-            error="the step was not replayed", prompt_version=OFFLINE_VERSION) for item in tuples]
+            error=unjudged, prompt_version=OFFLINE_VERSION) for item in tuples]
 
 
 async def _settle_with_timers(page, timers_ms: int) -> None:
@@ -143,12 +143,6 @@ async def _settle_with_timers(page, timers_ms: int) -> None:
         waited = await wait_for_short_timers(page, timers_ms + TIMERS_GRACE_MS)
         if waited.get("had"):
             await settle(page)
-
-
-def _detection(item: TransitionTuple, trajectory_id: str, kind: str | None, evidence: str, name: str) -> Detection:
-    return Detection(trajectory=trajectory_id, step=item.step, detector=name, offline=True,
-                     defect=kind is not None, type=kind, evidence=evidence, truth=item.defect,
-                     prompt_version=OFFLINE_VERSION)
 
 
 async def _measure(page, what: str, x: float | None, y: float | None) -> dict[str, Any]:
@@ -256,14 +250,14 @@ def _against_peers(target: dict, peers: list[dict], name: str) -> tuple[str | No
     if target.get("clipped"):
         return "inconsistent-size", f"{name}'s text is cut off"
     backgrounds = [_rgb(p["background"]) for p in peers]
-    common = _agreeing(backgrounds, lambda a, b: _distance(a, b) < 20)
+    common = _agreeing(backgrounds, lambda a, b: math.dist(a, b) < 20)
     # a control in another state than its kind (the lit step, the active tab) looks different on purpose
     in_its_own_state = target.get("active") and not any(p.get("active") for p in peers)
-    if common is not None and not in_its_own_state and _distance(_rgb(target["background"]), common) > 60:
+    if common is not None and not in_its_own_state and math.dist(_rgb(target["background"]), common) > 60:
         return "inconsistent-colour", f"{name} is {target['background']}; {len(peers)} of its kind are {_css(common)}"
     colours = [_rgb(p["color"]) for p in peers]
-    common = _agreeing(colours, lambda a, b: _distance(a, b) < 20)
-    if common is not None and _distance(_rgb(target["color"]), common) > 100:
+    common = _agreeing(colours, lambda a, b: math.dist(a, b) < 20)
+    if common is not None and math.dist(_rgb(target["color"]), common) > 100:
         return "inconsistent-colour", f"{name}'s text is {target['color']}; its kind's is {_css(common)}"
     heights = [p["box"]["height"] for p in peers]
     common = _agreeing(heights, lambda a, b: abs(a - b) <= 0.1 * max(a, b, 1))
@@ -301,10 +295,6 @@ def _rgb(text: str | None) -> tuple[float, float, float]:
     if len(numbers) < 3 or (len(numbers) == 4 and numbers[3] == 0):
         return (255.0, 255.0, 255.0)  # transparent: the page behind, taken as white
     return numbers[0], numbers[1], numbers[2]
-
-
-def _distance(a: tuple, b: tuple) -> float:
-    return math.dist(a, b)
 
 
 def _css(colour: tuple) -> str:

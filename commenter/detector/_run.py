@@ -101,8 +101,6 @@ def get_detector(name: str, client=None) -> Detector:
     return DETECTORS.get(MODEL_DETECTOR)(client, name)
 
 
-
-
 def reference_assisted(detector: Detector, inputs: list[TrajectoryInput]) -> bool:
     """Whether `detector`'s answers on `inputs` had the defect-free version to compare with (an oracle)."""
     return detector.uses_reference and any(entry.reference_html is not None for entry in inputs)
@@ -136,6 +134,3 @@ def score_detections(name: str, detections: list[Detection], offline: bool = Fal
     """The GTArena metrics of one detector's detections (their copied ground truth; unknown ones counted apart)."""
     return score(name, [(d.truth, None if d.error else d.defect, d.type) if d.truth is not None else (None, None, None)
                         for d in detections], offline=offline, reference_assisted=reference_assisted)
-
-
-
