@@ -36,18 +36,9 @@ from cua import (
     open_app,
 )
 
-AXE_RULES = {
-    "color-contrast": "contrast",
-    "button-name": "name",
-    "link-name": "name",
-    "label": "name",
-    "input-button-name": "name",
-    "aria-input-field-name": "name",
-    "aria-command-name": "name",
-    "aria-toggle-field-name": "name",
-    "select-name": "name",
-    "image-alt": "name",
-}
+AXE_RULES = {"color-contrast": "contrast", **dict.fromkeys((
+    "button-name", "link-name", "label", "input-button-name", "aria-input-field-name", "aria-command-name",
+    "aria-toggle-field-name", "select-name", "image-alt"), "name")}
 # The page measurements ("measure", "snapshot", "elementAt"), run in the harness's isolated world.
 PAGE_FACTS_JS = Path(__file__).with_name("_page_facts.js").read_text(encoding="utf-8")
 TRANSIENT_WINDOW_MS = 10_000
@@ -112,10 +103,6 @@ class OfflineFacts(BaseModel):
     notes: list[str] = Field(default_factory=list, description="What could not be measured, and why.")
 
     @property
-    def animations_present(self) -> bool:
-        return bool(self.animations or self.transitions)
-
-    @property
     def overflows_viewport(self) -> bool:
         return self.page_width > self.viewport_width or self.page_height > self.viewport_height
 
@@ -135,11 +122,6 @@ def needed_by_task(element: ElementFact, words: set[str], selectors: set[str]) -
     if element.selector in selectors or (element.id and f"#{element.id}" in selectors):
         return True
     return bool(words & _element_words(element))
-
-
-async def measure_page(page: Page, viewport: Viewport) -> dict:
-    """The raw measurement of the loaded page (see `measure` in `_page_facts.js`)."""
-    return await isolated_world(page).call(PAGE_FACTS_JS, "measure", viewport.width, viewport.height, timeout_ms=10_000)
 
 
 async def run_axe(page: Page) -> tuple[list[ElementFact], list[ElementFact]]:
@@ -184,14 +166,11 @@ def no_effect_steps(trajectory: Trajectory) -> list[NoEffectStep]:
     """Steps whose action the rollout saw change nothing in the DOM (`Step.dom_changed is False`)."""
     found = []
     for step in trajectory.steps:
-        if step.dom_changed is False and step.screen_action is not None and step.screen_action.kind not in ("wait", "finished"):
-            target = step.target
-            selector = None
-            if target is not None:
-                selector = target.selector or (f"#{target.id}" if target.id else target.tag)
-            found.append(
-                NoEffectStep(step=step.index, action=step.screen_action.describe(), selector=selector, text=(target.text if target else "")[:60])
-            )
+        action, target = step.screen_action, step.target
+        if step.dom_changed is False and action is not None and action.kind not in ("wait", "finished"):
+            selector = (target.selector or (f"#{target.id}" if target.id else target.tag)) if target else None
+            found.append(NoEffectStep(step=step.index, action=action.describe(), selector=selector,
+                                      text=(target.text if target else "")[:60]))
     return found
 
 
@@ -252,14 +231,12 @@ async def collect_facts(
     config = BrowserConfig(viewport=viewport, transform=transform)
     key = _load_state_key(html, transform, viewport, use_axe)
     measured = _LOAD_STATES.get(key)
+    named = measured is None  # no-effect targets are named on the first page opened
     if measured is None:
         async with open_app(html, config) as app:
             measured = await _measure_load_state(app.page, viewport, use_axe)
             await _name_no_effect_targets(app.page, facts, trajectory)
         _remember_load_state(key, measured)
-        named = True
-    else:
-        named = False
     _fill_from_load_state(facts, measured, task_text, trajectory, set(task_selectors))
     if replay and trajectory is not None and trajectory.steps:
         async with open_app(html, config) as app:
@@ -311,7 +288,8 @@ def _remember_load_state(key: tuple, measured: _LoadState) -> None:
 
 
 async def _measure_load_state(page: Page, viewport: Viewport, use_axe: bool) -> _LoadState:
-    raw = await measure_page(page, viewport)
+    # the raw measurement of the loaded page (see `measure` in `_page_facts.js`)
+    raw = await isolated_world(page).call(PAGE_FACTS_JS, "measure", viewport.width, viewport.height, timeout_ms=10_000)
     if not use_axe:
         return _LoadState(raw=raw)
     try:
@@ -364,11 +342,6 @@ def _fill_from_measurement(
     facts.live_regions = as_facts(raw["live_regions"])
     facts.toast_like = as_facts(raw["toast_like"])
     words = task_words(task_text)
-    if trajectory is not None:
-        for step in trajectory.steps:
-            if step.target is not None:
-                if step.target.selector:
-                    selectors.add(step.target.selector)
-                if step.target.id:
-                    selectors.add(f"#{step.target.id}")
+    targets = [step.target for step in trajectory.steps if step.target is not None] if trajectory else []
+    selectors |= {name for t in targets for name in (t.selector, t.id and f"#{t.id}") if name}
     facts.task_controls_off_viewport = [f for f in facts.off_viewport_controls if needed_by_task(f, words, selectors)]

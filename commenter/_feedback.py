@@ -144,15 +144,8 @@ class TaskComment(BaseModel):
     facts: OfflineFacts | None = Field(default=None, description="What the offline commenter measured.")
 
     def source(self) -> CommentSource:
-        return CommentSource(
-            task_id=self.task_id,
-            commenter=self.commenter,
-            model=self.model,
-            mode=self.mode,
-            offline=self.offline,
-            valid=self.comment is not None,
-            error=self.error,
-        )
+        shared = self.model_dump(include={"task_id", "commenter", "model", "mode", "offline", "error"})
+        return CommentSource(**shared, valid=self.comment is not None)
 
 
 class Feedback(BaseModel):

@@ -113,10 +113,7 @@ def comment_from_facts(facts: OfflineFacts) -> Comment:
         "Start from a neutral state on load (`body`: no pre-selected options, timers stopped, no random content) — predictable behaviour.",
         "Accept typed values wherever a value is chosen (`input[type=number]` beside pickers and sliders) — input permissiveness.",
     ]
-    for filler in fillers:
-        if len(changes) >= 3:
-            break
-        changes.append(filler)
+    changes += fillers[:max(0, 3 - len(changes))]
     changes = [c for c in changes if selectors_in(c)]  # every statement must name an element
     if not issues:
         issues.append("no measurable obstacle found; the failure may be in the task logic" if facts.measured_page else "app page not measured")
