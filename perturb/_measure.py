@@ -43,9 +43,7 @@ def changed_share(before: bytes, after: bytes, cell: int = CELL, within: set[tup
 
 async def text_cells(page, cell: int = CELL) -> set[tuple[int, int]]:
     """The cells in which the page now draws visible text."""
-    found = set()
-    for left, top, width, height in await isolated_world(page).call(_TEXT_BOXES_JS, timeout_ms=5_000) or []:
-        for column in range(int(max(left, 0)) // cell, int(left + width) // cell + 1):
-            for row in range(int(max(top, 0)) // cell, int(top + height) // cell + 1):
-                found.add((column, row))
-    return found
+    boxes = await isolated_world(page).call(_TEXT_BOXES_JS, timeout_ms=5_000) or []
+    return {(column, row) for left, top, width, height in boxes
+            for column in range(int(max(left, 0)) // cell, int(left + width) // cell + 1)
+            for row in range(int(max(top, 0)) // cell, int(top + height) // cell + 1)}
