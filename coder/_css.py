@@ -189,6 +189,14 @@ def adjust_for_contrast(colour: RGBA, background: RGBA, target: float = 4.5) -> 
     return current
 
 
+def number(value: str) -> float | None:
+    """A plain number (`0.5`), or None for anything else."""
+    try:
+        return float(value.strip())
+    except ValueError:
+        return None
+
+
 def length_px(token: str) -> float | None:
     """Pixels of a length token (`px`, `rem`/`em` at 16 px), or None for anything else."""
     match = re.fullmatch(r"(-?\d*\.?\d+)(px|rem|em)", token.strip().lower())

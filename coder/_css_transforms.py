@@ -22,6 +22,7 @@ from ._css import (
     first_colour,
     format_declarations,
     length_px,
+    number,
     parse_colour,
     parse_declarations,
     parse_rules,
@@ -96,8 +97,8 @@ def raise_contrast(doc: AppDocument) -> TransformOutcome:
         if name == "color":
             return _fixed_colour(value, _own_background(declarations, variables), page, variables)
         if name == "opacity" and _looks_interactive(rule.prelude, declarations):
-            number = _number(value)
-            return "1" if number is not None and 0.3 <= number < 1 else None
+            opacity = number(value)
+            return "1" if opacity is not None and 0.3 <= opacity < 1 else None
         return None
 
     return _rewrite_values(doc, new_value)
@@ -196,12 +197,5 @@ def _looks_interactive(prelude: str, declarations) -> bool:
     if any(n == "cursor" and v.strip() == "pointer" for n, v, _ in declarations):
         return True
     return re.search(r"\b(button|btn|del|delete|remove|close|icon)\b", prelude) is not None
-
-
-def _number(value: str) -> float | None:
-    try:
-        return float(value.strip())
-    except ValueError:
-        return None
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ._css import format_declarations, parse_declarations, parse_rules, split_selectors, walk_style_rules
+from ._css import format_declarations, number, parse_declarations, parse_rules, split_selectors, walk_style_rules
 from ._document import AppDocument, TransformOutcome, script_calling
 
 _REVEAL_PROPERTIES = {"display", "visibility", "opacity", "max-height", "height", "transform", "pointer-events",
@@ -70,20 +70,14 @@ def reveal_hover(doc: AppDocument) -> TransformOutcome:
 
 def _reveals(name: str, value: str) -> bool:
     value = value.strip().lower()
-    if name == "display":
-        return value != "none"
-    if name == "visibility":
-        return value == "visible"
     if name == "opacity":
-        try:
-            return float(value) >= 0.5
-        except ValueError:
-            return False
+        return (number(value) or 0) >= 0.5
     if name in ("max-height", "height"):
         return value not in ("0", "0px")
-    if name == "pointer-events":
-        return value != "none"
-    return True  # transform / clip: the hover state is the shown state
+    if name == "visibility":
+        return value == "visible"
+    # display and pointer-events show unless none; transform / clip: the hover state is the shown state
+    return name not in ("display", "pointer-events") or value != "none"
 
 
 def _split_at_hover(selector: str) -> tuple[str, str] | None:
