@@ -143,10 +143,12 @@ async def inject_defects(apps: Sequence[tuple[AppSpec, str]], types: Sequence[st
     defect_set = DefectSet(apps=[spec.id for spec, _ in ordered], types=chosen, per_app=per_app, seed=seed)
     slots = asyncio.Semaphore(max(1, concurrency))
 
-    async def prove(html: str, binding: _Binding, spec: DefectSpec, clean: bool) -> DefectProof:
-        async with slots:
+    async def prove(html: str, record: DefectRecord, binding: _Binding | None, spec: DefectSpec | None) -> DefectProof:
+        if binding is None:  # planned unbound: dropped with the plan's reason
+            return dropped(record.reason)
+        async with slots:  # `_plan` binds to steps of proven tasks only
             return await prove_defect(html, binding.task.checker, binding.task.solution, binding.step, spec,
-                                      clean_proven=clean, config=config)
+                                      clean_proven=True, config=config)
 
     for app, html in ordered:
         sha = hashlib.sha256(html.encode("utf-8")).hexdigest()
@@ -154,17 +156,11 @@ async def inject_defects(apps: Sequence[tuple[AppSpec, str]], types: Sequence[st
         planned: list[tuple[DefectRecord, _Binding | None, DefectSpec | None]] = []
         for defect_type in chosen:
             planned += _plan(app, sha, defect_type, per_app, seed, proven_tasks)
-        proofs = await asyncio.gather(*(prove(html, binding, spec, binding.task.id in proven_tasks)
-                                        if binding is not None else _already(record)
-                                        for record, binding, spec in planned))
+        proofs = await asyncio.gather(*(prove(html, *item) for item in planned))
         for (record, _, _), proof in zip(planned, proofs):
             defect_set.records.append(record.model_copy(update={
                 "status": proof.status, "reason": proof.reason, "region": proof.region, "failed_step": proof.failed_step}))
     return defect_set
-
-
-async def _already(record: DefectRecord) -> DefectProof:
-    return dropped(record.reason)
 
 
 async def _clean_proofs(app: AppSpec, html: str, config: BrowserConfig) -> set[str]:
