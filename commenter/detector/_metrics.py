@@ -144,14 +144,13 @@ def score(detector: str, items: Iterable[Scored | tuple[str | None, bool | None,
           offline: bool = False, reference_assisted: bool = False) -> DetectorMetrics:
     """The metrics of `detector` over `items`: (truth, defect, type) — truth None when unknown."""
     metrics = DetectorMetrics(detector=detector, offline=offline, reference_assisted=reference_assisted)
-    for raw in items:
-        if isinstance(raw, tuple):
-            truth, defect, kind = raw
+    for item in items:
+        if isinstance(item, tuple):
+            truth, defect, kind = item
             if truth is None:
                 metrics.unknown += 1
                 continue
-            raw = Scored(truth=truth, defect=defect, type=kind)
-        item = raw
+            item = Scored(truth=truth, defect=defect, type=kind)
         if item.truth != NO_DEFECT and item.truth not in DEFECT_TYPES:
             raise ValueError(f"ground truth {item.truth!r} is not a defect type nor '{NO_DEFECT}'")
         metrics.overall.add(item)
