@@ -299,15 +299,6 @@ async def _measure_load_state(page: Page, viewport: Viewport, use_axe: bool) -> 
     return _LoadState(raw=raw, low_contrast=tuple(contrast), unnamed_controls=tuple(names))
 
 
-def _fill_from_load_state(facts: OfflineFacts, measured: _LoadState, task_text: str, trajectory: Trajectory | None,
-                          selectors: set[str]) -> None:
-    _fill_from_measurement(facts, copy.deepcopy(measured.raw), task_text, trajectory, selectors)
-    facts.low_contrast = [fact.model_copy(deep=True) for fact in measured.low_contrast]
-    facts.unnamed_controls = [fact.model_copy(deep=True) for fact in measured.unnamed_controls]
-    if measured.axe_note:
-        facts.notes.append(measured.axe_note)
-
-
 async def _name_no_effect_targets(page: Page, facts: OfflineFacts, trajectory: Trajectory | None) -> None:
     """Name the element under a no-effect step's point on the fresh page, when the rollout did not."""
     if trajectory is None:
@@ -323,9 +314,9 @@ async def _name_no_effect_targets(page: Page, facts: OfflineFacts, trajectory: T
             item.selector, item.text = found["selector"], found["text"][:60]
 
 
-def _fill_from_measurement(
-    facts: OfflineFacts, raw: dict, task_text: str, trajectory: Trajectory | None, selectors: set[str]
-) -> None:
+def _fill_from_load_state(facts: OfflineFacts, measured: _LoadState, task_text: str, trajectory: Trajectory | None,
+                          selectors: set[str]) -> None:
+    raw = copy.deepcopy(measured.raw)
     facts.measured_page = True
     facts.page_width, facts.page_height = int(raw["page_width"]), int(raw["page_height"])
     facts.controls = len(raw["controls"])
@@ -345,3 +336,7 @@ def _fill_from_measurement(
     targets = [step.target for step in trajectory.steps if step.target is not None] if trajectory else []
     selectors |= {name for t in targets for name in (t.selector, t.id and f"#{t.id}") if name}
     facts.task_controls_off_viewport = [f for f in facts.off_viewport_controls if needed_by_task(f, words, selectors)]
+    facts.low_contrast = [fact.model_copy(deep=True) for fact in measured.low_contrast]
+    facts.unnamed_controls = [fact.model_copy(deep=True) for fact in measured.unnamed_controls]
+    if measured.axe_note:
+        facts.notes.append(measured.axe_note)

@@ -13,14 +13,14 @@ from pathlib import Path
 
 from cua import PageTransform, Trajectory
 
-from ._facts import ElementFact, OfflineFacts, collect_facts
+from ._facts import ElementFact, NoEffectStep, OfflineFacts, collect_facts
 from ._feedback import Comment, TaskComment, selectors_in, validate_comment
 
 MAX_CHANGES = 6
 MAX_ISSUES = 3
 
 
-def _name(element: ElementFact) -> str:
+def _name(element: ElementFact | NoEffectStep) -> str:
     text = f' ("{element.text[:30]}")' if element.text else ""
     return f"`{element.selector}`{text}"
 
@@ -38,8 +38,7 @@ def _page_wide_changes(facts: OfflineFacts, needed: list[ElementFact]) -> list[s
         found.append(f"Uncover {_names(facts.obscured_controls)}: another element sits on top of them — interaction robustness.")
     if facts.missing_ids:
         found.append(f"Give stable, descriptive ids to {_names(facts.missing_ids)} — interaction robustness.")
-    if facts.animations or facts.transitions:
-        animated = facts.animations or facts.transitions
+    if animated := facts.animations or facts.transitions:
         found.append(
             f"Remove CSS animations/transitions on {_names(animated)} so the page is still when an action settles — predictable behaviour."
         )
@@ -72,10 +71,8 @@ def comment_from_facts(facts: OfflineFacts) -> Comment:
         )
         issues.append(f"{len(needed)} control(s) the task needs are outside the {vw}×{vh} viewport, e.g. `{first.selector}`")
     for step in [s for s in facts.no_effect_steps if s.selector][:2]:
-        target = f"`{step.selector}`"
-        label = f' ("{step.text[:30]}")' if step.text else ""
         changes.append(
-            f"Make {target}{label} change the DOM visibly at once when used (step {step.step}, {step.action}, changed nothing), "
+            f"Make {_name(step)} change the DOM visibly at once when used (step {step.step}, {step.action}, changed nothing), "
             "or remove it if it is decorative — state visibility."
         )
     if facts.no_effect_steps:
