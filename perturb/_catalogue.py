@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from apps_prompts import SolutionStep
 from cua import INJECTED_ATTRIBUTE, PageTransform
-from llm import Registry, UnknownNameError
+from llm import Registry
 from verifier import AppVerdicts, compile_checker
 
 from . import _appearance as appearance
@@ -104,14 +104,10 @@ def resolve(name: str) -> list[Variation]:
         raise VariationError(f"variation {name!r}: '{DEFAULT}' is the app as it is and composes with nothing")
     if len(set(parts)) < len(parts) or "" in parts:
         raise VariationError(f"variation {name!r}: each part once, none empty (e.g. 'dark+long')")
-    found = []
-    for part in parts:
-        try:
-            found.append(VARIATIONS.get(part))
-        except UnknownNameError:
-            raise VariationError(f"unknown variation {part!r} in {name!r}; known: {', '.join(variation_names())} "
-                                 "(compose with '+', e.g. 'dark+long')") from None
-    return found
+    if (unknown := next((part for part in parts if part not in VARIATIONS), None)) is not None:
+        raise VariationError(f"unknown variation {unknown!r} in {name!r}; known: {', '.join(variation_names())} "
+                             "(compose with '+', e.g. 'dark+long')")
+    return [VARIATIONS.get(part) for part in parts]
 
 
 def needed_roles(name: str) -> list[str]:
