@@ -238,11 +238,13 @@ async def collect_facts(
             await _name_no_effect_targets(app.page, facts, trajectory)
         _remember_load_state(key, measured)
     _fill_from_load_state(facts, measured, task_text, trajectory, set(task_selectors))
-    if replay and trajectory is not None and trajectory.steps:
+    replaying = replay and trajectory is not None and bool(trajectory.steps)
+    if not named or replaying:
         async with open_app(html, config) as app:
             if not named:  # the fresh page, before the replay touches it, is the page at load
                 await _name_no_effect_targets(app.page, facts, trajectory)
-                named = True
+            if not replaying:
+                return facts
             try:
                 facts.transient_status = await asyncio.wait_for(
                     replay_for_transients(app.page, trajectory.steps), REPLAY_BUDGET_S
@@ -251,9 +253,6 @@ async def collect_facts(
                 facts.notes.append(f"replay for transient state stopped after {REPLAY_BUDGET_S:.0f} s")
             except Exception as exc:
                 facts.notes.append(f"replay for transient state failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
-    if not named:
-        async with open_app(html, config) as app:
-            await _name_no_effect_targets(app.page, facts, trajectory)
     return facts
 
 

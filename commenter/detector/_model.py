@@ -46,7 +46,7 @@ class ModelDetector:
     """Detects GUI defects in tuples through a VLM named by registry role or model name (default: `detector`).
 
         detector = ModelDetector(ModelClient())
-        detection = await detector.detect(item, trajectory_folder, run_dir=run_dir, task=task)
+        detection = await detector.detect(item, trajectory_folder, trajectory_id=trajectory_id, task=task)
 
     Raises (constructor): UnknownModelError when `model` is neither a role nor a model of the registry.
     """
