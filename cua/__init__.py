@@ -17,7 +17,7 @@ defect when the app was served with an injected one): `write_tuples(trajectory, 
 
 from ._actions import POINTER_KINDS, Action, ActionKind, Point, ScrollDirection
 from ._batch import RolloutJob, run_rollouts
-from ._launch import FULL_CHROMIUM, HEADLESS_SHELL, default_chromium, is_headless_shell, launch_args
+from ._launch import FULL_CHROMIUM, HEADLESS_SHELL, default_chromium, get_browser, is_headless_shell, launch_args
 from ._browser import (
     APP_ORIGIN,
     APP_URL,
@@ -28,7 +28,6 @@ from ._browser import (
     PageEvents,
     close_browser,
     close_warm_pages,
-    get_browser,
     open_app,
 )
 from ._coordinates import (

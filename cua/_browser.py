@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -24,7 +24,6 @@ from pydantic import BaseModel, Field
 from ._caller_state import CallerState
 from ._isolated import isolated_world
 from ._launch import CONTEXT_TIMEOUT_S, BrowserConfig, close_context, new_context
-from ._launch import CHROMIUM_ARGS, get_browser  # noqa: F401  (re-exported: the browser's API)
 from ._launch import close_browser as _close_browsers
 from ._seeding import seeding_script
 from ._timers import short_timers_script
@@ -76,35 +75,26 @@ class PageEvents:
     def elapsed(self) -> float:
         return round(time.monotonic() - self.started, 3)
 
-    def block(self, request: BlockedRequest) -> None:
-        if len(self.blocked_requests) < MAX_LOGGED_EVENTS:
-            self.blocked_requests.append(request)
+    def _log(self, listed: str, unlisted: str, entry: Any) -> None:
+        if len(getattr(self, listed)) < MAX_LOGGED_EVENTS:
+            getattr(self, listed).append(entry)
         else:
-            self.blocked_unlisted += 1
+            setattr(self, unlisted, getattr(self, unlisted) + 1)
+
+    def block(self, request: BlockedRequest) -> None:
+        self._log("blocked_requests", "blocked_unlisted", request)
 
     def dialog(self, record: DialogRecord) -> None:
-        if len(self.dialogs) < MAX_LOGGED_EVENTS:
-            self.dialogs.append(record)
-        else:
-            self.dialogs_unlisted += 1
+        self._log("dialogs", "dialogs_unlisted", record)
 
     def page_error(self, text: str) -> None:
-        if len(self.page_errors) < MAX_LOGGED_EVENTS:
-            self.page_errors.append(text)
-        else:
-            self.page_errors_unlisted += 1
+        self._log("page_errors", "page_errors_unlisted", text)
 
     def overflow_notes(self) -> list[str]:
         """One line per capped log, saying how many entries it left out."""
-        notes = []
-        for count, what in (
-            (self.blocked_unlisted, "blocked requests"),
-            (self.dialogs_unlisted, "dialogs"),
-            (self.page_errors_unlisted, "page errors"),
-        ):
-            if count:
-                notes.append(f"{count} more {what} not listed (log capped at {MAX_LOGGED_EVENTS})")
-        return notes
+        counts = ((self.blocked_unlisted, "blocked requests"), (self.dialogs_unlisted, "dialogs"),
+                  (self.page_errors_unlisted, "page errors"))
+        return [f"{count} more {what} not listed (log capped at {MAX_LOGGED_EVENTS})" for count, what in counts if count]
 
 
 @dataclass
@@ -246,8 +236,8 @@ async def _give_back(config: BrowserConfig, warm: _Warm) -> None:
     idle = _idle.setdefault(_pool_key(config), [])
     if len(idle) >= WARM_PAGES_KEPT:
         await close_context(warm.context)
-        return
-    idle.append(warm)
+    else:
+        idle.append(warm)
 
 
 def _take_all_idle() -> list[_Warm]:
@@ -353,8 +343,8 @@ async def _contain(context: BrowserContext, serving: _Serving) -> None:
             path = url[len(APP_ORIGIN) + 1 :].split("?", 1)[0].split("#", 1)[0] or "index.html"
             if path in files:
                 await route.fulfill(status=200, body=files[path], content_type=_content_type(path))
-                return
-            await route.fulfill(status=404, body=b"not found")
+            else:
+                await route.fulfill(status=404, body=b"not found")
             return
         events.block(
             BlockedRequest(url=url[:500], method=request.method, resource_type=request.resource_type, at_s=events.elapsed())
@@ -388,18 +378,14 @@ def _watch_page(page: Page, serving: _Serving) -> None:
     async def on_dialog(dialog: Dialog) -> None:
         events = serving.events
         events.dialog(DialogRecord(kind=dialog.type, message=dialog.message[:300], at_s=events.elapsed()))
-        try:
+        with suppress(Exception):
             # Accepting is the neutral answer: alerts close, confirms say yes, prompts get "".
             await dialog.accept()
-        except Exception:
-            pass
 
     async def on_download(download) -> None:
         serving.events.downloads_refused += 1
-        try:
+        with suppress(Exception):
             await download.cancel()
-        except Exception:
-            pass
 
     def on_crash(_page: Page) -> None:
         serving.events.crashed = True
@@ -419,10 +405,8 @@ def _leaves_the_app(request) -> bool:
 
 
 async def _close_quietly(page: Page) -> None:
-    try:
+    with suppress(Exception):
         await page.close(run_before_unload=False)
-    except Exception:
-        pass
 
 
 def _content_type(path: str) -> str:

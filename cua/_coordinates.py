@@ -109,13 +109,10 @@ class ScreenSpace(CoordinateSpace):
         return 1.0, 1.0
 
 
-class DisplaySpace(CoordinateSpace):
+class DisplaySpace(ScreenSpace):
     """Absolute pixels of the declared display; the rollout makes the viewport equal to it."""
 
     name = "openai-cua"
-
-    def scale(self, width: int, height: int) -> tuple[float, float]:
-        return 1.0, 1.0
 
 
 class SmartResizedSpace(CoordinateSpace):
@@ -248,9 +245,6 @@ def action_to_screen(action: Action, space: str | CoordinateSpace, width: int, h
 def action_from_screen(action: Action, space: str | CoordinateSpace, width: int, height: int) -> Action:
     """`action` with its points converted from viewport pixels to `space` (e.g. to script a model)."""
     resolved = coordinate_space(space) if isinstance(space, str) else space
-    update: dict[str, Point] = {}
-    if action.point is not None:
-        update["point"] = resolved.from_screen(action.point, width, height)
-    if action.end is not None:
-        update["end"] = resolved.from_screen(action.end, width, height)
+    update = {field: resolved.from_screen(point, width, height)
+              for field, point in (("point", action.point), ("end", action.end)) if point is not None}
     return action.model_copy(update=update) if update else action

@@ -343,7 +343,7 @@ class AppEnv:
             except ScreenshotTimeout:
                 raise  # a hung renderer: asking again would only wait as long once more
             except Exception:
-                observed = None
+                pass
         if observed is None:
             observed = await self._observe()
         screenshot_ms, screenshot, fingerprint, (check, checker_ms) = observed
@@ -392,12 +392,8 @@ class AppEnv:
         (a cancelled episode does not wait for the pop-ups still on their way)."""
         opened, self._opened = self._opened, None
         self.tracing = False
-        if opened is None:
-            return
-        if error is None:
-            await opened.__aexit__(None, None, None)
-        else:
-            await opened.__aexit__(type(error), error, error.__traceback__)
+        if opened is not None:
+            await opened.__aexit__(type(error) if error else None, error, error.__traceback__ if error else None)
 
 
 def _record_settling(step: Step, settled: dict, cap_ms: int, motion_cap_ms: int) -> None:

@@ -19,6 +19,8 @@ several (an agent can loop on a decoy until it runs out of steps):
 
 from __future__ import annotations
 
+from itertools import groupby
+
 from ._actions import Action
 from ._trajectory import Trajectory, TerminationReason
 
@@ -30,29 +32,19 @@ LOOP_LENGTH = 3
 def failure_modes(trajectory: Trajectory, *, answer_failed: bool = False) -> list[str]:
     """The failure modes the trajectory shows, in `FAILURE_MODES` order (empty for a clean run);
     `answer_failed`: the task asked for an answer and its answer check failed."""
-    found = set()
-    signatures = [_signature(step.screen_action or step.model_action) for step in trajectory.steps]
-    run = 1
-    for before, now in zip(signatures, signatures[1:]):
-        run = run + 1 if now is not None and now == before else 1
-        if run >= LOOP_LENGTH:
-            found.add("action_loop")
-            break
-    if trajectory.termination == TerminationReason.invalid or any(step.invalid_replies for step in trajectory.steps):
-        found.add("invalid_action")
-    if trajectory.termination == TerminationReason.stuck:
-        found.add("stuck")
-    if trajectory.termination == TerminationReason.max_steps:
-        found.add("max_steps")
-    if trajectory.termination == TerminationReason.finished and not trajectory.success:
-        found.add("finished_early")
-    if any(step.target is not None and step.target.injected == "decoy" for step in trajectory.steps):
-        found.add("decoy")
-    if _left_the_app(trajectory):
-        found.add("left_app")
-    if answer_failed:
-        found.add("wrong_answer")
-    return [mode for mode in FAILURE_MODES if mode in found]
+    steps, termination = trajectory.steps, trajectory.termination
+    signatures = groupby(_signature(step.screen_action or step.model_action) for step in steps)
+    found = {
+        "action_loop": any(key is not None and len(list(run)) >= LOOP_LENGTH for key, run in signatures),
+        "invalid_action": termination == TerminationReason.invalid or any(step.invalid_replies for step in steps),
+        "stuck": termination == TerminationReason.stuck,
+        "max_steps": termination == TerminationReason.max_steps,
+        "finished_early": termination == TerminationReason.finished and not trajectory.success,
+        "decoy": any(step.target is not None and step.target.injected == "decoy" for step in steps),
+        "left_app": _left_the_app(trajectory),
+        "wrong_answer": answer_failed,
+    }
+    return [mode for mode in FAILURE_MODES if found[mode]]
 
 
 def _signature(action: Action | None) -> tuple | None:

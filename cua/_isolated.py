@@ -87,14 +87,11 @@ class IsolatedWorld:
         if new_world:
             context_id = await self._create_world(f"{WORLD_NAME}-once-{next(self._once)}")
         else:
-            context_id = await self._ensure_context()
-        params = {
-            "expression": expression,
-            "contextId": context_id,
-            "returnByValue": True,
-            "awaitPromise": True,
-            "timeout": timeout_ms,
-        }
+            if self._context_id is None:
+                self._context_id = await self._create_world(WORLD_NAME)
+            context_id = self._context_id
+        params = {"expression": expression, "contextId": context_id, "returnByValue": True, "awaitPromise": True,
+                  "timeout": timeout_ms}
         return await self._cdp.send("Runtime.evaluate", params)
 
     async def call(self, function_source: str, *args: Any, timeout_ms: int = 2_000) -> Any:
@@ -107,11 +104,6 @@ class IsolatedWorld:
         if self._cdp is None:
             self._cdp = await self.page.context.new_cdp_session(self.page)
         return self._cdp
-
-    async def _ensure_context(self) -> int:
-        if self._context_id is None:
-            self._context_id = await self._create_world(WORLD_NAME)
-        return self._context_id
 
     async def _create_world(self, name: str) -> int:
         """A world of the main frame; Chromium hands back the same world for a name it has seen."""
@@ -127,15 +119,6 @@ class IsolatedWorld:
     def forget(self) -> None:
         """The page navigated (a warm page reused for another app): its worlds died with the document."""
         self._context_id = None
-
-    async def detach(self) -> None:
-        if self._cdp is not None:
-            try:
-                await self._cdp.detach()
-            except Exception:
-                pass
-            self._cdp = None
-            self._context_id = self._frame_id = None
 
 
 _worlds: dict[int, IsolatedWorld] = {}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+from contextlib import suppress
 from pathlib import Path
 
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
@@ -244,9 +245,7 @@ async def close_browser() -> None:
 async def discard_browser(browser: Browser) -> None:
     """Drop this loop's browser if it is still `browser` (it died or stopped answering)."""
     loop_id = id(asyncio.get_running_loop())
-    for key, holder in list(_browsers.items()):
-        if key[0] != loop_id:
-            continue
+    for holder in [holder for key, holder in _browsers.items() if key[0] == loop_id]:
         async with holder.lock:
             if holder.browser is browser:
                 # A dead driver takes the Playwright object with it: start a new one as well.
@@ -257,12 +256,8 @@ async def _release(holder: _LoopBrowser, *, stop_driver: bool) -> None:
     browser, marker = holder.browser, holder.marker
     holder.browser, holder.marker = None, None
     if browser is not None:
-        try:
+        with suppress(Exception):  # hung or gone: the kill below settles it
             await asyncio.wait_for(browser.close(), BROWSER_CLOSE_TIMEOUT_S)
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # hung or gone: the kill below settles it
-            pass
     # Found afresh by its marker (never a remembered pid the kernel may have handed on): a
     # browser that would not close, or whose driver died under it, is killed with its children.
     pid = _processes.find_marked(marker) if marker else None
@@ -270,10 +265,8 @@ async def _release(holder: _LoopBrowser, *, stop_driver: bool) -> None:
         _processes.kill_tree(pid)
     if stop_driver and holder.playwright is not None:
         playwright, holder.playwright = holder.playwright, None
-        try:
+        with suppress(Exception):  # a driver that already died has nothing to stop
             await asyncio.wait_for(playwright.stop(), BROWSER_CLOSE_TIMEOUT_S)
-        except Exception:  # a driver that already died has nothing to stop
-            pass
 
 
 async def browser_answers(browser: Browser) -> bool:
@@ -319,10 +312,7 @@ async def new_context(config: BrowserConfig) -> BrowserContext:
 async def close_context(context: BrowserContext) -> None:
     """Close a rollout's context; if the browser will not (it hangs), retire the browser."""
     try:
-        await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
-        return
-    except asyncio.CancelledError:
-        raise
+        return await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
     except Exception:
         pass
     browser = context.browser

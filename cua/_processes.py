@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import uuid
+from contextlib import suppress
 from pathlib import Path
 
 MARKER_SWITCH = "--aui-browser-id"
@@ -53,11 +54,9 @@ def kill_tree(root: int) -> int:
     """SIGKILL `root` and all its descendants; returns how many signals were delivered."""
     delivered = 0
     for pid in [*descendants(root), root]:
-        try:
+        with suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
             delivered += 1
-        except (ProcessLookupError, PermissionError):
-            pass
     return delivered
 
 

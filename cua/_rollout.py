@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import hashlib
 import time
+from contextlib import suppress
 from collections.abc import Awaitable
 from pathlib import Path
 
@@ -134,10 +135,8 @@ class _Rollout:
         except Exception as exc:  # no browser, no context: still leave a record
             self._end(TerminationReason.error, describe_error(exc))
         finally:
-            try:
+            with suppress(Exception):
                 await self.policy.close()
-            except Exception:
-                pass
         if trajectory.termination is None:
             self._end(TerminationReason.error, "rollout ended without a reason")
         self._save()
@@ -212,15 +211,13 @@ class _Rollout:
             started = time.perf_counter()
             try:
                 decision = await asyncio.wait_for(self.policy.act(observation), max(limit, 0.001))
-            except (asyncio.TimeoutError, TimeoutError):
-                self.pending = Step(index=len(self.trajectory.steps) + 1, invalid_replies=rejected, notes=refusals,
-                                    tokens=tokens)
-                raise _Ended(TerminationReason.timeout, f"the policy did not answer within {limit:.1f} s")
             except _Ended:
                 raise
             except Exception as exc:
                 self.pending = Step(index=len(self.trajectory.steps) + 1, invalid_replies=rejected, notes=refusals,
                                     tokens=tokens)
+                if isinstance(exc, TimeoutError):  # asyncio.TimeoutError is TimeoutError since Python 3.11
+                    raise _Ended(TerminationReason.timeout, f"the policy did not answer within {limit:.1f} s")
                 raise _Ended(TerminationReason.error, f"policy failed: {describe_error(exc)}")
             model_ms += decision.model_ms or (time.perf_counter() - started) * 1000
             tokens = TokenUsage(
@@ -344,11 +341,12 @@ class _Rollout:
         )
         trajectory.error = error
 
-    def _copy_events(self) -> None:
-        events = self.env.events
+    def _update(self) -> None:
+        """Bring the trajectory's copy of the page's event log and its duration up to now."""
+        trajectory, events = self.trajectory, self.env.events
+        trajectory.duration_s = round(time.monotonic() - self.started, 3)
         if events is None:
             return
-        trajectory = self.trajectory
         trajectory.blocked_requests = list(events.blocked_requests)
         trajectory.dialogs = list(events.dialogs)
         trajectory.popups_closed = events.popups_closed
@@ -358,18 +356,14 @@ class _Rollout:
         )
 
     async def _write(self, png: bytes, name: str) -> None:
-        self._copy_events()
-        self.trajectory.duration_s = round(time.monotonic() - self.started, 3)
+        self._update()
         data = self.trajectory.model_dump_json(indent=1).encode("utf-8")
         await asyncio.to_thread(_write_files, self.out_dir, name, png, data)
 
     def _save(self) -> None:
-        self._copy_events()
-        self.trajectory.duration_s = round(time.monotonic() - self.started, 3)
-        try:
+        self._update()
+        with suppress(OSError):  # an unwritable folder must not turn a finished rollout into an exception
             self.trajectory.save(self.out_dir)
-        except OSError:
-            pass  # an unwritable folder must not turn a finished rollout into an exception
 
 
 def _write_files(folder: Path, name: str, png: bytes, trajectory_json: bytes) -> None:

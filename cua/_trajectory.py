@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import suppress
 from enum import Enum
 from pathlib import Path
 
@@ -226,9 +227,7 @@ def write_atomic(path: Path, data: bytes) -> Path:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
     return path

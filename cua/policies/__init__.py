@@ -11,7 +11,6 @@ from typing import Any
 from llm import Registry
 
 from .._policy import Policy
-from ._uitars_prompts import prompt_names as uitars_prompt_names
 from ._uitars_prompts import task_of_request as uitars_task_of_request
 
 POLICIES: Registry[type[Policy]] = Registry("policy")
@@ -66,16 +65,10 @@ def policy_model(name: str, model: str | None = None) -> str | None:
     return None if policy_class.offline else (model or policy_class.default_model)
 
 
-def policy_names() -> list[str]:
-    return POLICIES.names()
-
-
 __all__ = [
     "POLICIES",
     "get_policy",
     "is_offline_policy",
     "policy_model",
-    "policy_names",
-    "uitars_prompt_names",
     "uitars_task_of_request",
 ]

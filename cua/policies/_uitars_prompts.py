@@ -186,10 +186,6 @@ PROMPTS: dict[str, dict[str, UITarsPrompt]] = {
 }
 
 
-def prompt_names() -> list[str]:
-    return sorted(PROMPTS)
-
-
 def prompt_for(name: str, coordinate_space: str) -> UITarsPrompt:
     """The prompt registered as `name` in the version for `coordinate_space`.
 
@@ -197,7 +193,7 @@ def prompt_for(name: str, coordinate_space: str) -> UITarsPrompt:
         ValueError: an unknown prompt name or coordinate space (the message lists the known ones).
     """
     if name not in PROMPTS:
-        raise ValueError(f"unknown UI-TARS prompt {name!r}; known prompts: {', '.join(map(repr, prompt_names()))}")
+        raise ValueError(f"unknown UI-TARS prompt {name!r}; known prompts: {', '.join(map(repr, sorted(PROMPTS)))}")
     by_space = PROMPTS[name]
     if coordinate_space not in by_space:
         known = " or ".join(repr(space) for space in by_space)

@@ -110,11 +110,8 @@ def _question_of(sentence: str) -> str | None:
         return asked.strip() or None
     if _STARTS_QUESTION.match(rest):
         return rest
-    if polite:
-        return None  # "Could you add 'Milk'?": an instruction said politely
-    if sentence.endswith("?"):
-        return sentence
-    return None
+    # "Could you add 'Milk'?": an instruction said politely
+    return sentence if sentence.endswith("?") and not polite else None
 
 
 def _restorer(quoted: list[str]):
@@ -263,10 +260,7 @@ def _number_in(line: str, kind: str, wanted: dict[str, set[str]]) -> str | None:
         return None
     anchors = [m.start() for m in re.finditer(r"[A-Za-z][\w'-]*", line)
                if concept_set(content_words(m.group())) & set().union(*wanted.values())] if wanted else []
-    if anchors:
-        best = min(candidates, key=lambda m: min(abs(m.start() - a) for a in anchors))
-    else:
-        best = candidates[0]
+    best = min(candidates, key=lambda m: min(abs(m.start() - a) for a in anchors)) if anchors else candidates[0]
     if kind == "count":
         return best.group("digits").replace(",", "")
     return best.group(0).strip()

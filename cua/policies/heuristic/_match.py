@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ._page import Element, PageView
+from ._page import FIELD_KINDS, Element, PageView
 from ._task import Clause, Value
 from ._text import (
     GENERIC_WORDS,
@@ -24,7 +24,6 @@ from ._text import (
     tokens,
 )
 
-FIELD_KINDS = frozenset({"text", "number"})
 CLICK_KINDS = frozenset({"button", "link", "tab", "clickable", "checkbox", "radio", "slider-role"})
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]*$")
 _URL = re.compile(r"^(https?://|www\.)", re.IGNORECASE)

@@ -7,7 +7,7 @@ could perceive (text, labels, values, boxes, lit/unlit state).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from playwright.async_api import Page
@@ -18,7 +18,6 @@ READ_PAGE = Path(__file__).with_name("_read_page.js").read_text(encoding="utf-8"
 # Generous caps: generated apps have a few hundred elements; a runaway page must not stall a step.
 READ_LIMITS = {"maxElements": 600, "maxScan": 8000, "maxLabels": 600}
 FIELD_KINDS = frozenset({"text", "number"})
-TOGGLE_KINDS = frozenset({"checkbox", "radio"})
 INPUT_KINDS = frozenset({"text", "number", "range", "select", "checkbox", "radio", "color", "date", "time", "month", "week", "file"})
 
 
@@ -97,10 +96,8 @@ class Element:
     @property
     def name(self) -> str:
         """The name a user would call it by: its label, else its text, else its hints."""
-        for candidate in (self.aria_label, self.label, self.text, self.title, self.placeholder):
-            if candidate:
-                return candidate
-        return self.before if self.is_input else ""
+        candidates = (self.aria_label, self.label, self.text, self.title, self.placeholder)
+        return next((candidate for candidate in candidates if candidate), self.before if self.is_input else "")
 
     @property
     def reachable(self) -> bool:
@@ -132,10 +129,7 @@ class PageView:
     labels: list[TextLabel] = field(default_factory=list)
 
     def by_key(self, key: str) -> Element | None:
-        for element in self.elements:
-            if element.key == key:
-                return element
-        return None
+        return next((element for element in self.elements if element.key == key), None)
 
 
 def _box(raw: dict | None) -> Box:
@@ -143,30 +137,24 @@ def _box(raw: dict | None) -> Box:
     return Box(float(raw.get("x", 0)), float(raw.get("y", 0)), float(raw.get("w", 0)), float(raw.get("h", 0)))
 
 
+# The reader's JSON names fields in camelCase ("ariaLabel"); every text field defaults to "".
+_TEXT_FIELDS = [f.name for f in fields(Element) if f.type == "str" and f.name not in ("key", "kind", "value")]
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
 def _element(raw: dict) -> Element:
     point = raw.get("point")
     scroll = raw.get("scroll")
     return Element(
         key=raw["key"],
-        tag=raw.get("tag", ""),
         kind=raw.get("kind", "clickable"),
-        role=raw.get("role", ""),
-        type=raw.get("type", ""),
-        text=raw.get("text", ""),
-        aria_label=raw.get("ariaLabel", ""),
-        label=raw.get("label", ""),
-        placeholder=raw.get("placeholder", ""),
-        title=raw.get("title", ""),
-        id_words=raw.get("idWords", ""),
-        before=raw.get("before", ""),
-        after=raw.get("after", ""),
-        heading=raw.get("heading", ""),
-        row=raw.get("row", ""),
-        row_key=raw.get("rowKey", ""),
         value=raw.get("value", "") or "",
+        **{name: raw.get(_camel(name), "") for name in _TEXT_FIELDS},
         state=raw.get("state"),
-        classes=raw.get("classes", ""),
-        first_line=raw.get("firstLine", ""),
         disabled=bool(raw.get("disabled")),
         focused=bool(raw.get("focused")),
         box=_box(raw.get("box")),
@@ -176,7 +164,6 @@ def _element(raw: dict) -> Element:
         min=raw.get("min"),
         max=raw.get("max"),
         step=raw.get("step"),
-        group=raw.get("group", ""),
     )
 
 
