@@ -49,19 +49,6 @@ async def run_rollouts(
 
     async def one(job: RolloutJob) -> Trajectory:
         async with gate:
-            return await rollout(
-                job.html,
-                job.task,
-                job.policy,
-                job.checker,
-                job.out_dir,
-                config,
-                app_id=job.app_id,
-                task_id=job.task_id,
-                expected_outcome=job.expected_outcome,
-                extra_files=job.extra_files,
-                seed=job.seed,
-                fixed_clock=job.fixed_clock,
-            )
+            return await rollout(config=config, **vars(job))  # a job's fields are `rollout`'s arguments
 
     return list(await asyncio.gather(*(one(job) for job in jobs)))

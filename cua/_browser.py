@@ -94,7 +94,8 @@ class PageEvents:
         """One line per capped log, saying how many entries it left out."""
         counts = ((self.blocked_unlisted, "blocked requests"), (self.dialogs_unlisted, "dialogs"),
                   (self.page_errors_unlisted, "page errors"))
-        return [f"{count} more {what} not listed (log capped at {MAX_LOGGED_EVENTS})" for count, what in counts if count]
+        return [f"{count} more {what} not listed (log capped at {MAX_LOGGED_EVENTS})"
+                for count, what in counts if count]
 
 
 @dataclass

@@ -95,11 +95,9 @@ class CallerState:
             self.marks.append(f"{where}: {message}")
 
     def _listener_counts(self) -> dict[tuple[str, str], int]:
-        counts = {}
-        for owner, target in (("page", _impl(self.page)), ("context", _impl(self.context))):
-            for event in target.event_names():
-                counts[(owner, str(event))] = len(target.listeners(event))
-        return counts
+        targets = (("page", _impl(self.page)), ("context", _impl(self.context)))
+        return {(owner, str(event)): len(target.listeners(event))
+                for owner, target in targets for event in target.event_names()}
 
     def _timeout_values(self) -> tuple:
         settings = [_impl(self.page)._timeout_settings, _impl(self.context)._timeout_settings]

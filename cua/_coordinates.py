@@ -231,14 +231,7 @@ def _number(value: float) -> str:
 
 
 def action_to_screen(action: Action, space: str | CoordinateSpace, width: int, height: int) -> Action:
-    """`action` with its points converted from `space` to viewport pixels (other fields unchanged).
-
-    The same rule as `place_action`, without its notes.
-
-    Raises:
-        OffScreenPoint: a point is not finite, or lies further outside than the tolerance.
-        KeyError: `space` is not a known coordinate space.
-    """
+    """`place_action` without its notes: `action` in viewport pixels; raises as `place_action` does."""
     return place_action(action, space, width, height).action
 
 

@@ -365,16 +365,15 @@ class AppEnv:
         started = time.perf_counter()
         try:
             outcome = await asyncio.wait_for(self.checker(self.page), limit)
-        except (asyncio.TimeoutError, TimeoutError):
-            return CheckResult(passed=False, reason=f"checker timed out after {limit:g} s"), elapsed_ms(started)
+        except TimeoutError:  # asyncio's since Python 3.11
+            outcome = CheckResult(passed=False, reason=f"checker timed out after {limit:g} s")
         except Exception as exc:
-            return CheckResult(passed=False, reason=f"checker raised {describe_error(exc)}"), elapsed_ms(started)
-        if isinstance(outcome, CheckResult):
-            return outcome, elapsed_ms(started)
+            outcome = CheckResult(passed=False, reason=f"checker raised {describe_error(exc)}")
         if isinstance(outcome, bool):
-            return CheckResult(passed=outcome), elapsed_ms(started)
-        reason = f"checker returned {type(outcome).__name__}, not a CheckResult"
-        return CheckResult(passed=False, reason=reason), elapsed_ms(started)
+            outcome = CheckResult(passed=outcome)
+        elif not isinstance(outcome, CheckResult):
+            outcome = CheckResult(passed=False, reason=f"checker returned {type(outcome).__name__}, not a CheckResult")
+        return outcome, elapsed_ms(started)
 
     # ---- the context --------------------------------------------------------------------------
 

@@ -31,6 +31,8 @@ from ._actions import Action, ActionKind, Point
 
 _CALL_START = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SPACE = re.compile(r"\s*")
+_BARE_VALUE = re.compile(r"[^,)]*")
 # A coordinate: sign, digits with an optional fraction (or a bare fraction), optional exponent.
 # ASCII digits only: `float` would also read other scripts' digits.
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -198,9 +200,7 @@ def _scan_value(text: str, index: int) -> tuple[str, int]:
         if end < 0:
             raise ParseError(f"unterminated {opener}…{closer} in argument")
         return text[index : end + 1], end + 1
-    end = index
-    while end < len(text) and text[end] not in ",)":
-        end += 1
+    end = _BARE_VALUE.match(text, index).end()
     return text[index:end].strip(), end
 
 
@@ -217,10 +217,7 @@ def _scan_string(text: str, index: int) -> tuple[str, int]:
         char = text[i]
         if char == "\\" and i + 1 < len(text):
             following = text[i + 1]
-            if following in _ESCAPES:
-                out.append(_ESCAPES[following])
-            else:
-                out.append(char + following)
+            out.append(_ESCAPES.get(following, char + following))
             i += 2
             continue
         if char == quote and _closes_string(text, i + 1):
@@ -238,9 +235,7 @@ def _closes_string(text: str, index: int) -> bool:
 
 
 def _skip_space(text: str, index: int) -> int:
-    while index < len(text) and text[index].isspace():
-        index += 1
-    return index
+    return _SPACE.match(text, index).end()
 
 
 def _to_action(name: str, arguments: dict[str, str]) -> Action:

@@ -70,10 +70,6 @@ class TransitionTuple(BaseModel):
     viewport_height: int
 
     @property
-    def known(self) -> bool:
-        return self.defect is not None
-
-    @property
     def defective(self) -> bool | None:
         """True/False when the ground truth is known, else None."""
         return None if self.defect is None else self.defect != NO_DEFECT

@@ -12,6 +12,7 @@ which the rollout asks again.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -231,17 +232,10 @@ class OpenAIComputerUsePolicy(Policy):
 
 
 def _reasoning_text(items: list[dict[str, Any]]) -> str:
-    texts = []
-    for item in items:
-        if item.get("type") == "reasoning":
-            for part in item.get("summary") or []:
-                if isinstance(part, dict) and part.get("text"):
-                    texts.append(str(part["text"]))
-    return " ".join(texts)
+    summaries = [part for item in items if item.get("type") == "reasoning" for part in item.get("summary") or []]
+    return " ".join(str(part["text"]) for part in summaries if isinstance(part, dict) and part.get("text"))
 
 
 def _raw(items: list[dict[str, Any]]) -> str:
     """The reply items as compact JSON for the trajectory (screenshots are never in replies)."""
-    import json
-
     return json.dumps(items, ensure_ascii=False, separators=(",", ":"))[:20_000]

@@ -24,7 +24,7 @@ from playwright.async_api import Page
 
 from cua import isolated_world
 from ._page import FIELD_KINDS, PageView
-from ._task import _mask_quotes
+from ._task import _mask_quotes, _restore, _strip_placeholders
 from ._text import GENERIC_WORDS, concept_set, content_words, stem
 
 READ_TEXT = Path(__file__).with_name("_read_text.js").read_text(encoding="utf-8")
@@ -95,9 +95,8 @@ def split_question(task: str) -> tuple[str, Question | None]:
             questions.append(asked)
     if not questions:
         return task, None
-    restore = _restorer(quoted)
-    text = restore(" ".join(questions))
-    instruction_text = restore(" ".join(instructions)).strip()
+    text = _restore(" ".join(questions), quoted)
+    instruction_text = _restore(" ".join(instructions), quoted).strip()
     return instruction_text, Question(text=text, kind=_kind(text), words=_key_words(text))
 
 
@@ -114,10 +113,6 @@ def _question_of(sentence: str) -> str | None:
     return sentence if sentence.endswith("?") and not polite else None
 
 
-def _restorer(quoted: list[str]):
-    return lambda text: re.sub(r"\x00(\d+)\x00", lambda m: f'"{quoted[int(m.group(1))]}"', text)
-
-
 def _kind(text: str) -> str:
     lowered = text.lower()
     if re.search(r"\bhow many\b|\bnumber of\b|\bcount of\b", lowered):
@@ -130,7 +125,7 @@ def _kind(text: str) -> str:
 
 
 def _key_words(text: str) -> tuple[str, ...]:
-    words = [w for w in content_words(re.sub(r"\x00\d+\x00", " ", text)) if w not in _FILLER and not w.isdigit()]
+    words = [w for w in content_words(_strip_placeholders(text)) if w not in _FILLER and not w.isdigit()]
     return tuple(dict.fromkeys(words))
 
 
@@ -164,11 +159,7 @@ def answer_question(question: Question, text: str, extra_lines: list[str] = ()) 
     text_lines = [line for line in (" ".join(raw.split()) for raw in text.splitlines()) if line]
     lines = text_lines + [" ".join(line.split()) for line in extra_lines if line.strip()]
     wanted = {word: concept_set([word]) for word in question.words}
-    scored = []
-    for index, line in enumerate(lines):
-        score = _score(line, wanted)
-        if score > 0:
-            scored.append((-score, len(line), index))
+    scored = [(-score, len(line), index) for index, line in enumerate(lines) if (score := _score(line, wanted)) > 0]
     # Best first: most of the question's words, then the shortest line (a label, not a paragraph).
     for _, _, index in sorted(scored):
         # Only the page's own lines have neighbours: an extra line stands alone.
@@ -230,12 +221,9 @@ def _without_words(line: str, wanted: dict[str, set[str]]) -> str:
     """What is left of a short line once the question's words (and filler) are gone: "Theme Dark" → "Dark"."""
     if len(line.split()) > MAX_VALUE_WORDS:
         return ""
-    kept = []
-    for raw in line.split():
-        word = content_words(raw)
-        if not word or concept_set(word) & set().union(*wanted.values()):
-            continue
-        kept.append(raw.strip(" ,;·:"))
+    asked = set().union(*wanted.values())
+    kept = [raw.strip(" ,;·:") for raw in line.split()
+            if (word := content_words(raw)) and not concept_set(word) & asked]
     return " ".join(w for w in kept if w)
 
 

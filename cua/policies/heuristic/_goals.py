@@ -10,6 +10,7 @@ ones it has already done.
 from __future__ import annotations
 
 from dataclasses import replace
+from os.path import commonprefix
 
 from ._goal import (
     ENTERING,
@@ -42,10 +43,8 @@ def _appears(text: str, view: PageView) -> bool:
     target = normalize(text)
     if not target:
         return False
-    for element in view.elements:
-        if target in (normalize(element.name), normalize(element.before)) or mentions_phrase(element.row, text):
-            return True
-    return any(normalize(label.text) == target for label in view.labels)
+    return any(target in (normalize(element.name), normalize(element.before)) or mentions_phrase(element.row, text)
+               for element in view.elements) or any(normalize(label.text) == target for label in view.labels)
 
 
 def split_values(clause: Clause, view: PageView, inherited: list[str]) -> tuple[list[Value], list[str]]:
@@ -252,12 +251,7 @@ def _is_chip(element: Element) -> bool:
 
 def _shared_depth(a: Element, b: Element) -> int:
     """How many levels of the page's structure two elements share (their paths' common prefix)."""
-    depth = 0
-    for x, y in zip(a.key.split("/"), b.key.split("/")):
-        if x != y:
-            break
-        depth += 1
-    return depth
+    return len(commonprefix([a.key.split("/"), b.key.split("/")]))  # element-wise on lists, not only strings
 
 
 def _form_depth(anchor: Element | None, elements: list[Element]) -> int:

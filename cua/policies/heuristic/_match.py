@@ -219,10 +219,7 @@ def row_matches(row_text: str, clause: Clause, references: list[str]) -> float:
     """How strongly a repeated container (list item, table row) is the one the task talks about."""
     if not row_text:
         return 0.0
-    score = 0.0
-    for reference in references:
-        if mentions_phrase(row_text, reference):
-            score += 5.0
+    score = 5.0 * sum(mentions_phrase(row_text, reference) for reference in references)
     words = content_words(row_text)
     score += 1.0 * _hits(tuple(w for w in clause.words if not w.isdigit() and w not in WEEKDAYS), words)
     return score
@@ -245,14 +242,9 @@ def column_matches(label: str, clause: Clause) -> list[str]:
     """Which of the clause's column words/numbers the header names: '7' for "step 7", 'wed' for Wednesday."""
     if not label:
         return []
-    found = []
-    for value in clause.values:
-        if value.number is not None and not value.quoted and normalize(label) == value.text:
-            found.append(value.text)
-    for word in clause.words:
-        if word in WEEKDAYS and (abbreviation_match(word, label) or normalize(label) == word):
-            found.append(word)
-    return found
+    numbers = [v.text for v in clause.values if v.number is not None and not v.quoted and normalize(label) == v.text]
+    days = [w for w in clause.words if w in WEEKDAYS and (abbreviation_match(w, label) or normalize(label) == w)]
+    return numbers + days
 
 
 def mention_position(option_text: str, text: str, siblings: list[str] = ()) -> tuple[int, int] | None:

@@ -70,16 +70,6 @@ class HeuristicPolicy(Policy):
     def coordinate_space(self) -> str:
         return "screen"
 
-    @property
-    def plan(self) -> ParsedTask:
-        """The task's instructions as parsed (for tests and the record)."""
-        return self._parsed
-
-    @property
-    def question(self) -> Question | None:
-        """What the task asks to be answered once its instructions are done, if anything."""
-        return self._question
-
     async def act(self, observation: Observation) -> PolicyDecision:
         if observation.page is None:
             raise RuntimeError("the heuristic policy reads the DOM: run it as an offline policy so it is given the page")
@@ -93,10 +83,7 @@ class HeuristicPolicy(Policy):
                 return _decide(Action(kind="finished"), f"The page cannot be read ({exc}); stopping.")
             return _decide(Action(kind="wait"), f"The page cannot be read right now ({exc}); waiting.")
         self._unreadable = 0
-        follow_up = self._follow_up(view)
-        if follow_up is not None:
-            return follow_up
-        decision = self._next(view)
+        decision = self._follow_up(view) or self._next(view)  # a follow-up is a click, never the final answer
         if self._question is not None and decision.actions[0].kind == "finished":
             return await self._answer(observation.page, view)
         return decision
@@ -284,8 +271,7 @@ class HeuristicPolicy(Policy):
     def _click(self, element: Element, view: PageView, thought: str, clause: Clause | None = None) -> PolicyDecision:
         x, y = element.point
         if element.kind in ("button", "link", "tab", "clickable"):
-            score = click_score(clause, element) if clause is not None else 0.0
-            self._last_click = _LastClick(element.key, element.name, frozenset(e.key for e in view.elements), clause, score)
+            self._last_click = _LastClick(element.key, element.name, frozenset(e.key for e in view.elements), clause)
         return _decide(Action(kind="click", point=Point(x=x, y=y)), thought)
 
     def _follow_up(self, view: PageView) -> PolicyDecision | None:
@@ -321,7 +307,6 @@ class _LastClick:
     name: str
     keys_before: frozenset[str]
     clause: Clause | None
-    score: float
 
 
 def _decide(action: Action, thought: str) -> PolicyDecision:

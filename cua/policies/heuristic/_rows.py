@@ -47,13 +47,10 @@ def toggle_goals(clause: Clause, elements: list[Element], references: list[str],
             scored.append((score, element))
     scored.sort(key=lambda item: -item[0])
     chosen = [e for s, e in scored] if clause.every else [e for s, e in scored[:1]]
-    goals = []
-    for element in chosen:
-        used.add(element.key)
-        if desired is None or element.state is not desired:
-            goals.append(Goal(id=f"toggle:{element.key}", kind="toggle", element=element, desired=desired,
-                              reason=f"the {element.describe()} matches the task"))
-    return goals
+    used.update(element.key for element in chosen)
+    return [Goal(id=f"toggle:{element.key}", kind="toggle", element=element, desired=desired,
+                 reason=f"the {element.describe()} matches the task")
+            for element in chosen if desired is None or element.state is not desired]
 
 
 def switch_goals(clause: Clause, elements: list[Element], used: set[str]) -> list[Goal]:
@@ -97,16 +94,13 @@ def row_goals(clause: Clause, elements: list[Element], view: PageView, reference
     top = max(rows.values())
     in_rows = [e for e in elements if rows.get(e.row_key, 0) == top and e.key not in used and e.kind in CLICK_KINDS]
     desired = clause.desired
-    goals = []
     if specifiers and (clause.verb or "click") in ROW_VERBS:
         cells = [(e, column_matches(column_label(e, view), clause)) for e in in_rows if not own_words(e)]
         cells = [(e, hit) for e, hit in cells if hit]
-        for element, hit in cells:
-            if not (desired is not None and element.state is desired):
-                goals.append(Goal(id=f"cell:{element.key}", kind="click", element=element,
-                                  reason=f"it is the '{hit[0]}' cell of the row '{element.row[:40]}'"))
-        if cells:
-            return goals  # a grid: the numbers were columns, whatever state the cells are in
+        if cells:  # a grid: the numbers were columns, whatever state the cells are in
+            return [Goal(id=f"cell:{element.key}", kind="click", element=element,
+                         reason=f"it is the '{hit[0]}' cell of the row '{element.row[:40]}'")
+                    for element, hit in cells if not (desired is not None and element.state is desired)]
     blank = [e for e in in_rows if not own_words(e)]
     if clause.every and desired is not None and clause.verb in ROW_VERBS:
         return [Goal(id=f"cell:{e.key}", kind="click", element=e, reason=f"it is lit in the row '{e.row[:40]}'")

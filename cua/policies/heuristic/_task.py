@@ -79,10 +79,6 @@ class Value:
     proper: bool = False  # an unquoted capitalised name ("add Eve"): belongs in a name field
     next_to: tuple[str, ...] = ()  # content words right beside it: "10% down", "tempo 120"
 
-    @property
-    def context(self) -> tuple[str, ...]:
-        return self.before + self.after
-
 
 @dataclass(frozen=True)
 class Clause:
@@ -124,12 +120,7 @@ def _mask_quotes(text: str) -> tuple[str, list[str]]:
     return text, found
 
 
-def _verb_alternation() -> str:
-    verbs = sorted(set(INTENT_OF) | BUTTON_VERBS | {"turn", "take", "sign", "log"}, key=len, reverse=True)
-    return "|".join(verbs)
-
-
-_VERBS = _verb_alternation()
+_VERBS = "|".join(sorted(set(INTENT_OF) | BUTTON_VERBS | {"turn", "take", "sign", "log"}, key=len, reverse=True))
 _SPLIT = re.compile(
     r"(?:[.!?;]\s+|\s+[—–-]\s+|:\s+|\s*,?\s*\b(?:and then|then|after that|afterwards)\b\s*"
     r"|\s*,\s*(?:and\s+)?(?:please\s+)?(?=(?:" + _VERBS + r")\b)|\s+and\s+(?:please\s+)?(?=(?:" + _VERBS + r")\b)"
@@ -191,9 +182,8 @@ def _find_verb(words: list[str]) -> tuple[str | None, str, int]:
 
 def _values(masked: str, quoted: list[str], verb_word: str, allow_extremes: bool) -> list[Value]:
     """Quoted strings and numbers in the clause, in order, with the words around each."""
-    found: list[tuple[int, int, Value]] = []
-    for match in re.finditer(r"\x00(\d+)\x00", masked):
-        found.append((match.start(), match.end(), Value(text=quoted[int(match.group(1))], quoted=True)))
+    found = [(match.start(), match.end(), Value(text=quoted[int(match.group(1))], quoted=True))
+             for match in re.finditer(r"\x00(\d+)\x00", masked)]
     for match in _NUMBER.finditer(masked):
         currency, digits, unit_word = match.group(1), match.group(2), (match.group(3) or "")
         unit = _UNITS.get(unit_word.lower(), "") or _CURRENCY.get(currency or "", "")
@@ -269,10 +259,9 @@ def parse_task(text: str) -> ParsedTask:
         if verb == "search" and not any(v.quoted for v in values):
             values = _search_text(part) + values
         lowered = f" {' '.join(words)} "
-        clause_words = [w for w in content_words(_strip_placeholders(part)) if w != stem(verb_word)]
-        for value in values:
-            if value.number is not None:
-                clause_words = [w for w in clause_words if w != value.text]
+        numbers = {value.text for value in values if value.number is not None}
+        clause_words = [w for w in content_words(_strip_placeholders(part))
+                        if w != stem(verb_word) and w not in numbers]
         repeat = next((int(v.number) for v in values if v.unit == "times" and v.number and 1 < v.number <= 10), 1)
         clause = Clause(
             text=_restore(part, quoted),
@@ -302,6 +291,7 @@ def parse_task(text: str) -> ParsedTask:
     return ParsedTask(text=text, clauses=tuple(clauses))
 
 
+_NOT_NAMES = STOPWORDS | set(INTENT_OF) | BUTTON_VERBS | _PREAMBLE  # a capitalised word that starts no name
 _EXPECTATION = re.compile(r" (must|should|shouldn't|will|won't|would|expect|expected|supposed) ")
 
 
@@ -317,14 +307,8 @@ def _search_text(masked: str) -> list[Value]:
 
 
 def _proper_names(masked: str) -> tuple[str, ...]:
-    found = []
-    for match in re.finditer(r"(?<![\w\x00])[A-Z][a-z]+(?:\s[A-Z][a-z]+)*\b", _strip_placeholders(masked)):
-        word = match.group(0)
-        first = word.split()[0].lower()
-        if first in STOPWORDS or first in INTENT_OF or first in BUTTON_VERBS or first in _PREAMBLE:
-            continue
-        found.append(word)
-    return tuple(found)
+    found = re.finditer(r"(?<![\w\x00])[A-Z][a-z]+(?:\s[A-Z][a-z]+)*\b", _strip_placeholders(masked))
+    return tuple(m.group(0) for m in found if m.group(0).split()[0].lower() not in _NOT_NAMES)
 
 
 def _absorb(clause: Clause, context: list[Clause]) -> Clause:

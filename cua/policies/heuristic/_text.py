@@ -134,10 +134,7 @@ def normalize(text: str) -> str:
 
 
 def concept_set(words: list[str]) -> set[str]:
-    out: set[str] = set()
-    for word in words:
-        out |= _concepts_of(word)
-    return out
+    return set().union(*map(_concepts_of, words))
 
 
 def mentions_phrase(haystack: str, phrase: str) -> bool:
