@@ -317,9 +317,8 @@ class AppEnv:
         try:
             settled = await settling
         except BaseException:
-            for pending in (settling, early):
-                if pending is not None:
-                    pending.cancel()
+            for pending in filter(None, (settling, early)):
+                pending.cancel()
             raise
         _record_settling(step, settled, cap_ms, motion_cap_ms)
         if await self._waited_for_timers(deadline, step):

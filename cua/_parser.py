@@ -126,22 +126,16 @@ def parse_uitars(text: str, offered: Collection[str] | None = None) -> ParsedRep
             raise ValueError(f"offered names actions the UI-TARS grammar does not have: {unknown}")
     if not text or not text.strip():
         raise ParseError("empty reply: expected 'Thought: …' and 'Action: name(arg=…)'")
-    marker = None
-    for marker in _ACTION_MARKER.finditer(text):
-        pass  # the last "Action:" line starts the actions (earlier ones may be quoted in the thought)
-    if marker is not None:
-        thought_text, action_text, strict = text[: marker.start()], text[marker.end() :], True
-    else:
-        thought_text, action_text, strict = "", text, False
+    # The last "Action:" line starts the actions (earlier ones may be quoted in the thought).
+    marker = max(_ACTION_MARKER.finditer(text), key=lambda found: found.start(), default=None)
+    strict = marker is not None
+    thought_text, action_text = (text[: marker.start()], text[marker.end() :]) if strict else ("", text)
     thought = _THOUGHT_LABELS.sub("", thought_text).strip()
 
     actions: list[Action] = []
     calls: list[str] = []
     position = 0
-    while True:
-        match = _CALL_START.search(action_text, position)
-        if match is None:
-            break
+    while (match := _CALL_START.search(action_text, position)) is not None:
         name = match.group(1).lower()
         if name not in _ACTION_BY_NAME:
             if strict:
@@ -166,22 +160,22 @@ def _scan_arguments(text: str, index: int) -> tuple[dict[str, str], int]:
     arguments: dict[str, str] = {}
     positional = 0
     while True:
-        index = _skip_space(text, index)
+        index = _SPACE.match(text, index).end()
         if index >= len(text):
             raise ParseError("unterminated call: missing ')'")
         if text[index] == ")":
             return arguments, index + 1
         key_match = _IDENTIFIER.match(text, index)
-        after_key = _skip_space(text, key_match.end()) if key_match else index
+        after_key = _SPACE.match(text, key_match.end()).end() if key_match else index
         if key_match and after_key < len(text) and text[after_key] == "=":
             key = key_match.group(0).lower()
-            index = _skip_space(text, after_key + 1)
+            index = _SPACE.match(text, after_key + 1).end()
         else:
             key = f"_{positional}"
             positional += 1
         value, index = _scan_value(text, index)
         arguments[key] = value
-        index = _skip_space(text, index)
+        index = _SPACE.match(text, index).end()
         if index < len(text) and text[index] == ",":
             index += 1
         elif index < len(text) and text[index] != ")":
@@ -232,10 +226,6 @@ def _closes_string(text: str, index: int) -> bool:
     if not rest or rest[0] == ")":
         return True
     return rest[0] == "," and re.match(r",\s*([A-Za-z_][A-Za-z0-9_]*\s*=|['\"]|\))", rest) is not None
-
-
-def _skip_space(text: str, index: int) -> int:
-    return _SPACE.match(text, index).end()
 
 
 def _to_action(name: str, arguments: dict[str, str]) -> Action:

@@ -328,8 +328,7 @@ class _Rollout:
         if trajectory.termination is not None:
             return
         if self.pending is not None:
-            step = self.pending
-            self.pending = None
+            step, self.pending = self.pending, None
             if reason in (TerminationReason.timeout, TerminationReason.error) and not step.error:
                 step.error = f"{reason.value}: {error}" if error else reason.value
             trajectory.steps.append(step)

@@ -204,8 +204,8 @@ class OpenAIComputerUsePolicy(Policy):
         problem: str | None = None
         for call in calls:
             checks = call.pending_safety_checks
-            for check in checks:
-                notes.append(f"acknowledged safety check {check.get('code', '?')}: {str(check.get('message', ''))[:200]}")
+            notes.extend(f"acknowledged safety check {check.get('code', '?')}: {str(check.get('message', ''))[:200]}"
+                         for check in checks)
             for computer_action in call.batch:
                 try:
                     action = parse_computer_action(computer_action)

@@ -167,12 +167,8 @@ def answer_question(question: Question, text: str, extra_lines: list[str] = ()) 
                            index if index < len(text_lines) else 0, wanted)
         if found is not None:
             return found
-    words = ", ".join(question.words)
-    return Answer(None, reason=f"no line that mentions {words} shows {_what(question)}")
-
-
-def _what(question: Question) -> str:
-    return {"count": "a count", "amount": "a number", "phrase": "a value"}.get(question.kind, "an answer")
+    what = {"count": "a count", "amount": "a number", "phrase": "a value"}.get(question.kind, "an answer")
+    return Answer(None, reason=f"no line that mentions {', '.join(question.words)} shows {what}")
 
 
 def _score(line: str, wanted: dict[str, set[str]]) -> float:
