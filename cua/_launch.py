@@ -85,9 +85,7 @@ def default_chromium(headless: bool = True) -> str:
     chosen = os.environ.get("AUI_CHROMIUM")
     if chosen:
         return _unwrapped(chosen)
-    if headless and Path(HEADLESS_SHELL).exists():
-        return HEADLESS_SHELL
-    return FULL_CHROMIUM
+    return HEADLESS_SHELL if headless and Path(HEADLESS_SHELL).exists() else FULL_CHROMIUM
 
 
 def is_headless_shell(executable_path: str) -> bool:

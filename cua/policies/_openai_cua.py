@@ -152,12 +152,8 @@ class OpenAIComputerUsePolicy(Policy):
 
     def _outputs(self, observation: Observation) -> list[dict[str, Any]]:
         """Answers to the previous reply's calls, each with the screenshot after its last action."""
-        shots = observation.action_screenshots
-        urls = []
-        for call in self.pending:
-            index = min(call.executed, len(shots)) - 1
-            urls.append(image_data_url(shots[index] if index >= 0 else observation.screenshot))
-        inputs = self._call_outputs(urls)
+        shots = [observation.screenshot, *observation.action_screenshots]  # [0]: a call none of whose actions ran
+        inputs = self._call_outputs([image_data_url(shots[min(call.executed, len(shots) - 1)]) for call in self.pending])
         if observation.feedback:
             inputs.append({"role": "user", "content": [{"type": "input_text", "text": observation.feedback}]})
         elif observation.history and observation.history[-1].error:

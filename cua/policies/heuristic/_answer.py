@@ -245,9 +245,7 @@ def _number_in(line: str, kind: str, wanted: dict[str, set[str]]) -> str | None:
     anchors = [m.start() for m in re.finditer(r"[A-Za-z][\w'-]*", line)
                if concept_set(content_words(m.group())) & set().union(*wanted.values())] if wanted else []
     best = min(candidates, key=lambda m: min(abs(m.start() - a) for a in anchors)) if anchors else candidates[0]
-    if kind == "count":
-        return best.group("digits").replace(",", "")
-    return best.group(0).strip()
+    return best.group("digits").replace(",", "") if kind == "count" else best.group(0).strip()
 
 
 _TOKEN_EDGE = "()[]{}#,.;:!?\"'·×"

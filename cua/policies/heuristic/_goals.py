@@ -157,9 +157,9 @@ def _submit_beside(field: Element, elements: list[Element], used: set[str]) -> E
 
 
 def _big_enough(element: Element) -> bool:
-    if element.kind == "range":  # a slider's track may be a hairline; its thumb is what one grabs
-        return element.box.width >= MIN_TARGET_PX
-    return min(element.box.width, element.box.height) >= MIN_TARGET_PX
+    # A slider's track may be a hairline; its thumb is what one grabs.
+    size = element.box.width if element.kind == "range" else min(element.box.width, element.box.height)
+    return size >= MIN_TARGET_PX
 
 
 def _needs_button(clause: Clause, goals: list[Goal], value_goals: list[Goal]) -> bool:
@@ -244,9 +244,8 @@ def _mentioned_choices(clause: Clause, elements: list[Element], used: set[str]) 
 
 def _is_chip(element: Element) -> bool:
     """One of a set of choices (tab, segment, chip): clicking picks it rather than doing something."""
-    if element.kind == "checkbox":
-        return False
-    return element.kind in ("tab", "radio") or element.role in ("tab", "radio", "option") or element.state is not None
+    return element.kind != "checkbox" and (
+        element.kind in ("tab", "radio") or element.role in ("tab", "radio", "option") or element.state is not None)
 
 
 def _shared_depth(a: Element, b: Element) -> int:

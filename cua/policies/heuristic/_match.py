@@ -180,12 +180,8 @@ def option_score(value_text: str, option_text: str, number: float | None = None)
         return 6.0
     if number is not None:
         numbers = re.findall(r"-?\d+(?:\.\d+)?", b)
-        if any(float(n) == number for n in numbers) and len(numbers) == 1:
-            return 3.5
-        return 0.0
-    if len(a) >= 3 and (mentions_phrase(b, a) or mentions_phrase(a, b)) and len(b) >= 2:
-        return 3.0
-    return 0.0
+        return 3.5 if len(numbers) == 1 and float(numbers[0]) == number else 0.0
+    return 3.0 if len(a) >= 3 and (mentions_phrase(b, a) or mentions_phrase(a, b)) and len(b) >= 2 else 0.0
 
 
 def click_score(clause: Clause, element: Element, *, verb_weight: float = 3.0) -> float:

@@ -153,11 +153,8 @@ class HeuristicPolicy(Policy):
 
     def _inherited(self, index: int) -> list[str]:
         """The quoted things of the clauses before, for "it"/"them" ("add 'X' and tick it")."""
-        for clause in reversed(self._parsed.clauses[:index]):
-            quoted = [v.text for v in clause.values if v.quoted]
-            if quoted:
-                return quoted
-        return []
+        earlier = ([v.text for v in clause.values if v.quoted] for clause in reversed(self._parsed.clauses[:index]))
+        return next((quoted for quoted in earlier if quoted), [])
 
     # ---- one goal, one action ---------------------------------------------------------------
 

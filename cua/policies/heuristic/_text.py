@@ -97,14 +97,12 @@ def stem(word: str) -> str:
 GENERIC_WORDS = frozenset(stem(w) for w in "list item page app button section menu panel form field value thing data view entry".split())
 
 
+_STEMMED_GROUPS = [[stem(w) for w in group.split()] for group in _CONCEPT_GROUPS]
+
+
 @lru_cache(maxsize=4096)
 def _concepts_of(word_stem: str) -> frozenset[str]:
-    found = {word_stem}
-    for group in _CONCEPT_GROUPS:
-        members = [stem(w) for w in group.split()]
-        if word_stem in members:
-            found.add("@" + members[0])
-    return frozenset(found)
+    return frozenset({word_stem} | {"@" + members[0] for members in _STEMMED_GROUPS if word_stem in members})
 
 
 def split_identifier(text: str) -> str:
