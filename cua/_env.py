@@ -342,7 +342,7 @@ class AppEnv:
             except ScreenshotTimeout:
                 raise  # a hung renderer: asking again would only wait as long once more
             except Exception:
-                pass
+                observed = None
         if observed is None:
             observed = await self._observe()
         screenshot_ms, screenshot, fingerprint, (check, checker_ms) = observed
@@ -364,7 +364,7 @@ class AppEnv:
         started = time.perf_counter()
         try:
             outcome = await asyncio.wait_for(self.checker(self.page), limit)
-        except TimeoutError:  # asyncio's since Python 3.11
+        except TimeoutError:  # asyncio.TimeoutError is TimeoutError since Python 3.11
             outcome = CheckResult(passed=False, reason=f"checker timed out after {limit:g} s")
         except Exception as exc:
             outcome = CheckResult(passed=False, reason=f"checker raised {describe_error(exc)}")

@@ -90,8 +90,13 @@ class IsolatedWorld:
             if self._context_id is None:
                 self._context_id = await self._create_world(WORLD_NAME)
             context_id = self._context_id
-        params = {"expression": expression, "contextId": context_id, "returnByValue": True, "awaitPromise": True,
-                  "timeout": timeout_ms}
+        params = {
+            "expression": expression,
+            "contextId": context_id,
+            "returnByValue": True,
+            "awaitPromise": True,
+            "timeout": timeout_ms,
+        }
         return await self._cdp.send("Runtime.evaluate", params)
 
     async def call(self, function_source: str, *args: Any, timeout_ms: int = 2_000) -> Any:

@@ -14,8 +14,8 @@ import asyncio
 import dataclasses
 import hashlib
 import time
-from contextlib import suppress
 from collections.abc import Awaitable
+from contextlib import suppress
 from pathlib import Path
 
 from ._actions import Action
