@@ -321,19 +321,16 @@ class AppEnv:
                 pending.cancel()
             raise
         _record_settling(step, settled, cap_ms, motion_cap_ms)
-        if await self._waited_for_timers(deadline, step):
+        timers_fired = await self._waited_for_timers(deadline, step)
+        if timers_fired:
             # the app's timers fired after the page settled: their effects belong to this step
             step.timings.settle_waited_for.append("timers")
             await settle(page, self.config.settle_quiet_ms, cap_ms, motion_cap_ms)
-            if early is not None:
-                early.cancel()
-                await asyncio.gather(early, return_exceptions=True)
-                early = None
         observed = None
-        if early is not None and not is_quiet_since_start(settled):
-            # The page changed after the early observation began (it navigated, moved, or settled
-            # late): that observation is stale, so do not wait for it — on a page that navigated it
-            # can take its full time limits, and the step's budget must cover the observation that counts.
+        if early is not None and (timers_fired or not is_quiet_since_start(settled)):
+            # The page changed after the early observation began (its timers fired, it navigated, moved,
+            # or settled late): that observation is stale, so do not wait for it — on a page that navigated
+            # it can take its full time limits, and the step's budget must cover the observation that counts.
             early.cancel()
             await asyncio.gather(early, return_exceptions=True)
         elif early is not None:
