@@ -8,6 +8,7 @@ never part of the key or the stored entry, so cache folders can be shared and in
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -41,13 +42,8 @@ def cache_disabled_by_env() -> bool:
 
 def request_key(material: dict[str, Any]) -> str:
     """The cache key of a request: sha256 of its canonical JSON with inline images hashed."""
-    canonical = json.dumps(
-        {"cache_format": CACHE_FORMAT_VERSION, **hash_inline_images(material)},
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        default=str,
-    )
+    canonical = json.dumps({"cache_format": CACHE_FORMAT_VERSION, **hash_inline_images(material)}, sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -124,10 +120,8 @@ class CallCache:
             logger.warning("could not write cache entry %s: %s", path, error)
         finally:
             if temp_name is not None:
-                try:
+                with contextlib.suppress(OSError):
                     os.unlink(temp_name)
-                except OSError:
-                    pass
 
     def __repr__(self) -> str:
         return f"CallCache({str(self.directory)!r}, enabled={self.enabled})"

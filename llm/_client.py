@@ -51,12 +51,9 @@ class ModelClient:
             ModelConfigError: the registry file could not be loaded.
         """
         self.registry = registry if isinstance(registry, ModelRegistry) else load_model_registry(registry)
-        if isinstance(cache, CallCache):
-            self.cache = cache
-        elif isinstance(cache, bool):
-            self.cache = CallCache(enabled=cache)
-        else:
-            self.cache = CallCache(cache)
+        if not isinstance(cache, CallCache):
+            cache = CallCache(enabled=cache) if isinstance(cache, bool) else CallCache(cache)
+        self.cache = cache
         self.ledger = ledger if ledger is not None else UsageLedger()
         self.retry = retry or RetryPolicy()
         self._sdk_clients: dict[tuple[str, int], tuple[weakref.ref[Any], ModelConfig, Any]] = {}
@@ -132,10 +129,6 @@ class ModelClient:
         """
         return self._run_sync(self.chat(messages, **kwargs))
 
-    def responses_sync(self, **kwargs: Any) -> ResponsesResult:
-        """`responses` for synchronous callers; same rules as `chat_sync`."""
-        return self._run_sync(self.responses(**kwargs))
-
     async def aclose(self) -> None:
         """Close the SDK clients made on the running event loop."""
         await self._close_loop_clients(asyncio.get_running_loop())
@@ -194,11 +187,7 @@ class ModelClient:
                 raise self._refuse(api, config, label, cap, ReplyOverCap(size, exact=True, status=0), started,
                                    retries=0, cached=True)
             usage = Usage.from_response(raw)
-            self.ledger.record(
-                CallRecord(role=label, model=config.name, api=api, usage=usage, latency_s=latency, cached=True,
-                           priced=config.prices is not None),
-                prices=config.prices,
-            )
+            self._record(api, config, label, usage=usage, latency_s=latency, cached=True)
             logger.debug("cache hit for model %r (%s) key %s", config.name, api, key[:12])
             return raw, {"cached": True, "latency_s": latency, "retries": 0}
 
@@ -211,12 +200,8 @@ class ModelClient:
 
         latency = time.monotonic() - started
         usage = Usage.from_response(raw)
-        cost = config.prices.cost_usd(usage.prompt_tokens, usage.completion_tokens, usage.cached_prompt_tokens) \
-            if config.prices else 0.0
-        self.ledger.record(
-            CallRecord(role=label, model=config.name, api=api, usage=usage, latency_s=latency, cost_usd=cost,
-                       retries=retries, priced=config.prices is not None)
-        )
+        cost = usage.cost_usd(config.prices)
+        self._record(api, config, label, usage=usage, latency_s=latency, cost_usd=cost, retries=retries)
         if budget is not None:
             await budget.add_cost(label, cost)
         if self.cache.enabled and raw.get("status") != "failed":
@@ -271,10 +256,7 @@ class ModelClient:
                     await asyncio.sleep(delay)
                     continue
                 count("failures")
-                self.ledger.record(
-                    CallRecord(role=label, model=config.name, api=api, latency_s=time.monotonic() - started,
-                               retries=retries, error=reason, priced=config.prices is not None)
-                )
+                self._record(api, config, label, latency_s=time.monotonic() - started, retries=retries, error=reason)
                 verdict = "retries exhausted" if failure.retryable else "not retryable"
                 call_error = ModelCallError(
                     f"model {config.name!r} at {endpoint} ({api}): {reason} after {attempts} attempt(s), {verdict}",
@@ -308,10 +290,8 @@ class ModelClient:
         whose = f"role {label!r}" if label in self.registry.roles else f"{label!r}"
         reason = f"{'cached ' if cached else ''}reply of {size} is over the cap of {limit:,} bytes ({source})"
         count("failures")
-        self.ledger.record(
-            CallRecord(role=label, model=config.name, api=api, latency_s=time.monotonic() - started, retries=retries,
-                       cached=cached, error=reason, priced=config.prices is not None)
-        )
+        self._record(api, config, label, latency_s=time.monotonic() - started, retries=retries, cached=cached,
+                     error=reason)
         endpoint = config.endpoint()
         return ReplyTooLargeError(
             f"model {config.name!r} at {endpoint} ({api}), for {whose}: {reason}; not retried (asking again "
@@ -326,6 +306,11 @@ class ModelClient:
             status=over.status or None,
             attempts=retries + 1,
         )
+
+    def _record(self, api: Api, config: ModelConfig, label: str, **fields: Any) -> None:
+        # The prices let a cache hit report what it saved (the ledger ignores them for other calls).
+        self.ledger.record(CallRecord(role=label, model=config.name, api=api, priced=config.prices is not None,
+                                      **fields), prices=config.prices)
 
     def _sdk_client(self, config: ModelConfig) -> Any:
         loop = asyncio.get_running_loop()
@@ -372,13 +357,7 @@ def _request_model(config: ModelConfig) -> str:
 
 
 def _merge_params(configured: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(configured)
-    for name, value in overrides.items():
-        if value is None:
-            merged.pop(name, None)
-        else:
-            merged[name] = value
-    return merged
+    return {name: value for name, value in {**configured, **overrides}.items() if value is not None}
 
 
 def _responses_params(params: dict[str, Any]) -> dict[str, Any]:

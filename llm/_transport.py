@@ -60,10 +60,10 @@ async def send(sdk: Any, api: Api, body: dict[str, Any], timeout_s: float, cap: 
         MalformedResponseError: the body is not JSON, or not of the shape of `api`'s replies.
     """
     model = body["model"]
+    rest = {k: v for k, v in body.items() if k != "model"}
     # The streaming-response wrapper hands over the response before its body is read (the
     # raw-response one reads it whole first), so the body can be refused by its size.
     if api == "chat":
-        rest = {k: v for k, v in body.items() if k != "model"}
         # The messages go in `extra_body` (which replaces the body's keys as given): as `messages=` the
         # SDK walks them, base64 screenshots and all, in Python on the event loop before sending — a
         # tenth of the loop's time with 16 UI-TARS rollouts in flight (bench/scale.py --profile 16).
@@ -71,10 +71,8 @@ async def send(sdk: Any, api: Api, body: dict[str, Any], timeout_s: float, cap: 
             model=model, messages=[], extra_body=rest, timeout=timeout_s + 5
         )
     else:
-        rest = {k: v for k, v in body.items() if k != "model"}
-        opened = sdk.responses.with_streaming_response.create(
-            model=model, extra_body=rest or None, timeout=timeout_s + 5
-        )
+        opened = sdk.responses.with_streaming_response.create(model=model, extra_body=rest or None,
+                                                              timeout=timeout_s + 5)
     async with opened as response:  # leaving closes the response: an unread rest is dropped with the connection
         content = await read_capped(response, cap)
     try:

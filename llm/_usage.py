@@ -29,6 +29,10 @@ class Usage(BaseModel):
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    def cost_usd(self, prices: Prices | None) -> float:
+        """What these tokens cost at `prices` (0 without them)."""
+        return prices.cost_usd(self.prompt_tokens, self.completion_tokens, self.cached_prompt_tokens) if prices else 0.0
+
     @classmethod
     def from_response(cls, raw: Mapping[str, Any]) -> Usage:
         """Read `usage` from a chat-completions or Responses body (their field names differ)."""
@@ -119,34 +123,29 @@ class UsageLedger:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._records: list[CallRecord] = []
-        self._saved: list[float] = []
+        self._records: list[tuple[CallRecord, float]] = []  # each call, and what it saved (a cache hit's cost)
 
     def record(self, record: CallRecord, *, prices: Prices | None = None) -> None:
         """Add a call. `prices` lets a cache hit report what it saved."""
-        full = prices.cost_usd(
-            record.usage.prompt_tokens, record.usage.completion_tokens, record.usage.cached_prompt_tokens
-        ) if prices else 0.0
+        saved = record.usage.cost_usd(prices) if record.cached else 0.0
         with self._lock:
-            self._records.append(record)
-            self._saved.append(full if record.cached else 0.0)
+            self._records.append((record, saved))
 
     def clear(self) -> None:
         """Forget every record (e.g. between runs that share a process-wide client)."""
         with self._lock:
             self._records.clear()
-            self._saved.clear()
 
     @property
     def records(self) -> list[CallRecord]:
         with self._lock:
-            return list(self._records)
+            return [record for record, _ in self._records]
 
     def by_role(self) -> dict[str, RoleUsage]:
         """Totals per role, roles in the order they first appeared."""
         totals: dict[str, RoleUsage] = {}
         with self._lock:
-            for record, saved in zip(self._records, self._saved, strict=True):
+            for record, saved in self._records:
                 totals.setdefault(record.role, RoleUsage()).add(record, saved)
         return totals
 
@@ -154,7 +153,7 @@ class UsageLedger:
         """Totals over all roles."""
         overall = RoleUsage()
         with self._lock:
-            for record, saved in zip(self._records, self._saved, strict=True):
+            for record, saved in self._records:
                 overall.add(record, saved)
         return overall
 

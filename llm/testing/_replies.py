@@ -186,14 +186,16 @@ def uitars_click(x: float, y: float, thought: str = "I click the control.") -> s
 
 def uitars_type(text: str, thought: str = "I type the value.") -> str:
     """A UI-TARS reply typing `text` (quotes and backslashes escaped as its grammar wants)."""
-    escaped = text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
-    return f"Thought: {thought}\nAction: type(content='{escaped}')"
+    return f"Thought: {thought}\nAction: type(content='{_escaped(text)}')"
 
 
 def uitars_finished(content: str = "done", thought: str = "The task is done.") -> str:
     """A UI-TARS reply ending the episode with `content` as its answer."""
-    escaped = content.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
-    return f"Thought: {thought}\nAction: finished(content='{escaped}')"
+    return f"Thought: {thought}\nAction: finished(content='{_escaped(content)}')"
+
+
+def _escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
 
 
 def assistant_turns(request: RecordedRequest) -> int:
