@@ -78,7 +78,6 @@ from ._report import PLOT_FILE, write_plot, write_report
 from ._report_agreement import agreement_records, agreement_section_html, read_agreement, write_agreement
 from ._report_defects import METRICS_GLOB, defects_section_html, read_defect_metrics, write_defects_report
 from ._report_insights import ablations_markdown
-from ._report_variations import gap_label
 from ._tables import (
     DEFAULT_WEIGHTS,
     SCORING_NOTE,
@@ -97,7 +96,7 @@ from ._tables import (
     scoring_table,
     table_rows,
 )
-from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, variation_markdown, variation_rows
+from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, gap_label, variation_markdown, variation_rows
 
 __all__ = [
     "ABLATION_FILE", "ABLATION_SELECTION", "ASSOCIATION_NOTE", "CHANGE_STATUSES", "INSIGHTS_FILE", "PAGE_WIDE",

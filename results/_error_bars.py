@@ -41,6 +41,7 @@ from ._intervals import (
     paired_difference_interval,
     wilson_interval,
 )
+from ._format import track_text
 from ._outcomes import AppRoundResult
 
 ERROR_BARS = {
@@ -223,10 +224,6 @@ _AXES = ("coder", "cua", "mode", "commenter_mode")
 _AXIS_NAMES = {"coder": "coder", "cua": "cua", "mode": "mode", "commenter_mode": "commenter"}
 
 
-def _track_label(track: tuple[str, str, str, str]) -> str:
-    return " · ".join(part for part in track if part)
-
-
 def _per_task(results: list[AppRoundResult]) -> dict[tuple, dict[int, dict[tuple[str, str], tuple[int, int]]]]:
     """Track → round → (app, task) → (passes, rollouts); and each app version's html, to see shared rounds."""
     table: dict[tuple, dict[int, dict[tuple[str, str], tuple[int, int]]]] = defaultdict(lambda: defaultdict(dict))
@@ -280,7 +277,7 @@ def comparisons(results: list[AppRoundResult]) -> list[Comparison]:
         versions[result.track_key][result.round][result.app_id] = result.html_sha
     found: list[Comparison] = []
     for track, rounds in sorted(per_task.items()):
-        label = _track_label(track)
+        label = track_text(track)
         for round_ in sorted(rounds):
             for earlier in dict.fromkeys(r for r in (0, round_ - 1) if 0 <= r < round_ and r in rounds):
                 made = compare(rounds[round_], rounds[earlier], kind="rounds", compared=f"round {round_}",
@@ -304,8 +301,8 @@ def comparisons(results: list[AppRoundResult]) -> list[Comparison]:
                 made = compare(per_task[second][round_], per_task[first][round_], kind="tracks",
                                compared=f"{_AXIS_NAMES[axis]} {second[index]}", baseline=f"{_AXIS_NAMES[axis]} {first[index]}",
                                context=f"{shared}, round {round_}" if shared else f"round {round_}",
-                               compared_track=_track_label(second), compared_round=round_,
-                               baseline_track=_track_label(first), baseline_round=round_)
+                               compared_track=track_text(second), compared_round=round_,
+                               baseline_track=track_text(first), baseline_round=round_)
                 if made is not None:
                     found.append(made)
     return found
@@ -316,13 +313,8 @@ def comparison_lines(found: list[Comparison]) -> list[str]:
     return [f"{comparison.context} — {comparison.sentence()}" for comparison in found]
 
 
-def _percent_text(interval: list[float] | None) -> str:
-    return "" if interval is None else f"[{interval[0]:.1f}, {interval[1]:.1f}]"
-
-
 def _beside(figure: object, interval: list[float] | None) -> str:
-    text = _percent_text(interval)
-    return f"{figure} {text}" if text else str(figure)
+    return str(figure) if interval is None else f"{figure} [{interval[0]:.1f}, {interval[1]:.1f}]"
 
 
 def shown_records(records: list[dict]) -> list[dict]:

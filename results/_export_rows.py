@@ -101,13 +101,11 @@ def _track_columns(run: RunSource, result: AppRoundResult) -> dict:
 
 def episodes(result: AppRoundResult) -> Iterator[tuple[str, int, TaskOutcome]]:
     """(variation, repeat, outcome) for every rollout of an app version: its repeats, then each variation's."""
-    for repeat, outcomes in result.every_repeat():
-        for outcome in outcomes:
-            yield DEFAULT_VARIATION, repeat, outcome
-    for variation in result.variations:
-        for repeat, outcomes in variation.every_repeat():
+    looks = [(DEFAULT_VARIATION, result), *((variation.variation, variation) for variation in result.variations)]
+    for name, look in looks:
+        for repeat, outcomes in look.every_repeat():
             for outcome in outcomes:
-                yield variation.variation, repeat, outcome
+                yield name, repeat, outcome
 
 
 def load_trajectory(folder: Path) -> Trajectory:

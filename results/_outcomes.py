@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from apps_prompts import Domain
 from verifier import CheckOutcome
 
+from ._format import track_text
+
 DOMAINS = [d.value for d in Domain]
 
 
@@ -40,7 +42,7 @@ class Track(BaseModel):
         return Path(*(part.replace(":", "-") for part in parts))
 
     def __str__(self) -> str:
-        return " · ".join(part for part in (self.coder, self.cua, self.mode, self.commenter_mode) if part)
+        return track_text((self.coder, self.cua, self.mode, self.commenter_mode))
 
 
 class TaskOutcome(BaseModel):

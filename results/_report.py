@@ -7,13 +7,12 @@ for Prefect artifacts, whose links need a URL.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from cua import write_atomic
 
 from ._error_bars import COMPARISON_NOTE, INTERVAL_NOTE, Comparison, comparisons, shown_records
-from ._format import pct
+from ._format import esc, pct, track_text
 from ._outcomes import DOMAINS, AppRoundResult
 from ._report_agreement import agreement_section_html, write_agreement
 from ._report_defects import defects_section_html
@@ -90,7 +89,7 @@ def _table_html(rows: list[TableRow]) -> str:
             for d in [*DOMAINS, "overall"]
         )
         body.append(
-            f"<tr><td>{_e(row.coder)}</td><td>{_e(row.cua)}</td><td>{_e(row.mode)}</td><td>{_e(row.commenter_mode or '–')}</td>"
+            f"<tr><td>{esc(row.coder)}</td><td>{esc(row.cua)}</td><td>{esc(row.mode)}</td><td>{esc(row.commenter_mode or '–')}</td>"
             f"<td>{row.round}{star}</td>{cells}<td>{pct(row.sr_supported.get('overall'))}</td>"
             f"<td>{pct(row.sr_proven.get('overall'))}</td><td>{row.tasks['overall']}</td></tr>"
         )
@@ -109,8 +108,8 @@ def _records_html(records: list[dict], note: str) -> str:
     if not records:
         return ""
     records = shown_records(records)  # each `X_ci95` printed after its figure in column X
-    head = "".join(f"<th>{_e(column)}</th>" for column in records[0])
-    body = "".join("<tr>" + "".join(f"<td>{_e(value)}</td>" for value in record.values()) + "</tr>" for record in records)
+    head = "".join(f"<th>{esc(column)}</th>" for column in records[0])
+    body = "".join("<tr>" + "".join(f"<td>{esc(value)}</td>" for value in record.values()) + "</tr>" for record in records)
     return f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table><p class=note>{note}</p>'
 
 
@@ -118,9 +117,9 @@ def _comparisons_html(found: list[Comparison]) -> str:
     """The paired comparisons, one sentence each, under what each pair shares."""
     if not found:
         return ""
-    items = "".join(f"<li>{_e(comparison.context)} — <b>{_e(comparison.compared)} vs {_e(comparison.baseline)}</b>: "
-                    f"{_e(comparison.summary())}</li>" for comparison in found)
-    return f'<h2>Paired comparisons of SR</h2><ul class="comparisons">{items}</ul><p class=note>{_e(COMPARISON_NOTE)}</p>'
+    items = "".join(f"<li>{esc(comparison.context)} — <b>{esc(comparison.compared)} vs {esc(comparison.baseline)}</b>: "
+                    f"{esc(comparison.summary())}</li>" for comparison in found)
+    return f'<h2>Paired comparisons of SR</h2><ul class="comparisons">{items}</ul><p class=note>{esc(COMPARISON_NOTE)}</p>'
 
 
 def _usage_html(usage: dict) -> str:
@@ -131,16 +130,11 @@ def _usage_html(usage: dict) -> str:
         return ("<h2>Token use and cost per role</h2><p class=note>No model calls: every role ran on an offline "
                 "provider (or every answer came from the call cache).</p>")
     body = "".join(
-        f"<tr><td>{_e(role)}</td><td>{int(entry.get('calls', 0))}</td><td>{int(entry.get('prompt_tokens', 0))}</td>"
+        f"<tr><td>{esc(role)}</td><td>{int(entry.get('calls', 0))}</td><td>{int(entry.get('prompt_tokens', 0))}</td>"
         f"<td>{int(entry.get('completion_tokens', 0))}</td><td>{entry.get('cost_usd', 0):.4f}</td></tr>"
         for role, entry in rows)
     return ('<h2>Token use and cost per role</h2><table class="summary"><thead><tr><th>role</th><th>calls</th>'
             f"<th>prompt tokens</th><th>completion tokens</th><th>cost (USD)</th></tr></thead><tbody>{body}</tbody></table>")
-
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text))
 
 
 def _app_sections(results: list[AppRoundResult]) -> str:
@@ -154,28 +148,28 @@ def _app_sections(results: list[AppRoundResult]) -> str:
         best = max(rounds, key=lambda r: (r.sr, -r.round))
         shown = list({id(r): r for r in (first, best, last)}.values())
         shots = "".join(
-            f'<figure><img src="{_e(r.screenshot)}" alt="{_e(app_id)} round {r.round}" loading="lazy">'
+            f'<figure><img src="{esc(r.screenshot)}" alt="{esc(app_id)} round {r.round}" loading="lazy">'
             f"<figcaption>round {r.round}{' (best)' if r is best else ''}: FC {100 * r.fc:.0f}% · SR {100 * r.sr:.0f}%</figcaption></figure>"
             for r in sorted(shown, key=lambda r: r.round) if r.screenshot
         )
         failed = [t for t in last.tasks if not t.success]
         dashboards = "".join(
-            f'<figure class="dash"><a href="{_e(t.dashboard)}"><img src="{_e(t.dashboard)}" alt="dashboard {_e(t.task_id)}" loading="lazy"></a>'
-            f"<figcaption>{_e(t.task_id)}: {_e(t.termination or t.reason or 'no checker')}{_trace_link(t.trace)}</figcaption></figure>"
+            f'<figure class="dash"><a href="{esc(t.dashboard)}"><img src="{esc(t.dashboard)}" alt="dashboard {esc(t.task_id)}" loading="lazy"></a>'
+            f"<figcaption>{esc(t.task_id)}: {esc(t.termination or t.reason or 'no checker')}{_trace_link(t.trace)}</figcaption></figure>"
             for t in failed if t.dashboard
         )
         # Every other kept trace (`trace: all` keeps successes'; earlier rounds' failures): listed, not drawn.
         shown_traces = {t.trace for t in failed if t.dashboard}
-        traces = "".join(f"<li>round {r.round} · {_e(t.task_id)} ({'success' if t.success else _e(t.termination or 'failure')})"
+        traces = "".join(f"<li>round {r.round} · {esc(t.task_id)} ({'success' if t.success else esc(t.termination or 'failure')})"
                          f"{_trace_link(t.trace)}</li>"
                          for r in rounds for t in r.tasks if t.trace and t.trace not in shown_traces)
-        unsolvable = "".join(f"<li>{_e(t.task_id)}: {_e(t.reason or 'unsolvable')}</li>" for t in last.tasks if not t.checker_valid)
-        claimed = "".join(f"<li>{_e(t.task_id)}: {_e(t.proof_reason or 'not proven')}</li>"
+        unsolvable = "".join(f"<li>{esc(t.task_id)}: {esc(t.reason or 'unsolvable')}</li>" for t in last.tasks if not t.checker_valid)
+        claimed = "".join(f"<li>{esc(t.task_id)}: {esc(t.proof_reason or 'not proven')}</li>"
                           for t in last.tasks if t.checker_valid and t.proof == "claimed")
         contract = _contract_note(last.contract)
         repeated = _pass_counts(rounds)
         sections.append(
-            f'<section><h3>{_e(app_id)} <small>{_e(first.domain)} · {_e(" · ".join(p for p in track if p))}</small></h3>'
+            f'<section><h3>{esc(app_id)} <small>{esc(first.domain)} · {esc(track_text(track))}</small></h3>'
             f'<div class="shots">{shots}</div>{contract}{_carry_note(rounds)}{_regressions(rounds)}{_gaming(rounds)}'
             + (f"<h4>Failed tasks in the last round ({len(failed)})</h4><div class=dashes>{dashboards}</div>" if failed else "")
             + (f"<h4>Other Playwright traces</h4><ul>{traces}</ul>" if traces else "")
@@ -206,7 +200,7 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
     offline = ""
     if offline_roles:
         offline = (
-            f'<p class="offline">Offline providers (no model endpoint) were used for: <b>{_e(", ".join(offline_roles))}</b>. '
+            f'<p class="offline">Offline providers (no model endpoint) were used for: <b>{esc(", ".join(offline_roles))}</b>. '
             "They are honest baselines — the heuristic agent reads the page and clicks by coordinates; the offline "
             "commenter measures the DOM; the offline coder applies deterministic agent-centric rewrites.</p>"
         )
@@ -216,20 +210,20 @@ def write_report(run_dir: Path, rows: list[TableRow], results: list[AppRoundResu
                                  "the last rounds of the tracks with that mode, and the model commenter's tokens in "
                                  "thousands in that mode, from the usage ledger (the paper's Table 5 shape).")
     document = (
-        f"<!doctype html><html><head><meta charset=utf-8><title>AUI loop — {_e(run_dir.name)}</title>"
-        f"<style>{_STYLE}{VARIATION_STYLE}</style></head><body><h1>AUI loop report: {_e(run_dir.name)}</h1>{offline}"
+        f"<!doctype html><html><head><meta charset=utf-8><title>AUI loop — {esc(run_dir.name)}</title>"
+        f"<style>{_STYLE}{VARIATION_STYLE}</style></head><body><h1>AUI loop report: {esc(run_dir.name)}</h1>{offline}"
         f"<h2>Results (paper Table 3 shape)</h2>{_table_html(rows)}"
-        f"<h3>With 95 % intervals</h3>{_records_html(interval_records(rows), _e(INTERVAL_NOTE))}"
+        f"<h3>With 95 % intervals</h3>{_records_html(interval_records(rows), esc(INTERVAL_NOTE))}"
         f"{_comparisons_html(comparisons(results))}<h2>By CUA</h2>{by_cua}"
         + (f"<h2>By commenter mode</h2>{by_commenter}" if by_commenter else "")
-        + f"<h2>Scoring: weighted score, SR per level, repeats</h2>{_records_html(scoring_table(rows), _e(SCORING_NOTE))}"
+        + f"<h2>Scoring: weighted score, SR per level, repeats</h2>{_records_html(scoring_table(rows), esc(SCORING_NOTE))}"
         + variation_section_html(variation_rows(results), results)
         + (f'<h2>FC and SR across rounds</h2><img id="plot" src="{PLOT_FILE}" alt="FC and SR across rounds" width="1000">' if plot else "")
-        + _agreement_section(run_dir)
-        + _defects_section(run_dir)
+        + agreement_section_html(write_agreement(run_dir))  # and agreement.json, when there are judges to compare
+        + defects_section_html(run_dir)
         + insights_section_html(run_dir)
         + f"{usage_html}<h2>Apps</h2>{_app_sections(results)}"
-        f"<details><summary>Markdown table</summary><pre>{_e(markdown_table(rows))}</pre></details>"
+        f"<details><summary>Markdown table</summary><pre>{esc(markdown_table(rows))}</pre></details>"
         "</body></html>"
     )
     return write_atomic(run_dir / "report.html", document.encode("utf-8"))
@@ -241,13 +235,13 @@ def _contract_note(contract: dict | None) -> str:
         return ""
     status = contract.get("status", "?")
     ids, functions = contract.get("protected_ids") or [], contract.get("protected_functions") or []
-    parts = [f"<b>{_e(status)}</b>: guarded {len(ids)} checker id(s) and {len(functions)} function(s)"]
+    parts = [f"<b>{esc(status)}</b>: guarded {len(ids)} checker id(s) and {len(functions)} function(s)"]
     if contract.get("retried"):
         first = (contract.get("first_missing_ids") or []) + [f"{f}()" for f in contract.get("first_missing_functions") or []]
-        parts.append(f"retried once after the first reply dropped {_e(', '.join(first[:8]) or 'some')}")
+        parts.append(f"retried once after the first reply dropped {esc(', '.join(first[:8]) or 'some')}")
     missing = (contract.get("missing_ids") or []) + [f"{f}()" for f in contract.get("missing_functions") or []]
     if missing:
-        parts.append(f"still missing: {_e(', '.join(missing[:8]))}")
+        parts.append(f"still missing: {esc(', '.join(missing[:8]))}")
     if contract.get("unchecked_ids"):
         parts.append(f"{len(contract['unchecked_ids'])} id(s) built at run time, not checkable in the source")
     return f"<p class=note>Non-regression contract of the last revision — {'; '.join(parts)}.</p>"
@@ -260,7 +254,7 @@ def _pass_counts(rounds: list[AppRoundResult]) -> str:
     counts = {r.round: pass_counts(r) for r in rounds}
     tasks = list(dict.fromkeys(t for c in counts.values() for t in c))
     head = "".join(f"<th>round {r}</th>" for r in counts)
-    body = "".join(f"<tr><td>{_e(task)}</td>" + "".join(
+    body = "".join(f"<tr><td>{esc(task)}</td>" + "".join(
         f"<td>{counts[r][task][0]}/{counts[r][task][1]}</td>" if task in counts[r] else "<td>–</td>" for r in counts)
         + "</tr>" for task in tasks)
     return (f'<h4>Passes across repeats (k of N)</h4><table class="summary"><thead><tr><th>task</th>{head}</tr></thead>'
@@ -269,7 +263,7 @@ def _pass_counts(rounds: list[AppRoundResult]) -> str:
 
 def _stage_errors(rounds: list[AppRoundResult]) -> str:
     """Model stages that failed for good and degraded a round (see `AppRoundResult.errors`)."""
-    items = "".join(f"<li>round {r.round}: {_e(error[:300])}</li>" for r in rounds for error in r.errors)
+    items = "".join(f"<li>round {r.round}: {esc(error[:300])}</li>" for r in rounds for error in r.errors)
     return f"<h4 class=bad>Stages that failed after their retries</h4><ul>{items}</ul>" if items else ""
 
 
@@ -277,34 +271,24 @@ def _trace_link(trace: str | None) -> str:
     """A rollout's Playwright trace: the file and the command that opens it."""
     if not trace:
         return ""
-    return f' · <a href="{_e(trace)}">trace</a> <code>playwright show-trace {_e(trace)}</code>'
+    return f' · <a href="{esc(trace)}">trace</a> <code>playwright show-trace {esc(trace)}</code>'
 
 
 def _carry_note(rounds: list[AppRoundResult]) -> str:
     """Rounds that revised an earlier round's version than the one just before (`carry: best`)."""
     items = [f"round {r.round} revises round {r.revised_from}" for r in rounds
              if r.revised_from is not None and r.revised_from != r.round - 1]
-    return f"<p class=note>Best version carried: {_e('; '.join(items))}.</p>" if items else ""
+    return f"<p class=note>Best version carried: {esc('; '.join(items))}.</p>" if items else ""
 
 
 def _regressions(rounds: list[AppRoundResult]) -> str:
     """Tasks that succeeded in a round and failed in the next (passed to the next revision as feedback)."""
-    items = "".join(f"<li>round {r.round}: {_e(', '.join(r.regressions))}</li>" for r in rounds if r.regressions)
+    items = "".join(f"<li>round {r.round}: {esc(', '.join(r.regressions))}</li>" for r in rounds if r.regressions)
     return f"<h4 class=bad>Regressions (succeeded the round before, failed in this one)</h4><ul>{items}</ul>" if items else ""
 
 
 def _gaming(rounds: list[AppRoundResult]) -> str:
     """Successes the static gaming audit doubts: the revision changed what the checker reads, not what writes it."""
-    items = "".join(f"<li>round {r.round}: <b>{_e(s.task_id)}</b> — {_e(s.reason)}</li>" for r in rounds for s in r.gaming_suspects)
+    items = "".join(f"<li>round {r.round}: <b>{esc(s.task_id)}</b> — {esc(s.reason)}</li>" for r in rounds for s in r.gaming_suspects)
     return (f"<h4 class=bad>Successes to check by hand (the revision may show a state without the change behind it)</h4>"
             f"<ul>{items}</ul>") if items else ""
-
-
-def _agreement_section(run_dir: Path) -> str:
-    """The section "Agreement between judges" (and agreement.json) when the run has judgements or labels, else ""."""
-    return agreement_section_html(write_agreement(run_dir))
-
-
-def _defects_section(run_dir: Path) -> str:
-    """The section "GUI defects" when the run folder holds a defect set or detector metrics, else ""."""
-    return defects_section_html(run_dir)

@@ -6,13 +6,12 @@ Written whenever the run folder holds judgements (`judgements.jsonl`) or people'
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from cua import write_atomic
 from verifier.judge import AGREEMENT_FILE, AgreementReport, PairAgreement, agreement_report
 
-from ._format import pct
+from ._format import esc, pct
 
 
 def write_agreement(run_dir: Path) -> AgreementReport | None:
@@ -34,10 +33,6 @@ def read_agreement(run_dir: Path) -> AgreementReport | None:
     """The run's `agreement.json` as written by `write_agreement`, or None when there is none."""
     path = run_dir / AGREEMENT_FILE
     return AgreementReport.model_validate_json(path.read_bytes()) if path.is_file() else None
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text))
 
 
 def _kappa(value: float | None) -> str:
@@ -70,8 +65,8 @@ def _confusion_html(pair: PairAgreement) -> str:
 def _trajectory_link(trajectory: str, dashboards: dict[str, str]) -> str:
     dashboard = dashboards.get(trajectory)
     if not dashboard:
-        return f"<code>{_e(trajectory)}</code> (no dashboard)"
-    return f'<a href="{_e(dashboard)}"><code>{_e(trajectory)}</code></a>'
+        return f"<code>{esc(trajectory)}</code> (no dashboard)"
+    return f'<a href="{esc(dashboard)}"><code>{esc(trajectory)}</code></a>'
 
 
 def _disagreements_html(pair: PairAgreement, dashboards: dict[str, str]) -> str:
@@ -79,9 +74,9 @@ def _disagreements_html(pair: PairAgreement, dashboards: dict[str, str]) -> str:
         return ""
     groups = ((f"{pair.reference}: success, {pair.other}: failure", pair.reference_success_other_failure),
               (f"{pair.reference}: failure, {pair.other}: success", pair.reference_failure_other_success))
-    items = "".join(f"<h5>{_e(title)} ({len(ids)})</h5><ul>" + "".join(f"<li>{_trajectory_link(t, dashboards)}</li>" for t in ids)
+    items = "".join(f"<h5>{esc(title)} ({len(ids)})</h5><ul>" + "".join(f"<li>{_trajectory_link(t, dashboards)}</li>" for t in ids)
                     + "</ul>" for title, ids in groups if ids)
-    return (f'<details class="disagreements"><summary>{_e(pair.reference)} vs {_e(pair.other)}: '
+    return (f'<details class="disagreements"><summary>{esc(pair.reference)} vs {esc(pair.other)}: '
             f"{len(pair.disagreements)} {'trajectory' if len(pair.disagreements) == 1 else 'trajectories'} decided differently"
             f"</summary>{items}</details>")
 
@@ -91,13 +86,13 @@ def agreement_section_html(report: AgreementReport | None) -> str:
     linked to their dashboards (paths relative to the run folder, where report.html sits)."""
     if report is None:
         return ""
-    judges = "".join(f"<tr><td>{_e(j.name)}</td><td>{_e(j.kind)}</td><td>{j.decided}</td><td>{j.undecided}</td></tr>"
+    judges = "".join(f"<tr><td>{esc(j.name)}</td><td>{esc(j.kind)}</td><td>{j.decided}</td><td>{j.undecided}</td></tr>"
                      for j in report.judges)
     rows = []
     for pair in report.pairs:
-        notes = "; ".join(_e(note) for note in (pair.reason, pair.kappa_note, pair.balanced_accuracy_note) if note)
+        notes = "; ".join(esc(note) for note in (pair.reason, pair.kappa_note, pair.balanced_accuracy_note) if note)
         rows.append(
-            f"<tr><td>{_e(pair.reference)}</td><td>{_e(pair.other)}</td><td>{pair.n}</td>"
+            f"<tr><td>{esc(pair.reference)}</td><td>{esc(pair.other)}</td><td>{pair.n}</td>"
             f"<td>{pair.left_out_unsure} / {pair.left_out_missing}</td><td>{pct(pair.agreement)}</td>"
             f"<td>{_kappa(pair.kappa)}</td><td>{pct(pair.balanced_accuracy)}</td><td>{_confusion_html(pair)}</td>"
             f"<td>{len(pair.disagreements)}</td><td class=note>{notes}</td></tr>")
@@ -108,8 +103,8 @@ def agreement_section_html(report: AgreementReport | None) -> str:
     disagreements = "".join(_disagreements_html(pair, report.dashboards) for pair in report.pairs)
     conflicts = "".join(
         f"<li>{_trajectory_link(c.trajectory_id, report.dashboards)}: "
-        + _e(", ".join(f"{who} {value}" for who, value in c.labels.items())) + "</li>" for c in report.label_conflicts)
-    problems = "".join(f"<li><code>{_e(problem)}</code></li>" for problem in report.problems)
+        + esc(", ".join(f"{who} {value}" for who, value in c.labels.items())) + "</li>" for c in report.label_conflicts)
+    problems = "".join(f"<li><code>{esc(problem)}</code></li>" for problem in report.problems)
     return (
         '<h2 id="agreement">Agreement between judges</h2>'
         "<style>table.confusion{border-collapse:collapse;margin:auto}table.confusion td,table.confusion th"

@@ -9,7 +9,6 @@ gets the section too when its folder holds such files; a run with none gets noth
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from pathlib import Path
 
@@ -17,14 +16,12 @@ from commenter.detector import REFERENCE_NOTE, DetectorMetrics, percent
 from cua import DEFECT_TYPES, write_atomic
 from perturb import DefectSet
 
+from ._format import esc
+
 METRICS_GLOB = "defect-metrics-*.json"
 _STYLE = ("body{font-family:sans-serif;margin:24px;max-width:1400px}table{border-collapse:collapse;margin:8px 0}"
           "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f4f4f4}"
           "td:first-child,th:first-child{text-align:left}.zero{color:#bbb}.diag{background:#e6f4ea}.note{color:#555}")
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text))
 
 
 def read_defect_metrics(run_dir: Path) -> list:
@@ -39,7 +36,7 @@ def read_defect_metrics(run_dir: Path) -> list:
 
 
 def _rates_row(label: str, rates) -> str:
-    return (f"<tr><td>{_e(label)}</td><td>{rates.tuples}</td><td>{rates.defective}</td><td>{rates.normal}</td>"
+    return (f"<tr><td>{esc(label)}</td><td>{rates.tuples}</td><td>{rates.defective}</td><td>{rates.normal}</td>"
             f"<td>{percent(rates.accuracy)}</td><td>{percent(rates.recall_d)}</td><td>{percent(rates.recall_n)}</td>"
             f"<td>{percent(rates.type_accuracy)}</td><td>{rates.errors}</td></tr>")
 
@@ -52,20 +49,20 @@ def detector_html(metrics) -> str:
     rows += "".join(_rates_row(f"{kind} (+ normal)", rates) for kind, rates in metrics.by_kind.items())
     rows += "".join(_rates_row(name, rates) for name, rates in metrics.by_type.items())
     columns = metrics.columns
-    matrix = "<tr><th>truth \\ said</th>" + "".join(f"<th>{_e(c)}</th>" for c in columns) + "</tr>"
+    matrix = "<tr><th>truth \\ said</th>" + "".join(f"<th>{esc(c)}</th>" for c in columns) + "</tr>"
     for row in metrics.rows:
         cells = []
         for column in columns:
             count = metrics.confusion.get(row, {}).get(column, 0)
             css = "diag" if column == row and count else ("zero" if not count else "")
             cells.append(f'<td class="{css}">{count}</td>')
-        matrix += f"<tr><td>{_e(row)}</td>{''.join(cells)}</tr>"
+        matrix += f"<tr><td>{esc(row)}</td>{''.join(cells)}</tr>"
     unknown = f" {metrics.unknown} tuple(s) with unknown ground truth left out." if metrics.unknown else ""
-    reference = f"<p class=note><b>{_e(REFERENCE_NOTE)}.</b></p>" if metrics.reference_assisted else ""
-    return (f"<h3>Detector: {_e(metrics.label)}</h3>{reference}<table>{head}{rows}</table>"
+    reference = f"<p class=note><b>{esc(REFERENCE_NOTE)}.</b></p>" if metrics.reference_assisted else ""
+    return (f"<h3>Detector: {esc(metrics.label)}</h3>{reference}<table>{head}{rows}</table>"
             f"<p class=note>Accuracy: normal called normal, or defective called defective with its type. Recall-D: "
             f"defective tuples called defective. Recall-N: normal tuples called normal. A kind's row holds its "
-            f"defective tuples and every normal one.{_e(unknown)}</p>"
+            f"defective tuples and every normal one.{esc(unknown)}</p>"
             f"<details><summary>Confusion matrix over types</summary><table>{matrix}</table></details>")
 
 
@@ -77,12 +74,12 @@ def defect_set_html(run_dir: Path) -> str:
         return ""
     attempted = Counter(r.type for r in defect_set.records)
     proven = Counter(r.type for r in defect_set.proven)
-    rows = "".join(f"<tr><td>{_e(name)}</td><td>{DEFECT_TYPES[name]}</td><td>{proven[name]}</td><td>{attempted[name]}</td></tr>"
+    rows = "".join(f"<tr><td>{esc(name)}</td><td>{DEFECT_TYPES[name]}</td><td>{proven[name]}</td><td>{attempted[name]}</td></tr>"
                    for name in DEFECT_TYPES if attempted[name])
-    dropped = "".join(f"<li><b>{_e(r.id)}</b> ({_e(r.selector or '–')}): {_e(r.reason)}</li>"
+    dropped = "".join(f"<li><b>{esc(r.id)}</b> ({esc(r.selector or '–')}): {esc(r.reason)}</li>"
                       for r in defect_set.records if not r.proven)
     total = f"{len(defect_set.proven)} / {len(defect_set.records)}"
-    return (f"<h3>Defect set: {total} proven / attempted</h3><p class=note>Apps: {_e(', '.join(defect_set.apps))}; "
+    return (f"<h3>Defect set: {total} proven / attempted</h3><p class=note>Apps: {esc(', '.join(defect_set.apps))}; "
             f"{defect_set.per_app} per app and type from seed {defect_set.seed}.</p>"
             f"<table><tr><th>type</th><th>kind</th><th>proven</th><th>attempted</th></tr>{rows}</table>"
             + (f"<details><summary>Dropped, and why</summary><ul>{dropped}</ul></details>" if dropped else ""))
@@ -98,8 +95,8 @@ def defects_section_html(run_dir: Path) -> str:
 def write_defects_report(run_dir: Path | str) -> Path:
     """`report.html` of a defect run folder: the defect set and every detector scored on it."""
     run_dir = Path(run_dir)
-    document = (f"<!doctype html><html><head><meta charset=utf-8><title>GUI defects — {_e(run_dir.name)}</title>"
-                f"<style>{_STYLE}</style></head><body><h1>GUI defects: {_e(run_dir.name)}</h1>"
+    document = (f"<!doctype html><html><head><meta charset=utf-8><title>GUI defects — {esc(run_dir.name)}</title>"
+                f"<style>{_STYLE}</style></head><body><h1>GUI defects: {esc(run_dir.name)}</h1>"
                 f"{defects_section_html(run_dir) or '<p>No defect set or detector metrics in this folder.</p>'}"
                 "</body></html>")
     return write_atomic(run_dir / "report.html", document.encode("utf-8"))

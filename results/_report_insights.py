@@ -3,27 +3,22 @@ touched them, and every ablation of the run (cause) — from `insights.json` and
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from ._error_bars import interval_text
-from ._format import p_value, pct
+from ._format import esc, p_value, pct
 from ._insight_records import Ablation, Insights, read_ablations, read_insights
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text))
 
 
 def principles_html(insights: Insights) -> str:
     rows = "".join(
-        f"<tr><td>{_e(r.principle)}</td><td>{r.applied}</td><td>{r.unverifiable}</td><td>{r.revisions}</td>"
+        f"<tr><td>{esc(r.principle)}</td><td>{r.applied}</td><td>{r.unverifiable}</td><td>{r.revisions}</td>"
         f"<td>{r.apps}</td><td>{r.tasks}</td><td>{r.gained}</td>"
         f"<td>{r.lost}</td><td>{pct(r.net)}</td><td>{interval_text(r.net_ci95) or '–'}</td>"
         f"<td>{p_value(r.mcnemar_p)}</td></tr>"
         for r in sorted(insights.principles, key=lambda r: -(r.net or 0)))
     ratio = "–" if insights.flips_attributed_ratio is None else pct(insights.flips_attributed_ratio)
-    return (f"<p class=note>{_e(insights.note)} Over {insights.pairs} task pairs ({insights.left_out} left out: no valid "
+    return (f"<p class=note>{esc(insights.note)} Over {insights.pairs} task pairs ({insights.left_out} left out: no valid "
             f"checker on one version); {insights.flips_attributed} of {insights.flips_total} flips ({ratio} %) have a "
             "change that touched them. Applied and unverifiable count changes (unverifiable: nothing on the pages could "
             "tell; never counted as applied); revisions: those that applied the principle, what an ablation of it makes "
@@ -36,9 +31,9 @@ def flips_html(insights: Insights) -> str:
     if not insights.flips:
         return ""
     rows = "".join(
-        f"<tr><td>{_e(f.app_id)}</td><td>{_e(f.task_id)}</td><td>{f.revised_from} → {f.round}</td><td>{_e(f.direction)}</td>"
-        f"<td>{_e(', '.join(f.principles) or '–')}</td><td>{len(f.changes)}</td><td>"
-        + " ".join(f'<a href="{_e(t)}/dashboard.png">{label}</a>' for t, label in zip(f.trajectories, ("before", "after")))
+        f"<tr><td>{esc(f.app_id)}</td><td>{esc(f.task_id)}</td><td>{f.revised_from} → {f.round}</td><td>{esc(f.direction)}</td>"
+        f"<td>{esc(', '.join(f.principles) or '–')}</td><td>{len(f.changes)}</td><td>"
+        + " ".join(f'<a href="{esc(t)}/dashboard.png">{label}</a>' for t, label in zip(f.trajectories, ("before", "after")))
         + "</td></tr>" for f in insights.flips)
     return ("<h3>Tasks that flipped, and the changes that touched them</h3><table><tr><th>app</th><th>task</th>"
             f"<th>rounds</th><th>flip</th><th>principles</th><th>changes</th><th>dashboards</th></tr>{rows}</table>")
@@ -60,9 +55,9 @@ def ablation_cells(ablation: Ablation) -> list[str]:
 def ablations_html(ablations: list[Ablation]) -> str:
     if not ablations:
         return ""
-    head = "".join(f"<th>{_e(column)}</th>" for column in ABLATION_COLUMNS)
-    rows = "".join("<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in ablation_cells(a)) + "</tr>" for a in ablations)
-    return (f"<h3>Ablations</h3><p class=note>{_e(ablations[0].note)} {_e(ablations[0].selection)}</p>"
+    head = "".join(f"<th>{esc(column)}</th>" for column in ABLATION_COLUMNS)
+    rows = "".join("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in ablation_cells(a)) + "</tr>" for a in ablations)
+    return (f"<h3>Ablations</h3><p class=note>{esc(ablations[0].note)} {esc(ablations[0].selection)}</p>"
             f"<table><tr>{head}</tr>{rows}</table>")
 
 

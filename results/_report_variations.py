@@ -10,13 +10,12 @@ the viewer's pages, whose CSP forbids inline styles, draw the same cells the sam
 
 from __future__ import annotations
 
-import html
 
 from cua import FAILURE_MODES
 
-from ._format import pct
+from ._format import esc, pct, track_text
 from ._outcomes import AppRoundResult
-from ._variation_table import GAP_FACTOR, VariationRow
+from ._variation_table import GAP_FACTOR, VariationRow, gap_label
 
 # Red (0 %) through amber to green (100 %), one per tenth of SR; light enough for dark text.
 HEAT_COLOURS = ["#f8b4b4", "#f9c0ad", "#facca6", "#fbd89f", "#fce498", "#fdf09a",
@@ -31,15 +30,6 @@ STYLE = ("table.heatmap td.heat{min-width:72px}table.heatmap td small{display:bl
 def heat_class(value: float | None) -> str:
     """The cell's colour class: `heat-0` … `heat-10` by tenths of SR, `heat-none` without a figure."""
     return "heat-none" if value is None else f"heat-{round(10 * value)}"
-
-
-def gap_label(row: VariationRow) -> str:
-    """yes / no / ? (one repeat: no spread within a variation to compare with)."""
-    return "?" if row.reliability_gap is None else ("yes" if row.reliability_gap else "no")
-
-
-def track_label(row: VariationRow) -> str:
-    return " · ".join(part for part in (row.coder, row.cua, row.mode, row.commenter_mode) if part)
 
 
 def variation_section_html(rows: list[VariationRow], results: list[AppRoundResult]) -> str:
@@ -58,14 +48,9 @@ def variation_section_html(rows: list[VariationRow], results: list[AppRoundResul
 
 
 def _row_section(row: VariationRow, group: list[AppRoundResult]) -> str:
-    return (f'<section class="variations" data-round="{row.round}"><h3>{_e(track_label(row))} · round {row.round}</h3>'
+    return (f'<section class="variations" data-round="{row.round}"><h3>{esc(track_text(row.track_key))} · round {row.round}</h3>'
             f"{_spread(row)}{_heatmap(row)}{_failure_modes(row)}{_exclusions(row, group)}{_screenshots(row, group)}"
             "</section>")
-
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text))
 
 
 def _spread(row: VariationRow) -> str:
@@ -81,7 +66,7 @@ def _spread(row: VariationRow) -> str:
 
 def _heatmap(row: VariationRow) -> str:
     apps = list(row.by_app)
-    head = "".join(f"<th>{_e(app)}</th>" for app in apps)
+    head = "".join(f"<th>{esc(app)}</th>" for app in apps)
     body = []
     for name in row.variations:
         cells = []
@@ -91,13 +76,13 @@ def _heatmap(row: VariationRow) -> str:
             if name not in row.by_app[app]:  # not made for this app, or nothing rolled out on it
                 cells.append('<td class="heat heat-none">–</td>')
                 continue
-            cells.append(f'<td class="heat {heat_class(value)}" data-app="{_e(app)}">{pct(value)}'
+            cells.append(f'<td class="heat {heat_class(value)}" data-app="{esc(app)}">{pct(value)}'
                          + (f"<small>n={n}</small>" if n is not None else "") + "</td>")
         pooled = row.sr.get(name)
         n_all = sum(found.get(name, 0) for found in row.by_app_n.values())
         cells.append(f'<td class="heat {heat_class(pooled)}" data-app="all"><b>{pct(pooled)}</b><small>n={n_all}</small></td>')
         cells.append(f"<td>{pct(row.sr_kept.get(name))}<small>n={row.rollouts.get(name, 0)}</small></td>")
-        body.append(f'<tr data-variation="{_e(name)}"><th>{_e(name)}</th>{"".join(cells)}</tr>')
+        body.append(f'<tr data-variation="{esc(name)}"><th>{esc(name)}</th>{"".join(cells)}</tr>')
     return (f'<table class="summary heatmap"><thead><tr><th>variation</th>{head}<th>all apps (common)</th>'
             f'<th>kept tasks</th></tr></thead><tbody>{"".join(body)}</tbody></table>'
             "<p class=note>SR in %. Each app's cell is over that app's common tasks; <b>all apps</b> pools every app's "
@@ -110,9 +95,9 @@ def _heatmap(row: VariationRow) -> str:
 def _failure_modes(row: VariationRow) -> str:
     seen = {mode for found in row.failure_modes.values() for mode in found}
     modes = [mode for mode in FAILURE_MODES if mode in seen] + sorted(seen - set(FAILURE_MODES))
-    head = "".join(f"<th>{_e(mode.replace('_', ' '))}</th>" for mode in modes)
+    head = "".join(f"<th>{esc(mode.replace('_', ' '))}</th>" for mode in modes)
     body = "".join(
-        f'<tr data-variation="{_e(name)}"><th>{_e(name)}</th><td>{row.rollouts.get(name, 0)}</td>'
+        f'<tr data-variation="{esc(name)}"><th>{esc(name)}</th><td>{row.rollouts.get(name, 0)}</td>'
         f"<td>{row.failures.get(name, 0)}</td>"
         + "".join(f"<td>{row.failure_modes.get(name, {}).get(mode, 0) or ''}</td>" for mode in modes) + "</tr>"
         for name in row.variations)
@@ -125,12 +110,12 @@ def _failure_modes(row: VariationRow) -> str:
 
 def _exclusions(row: VariationRow, group: list[AppRoundResult]) -> str:
     total = sum(row.excluded.values())
-    items = [f"<li><b>{_e(result.app_id)}</b> · {_e(variation.variation)} · {_e(task)}: {_e(reason)}</li>"
+    items = [f"<li><b>{esc(result.app_id)}</b> · {esc(variation.variation)} · {esc(task)}: {esc(reason)}</li>"
              for result in sorted(group, key=lambda r: r.app_id) for variation in result.variations
              for task, reason in variation.excluded.items()]
-    errors = [f"<li><b>{_e(result.app_id)}</b> · {_e(variation.variation)}: {_e(variation.error)}</li>"
+    errors = [f"<li><b>{esc(result.app_id)}</b> · {esc(variation.variation)}: {esc(variation.error)}</li>"
               for result in sorted(group, key=lambda r: r.app_id) for variation in result.variations if variation.error]
-    counts = ", ".join(f"{_e(name)} {count}" for name, count in row.excluded.items() if count)
+    counts = ", ".join(f"{esc(name)} {count}" for name, count in row.excluded.items() if count)
     parts = [f'<details class="exclusions"><summary>Excluded tasks: <b>{total}</b>'
              + (f" ({counts})" if counts else "") + " — left out of that variation's figures and of the common tasks"
              "</summary>" + (f"<ul>{''.join(items)}</ul>" if items else "<p class=note>none</p>") + "</details>"]
@@ -148,11 +133,11 @@ def _screenshots(row: VariationRow, group: list[AppRoundResult]) -> str:
         return ""
     app = max(sorted(shown, key=lambda r: r.app_id), key=lambda r: sum(bool(v.screenshot) for v in r.variations))
     pairs = "".join(
-        f'<figure class="variant-shot" data-variation="{_e(v.variation)}"><div class="variant-pair">'
-        f'<img src="{_e(app.screenshot)}" alt="{_e(app.app_id)} default look" loading="lazy">'
-        f'<img src="{_e(v.screenshot)}" alt="{_e(app.app_id)} {_e(v.variation)}" loading="lazy"></div>'
-        f"<figcaption>default → <b>{_e(v.variation)}</b> (SR {pct(row.by_app.get(app.app_id, {}).get(v.variation))} "
+        f'<figure class="variant-shot" data-variation="{esc(v.variation)}"><div class="variant-pair">'
+        f'<img src="{esc(app.screenshot)}" alt="{esc(app.app_id)} default look" loading="lazy">'
+        f'<img src="{esc(v.screenshot)}" alt="{esc(app.app_id)} {esc(v.variation)}" loading="lazy"></div>'
+        f"<figcaption>default → <b>{esc(v.variation)}</b> (SR {pct(row.by_app.get(app.app_id, {}).get(v.variation))} "
         f"over common tasks)</figcaption></figure>"
         for v in app.variations if v.screenshot)
-    return (f"<h4>Before / after: {_e(app.app_id)} in each variation (round {row.round}, at load)</h4>"
+    return (f"<h4>Before / after: {esc(app.app_id)} in each variation (round {row.round}, at load)</h4>"
             f'<div class="shots">{pairs}</div>')

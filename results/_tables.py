@@ -85,7 +85,7 @@ class TableRow(BaseModel):
 
 def _spread(name: str, values: list[float]) -> dict[str, float | None]:
     if not values:
-        return {f"{name}_mean": None, f"{name}_std": None, f"{name}_min": None, f"{name}_max": None}
+        return dict.fromkeys((f"{name}_mean", f"{name}_std", f"{name}_min", f"{name}_max"))
     mean = sum(values) / len(values)
     std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
     return {f"{name}_mean": mean, f"{name}_std": std, f"{name}_min": min(values), f"{name}_max": max(values)}

@@ -19,7 +19,7 @@ from collections import defaultdict
 from pydantic import BaseModel, Field
 
 from ._error_bars import rate_interval, rounded, with_interval
-from ._format import pct
+from ._format import pct, track_text
 from ._outcomes import AppRoundResult, TaskOutcome
 
 GAP_FACTOR = 2.0
@@ -68,6 +68,11 @@ class VariationRow(BaseModel):
         return (self.coder, self.cua, self.mode, self.commenter_mode or "")
 
 
+def gap_label(row: VariationRow) -> str:
+    """yes / no / ? (one repeat: no spread within a variation to compare with)."""
+    return "?" if row.reliability_gap is None else ("yes" if row.reliability_gap else "no")
+
+
 def _variations_of(result: AppRoundResult) -> dict[str, list[tuple[int, list[TaskOutcome]]]]:
     """Variation → its (repeat, outcomes) lists, the default look's over its tasks with a valid checker."""
     found = {"default": [(repeat, [t for t in outcomes if t.checker_valid]) for repeat, outcomes in result.every_repeat()]}
@@ -93,11 +98,11 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
         names += [v.variation for v in result.variations if v.variation not in names]
     passed = defaultdict(lambda: defaultdict(int))        # variation → repeat → passes over common tasks
     counted = defaultdict(lambda: defaultdict(int))       # variation → repeat → common tasks
-    passed_kept, counted_kept = defaultdict(int), defaultdict(int)
+    passed_kept = defaultdict(int)  # variation → passes over its own kept tasks (of `rollouts`)
     # variation → (app, task) → [passes, rollouts]: the items of each figure's interval
     per_task_common: dict[str, dict[tuple, list[int]]] = defaultdict(dict)
     per_task_kept: dict[str, dict[tuple, list[int]]] = defaultdict(dict)
-    kept, excluded, rollouts, failures = defaultdict(int), defaultdict(int), defaultdict(int), defaultdict(int)
+    kept, excluded, rollouts = defaultdict(int), defaultdict(int), defaultdict(int)
     modes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     by_app: dict[str, dict[str, float | None]] = {}
     by_app_n: dict[str, dict[str, int]] = {}
@@ -126,14 +131,11 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
                 for task in outcomes:
                     rollouts[name] += 1
                     passed_kept[name] += task.passed
-                    counted_kept[name] += 1
                     _add(per_task_kept[name], (result.app_id, task.task_id), task.passed)
-                    if task.task_id in common:
-                        _add(per_task_common[name], (result.app_id, task.task_id), task.passed)
-                    failures[name] += not task.passed
                     for failure in task.failure_modes:
                         modes[name][failure] += 1
                     if task.task_id in common:
+                        _add(per_task_common[name], (result.app_id, task.task_id), task.passed)
                         passed[name][repeat] += task.passed
                         counted[name][repeat] += 1
                         app_passed += task.passed
@@ -150,10 +152,10 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
     row = VariationRow(
         coder=coder, cua=cua, mode=mode, commenter_mode=commenter or None, round=round_, variations=names,
         tasks_common=tasks_common, tasks_valid=tasks_valid, repeats=repeats, sr=sr,
-        sr_kept={name: (passed_kept[name] / counted_kept[name] if counted_kept[name] else None) for name in names},
+        sr_kept={name: (passed_kept[name] / rollouts[name] if rollouts[name] else None) for name in names},
         kept={name: kept[name] for name in names}, excluded={name: excluded[name] for name in names},
         sr_repeats=sr_repeats, rollouts={name: rollouts[name] for name in names},
-        failures={name: failures[name] for name in names},
+        failures={name: rollouts[name] - passed_kept[name] for name in names},
         failure_modes={name: dict(modes[name]) for name in names}, by_app=by_app, by_app_n=by_app_n,
         errors=errors, sr_ci95={name: _interval(per_task_common[name]) for name in names},
         sr_kept_ci95={name: _interval(per_task_kept[name]) for name in names})
@@ -197,12 +199,10 @@ def variation_markdown(rows: list[VariationRow]) -> str:
     """Per row: SR per variation (common tasks; own kept tasks in brackets), the spread and the failure modes."""
     lines = []
     for row in rows:
-        track = " · ".join(p for p in (row.coder, row.cua, row.mode, row.commenter_mode) if p)
-        gap = "?" if row.reliability_gap is None else ("yes" if row.reliability_gap else "no")
-        lines += [f"**{track} · round {row.round}** — {row.tasks_common} common tasks of {row.tasks_valid} with a "
+        lines += [f"**{track_text(row.track_key)} · round {row.round}** — {row.tasks_common} common tasks of {row.tasks_valid} with a "
                   f"valid checker, {row.repeats} repeat(s); across variations: mean {pct(row.mean)}, std {pct(row.std)}, "
                   f"MAD {pct(row.mad)}, min–max {pct(row.min)}–{pct(row.max)}; std within {pct(row.std_within)}; "
-                  f"gap {gap}", ""]
+                  f"gap {gap_label(row)}", ""]
         modes = sorted({mode for found in row.failure_modes.values() for mode in found})
         header = ["variation", "SR (common)", "SR (kept)", "kept", "excluded", "rollouts", "failed", *modes]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
