@@ -16,7 +16,7 @@ import asyncio
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 
 from ._config import ModelConfig
 
@@ -34,8 +34,6 @@ class ProcessSemaphore:
         self._lock = threading.Lock()
         self._free = limit
         self._waiters: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
-        self.in_use_peak = 0
-        """The most slots ever held at once (for tests and benchmarks)."""
 
     @property
     def in_use(self) -> int:
@@ -47,7 +45,6 @@ class ProcessSemaphore:
         with self._lock:
             if self._free > 0 and not self._waiters:
                 self._free -= 1
-                self.in_use_peak = max(self.in_use_peak, self.limit - self._free)
                 return
             waiter: asyncio.Future[None] = loop.create_future()
             self._waiters.append((loop, waiter))
@@ -91,11 +88,6 @@ _limits: dict[tuple[str, str], ProcessSemaphore] = {}
 _cross_process: CrossProcessLimiter | None = None
 
 
-def limit_key(config: ModelConfig) -> tuple[str, str]:
-    """What a limit is shared by: the endpoint and the model id served there (never the key)."""
-    return config.endpoint(), config.resolved("model") or config.name
-
-
 def endpoint_limit(config: ModelConfig) -> ProcessSemaphore | None:
     """The process-wide semaphore of `config`'s endpoint, or None when the model sets no `max_concurrency`.
 
@@ -104,23 +96,17 @@ def endpoint_limit(config: ModelConfig) -> ProcessSemaphore | None:
     """
     if config.max_concurrency is None:
         return None
-    key = limit_key(config)
+    key = config.endpoint(), config.resolved("model") or config.name  # the endpoint and its model id (never the key)
     with _registry_lock:
-        found = _limits.get(key)
-        if found is None:
-            found = _limits[key] = ProcessSemaphore(config.max_concurrency)
-        return found
+        if key not in _limits:
+            _limits[key] = ProcessSemaphore(config.max_concurrency)
+        return _limits[key]
 
 
 def set_cross_process_limiter(limiter: CrossProcessLimiter | None) -> None:
     """Hold a slot of a limit shared across processes too (None: this process's limit only)."""
     global _cross_process
     _cross_process = limiter
-
-
-def cross_process_limit_name(config: ModelConfig) -> str:
-    """The name of `config`'s limit shared across processes, e.g. `model:uitars-1.5-7b`."""
-    return f"model:{config.name}"
 
 
 _calls_lock = threading.Lock()
@@ -146,10 +132,10 @@ async def endpoint_slot(config: ModelConfig) -> AsyncIterator[None]:
     _count("waiting", 1)
     waiting = True
     try:
-        async with semaphore.slot() if semaphore is not None else _no_wait():
-            shared = _cross_process
-            async with (shared(cross_process_limit_name(config), config.max_concurrency or 1)
-                        if shared is not None and semaphore is not None else _no_wait()):
+        async with semaphore.slot() if semaphore is not None else nullcontext():
+            shared = _cross_process  # a limit shared across processes, named e.g. `model:uitars-1.5-7b`
+            async with (shared(f"model:{config.name}", config.max_concurrency or 1)
+                        if shared is not None and semaphore is not None else nullcontext()):
                 _count("waiting", -1)
                 _count("sending", 1)
                 waiting = False
@@ -160,8 +146,3 @@ async def endpoint_slot(config: ModelConfig) -> AsyncIterator[None]:
     finally:
         if waiting:
             _count("waiting", -1)
-
-
-@asynccontextmanager
-async def _no_wait() -> AsyncIterator[None]:
-    yield

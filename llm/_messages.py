@@ -61,12 +61,8 @@ def user_message(
         if text is None:
             raise ValueError("user_message needs text or images")
         return {"role": "user", "content": text}
-    image_parts: list[dict[str, Any]] = []
-    for image in images:
-        url: dict[str, Any] = {"url": image_data_url(image)}
-        if detail is not None:
-            url["detail"] = detail
-        image_parts.append({"type": "image_url", "image_url": url})
+    extra = {} if detail is None else {"detail": detail}
+    image_parts = [{"type": "image_url", "image_url": {"url": image_data_url(image), **extra}} for image in images]
     text_parts = [{"type": "text", "text": text}] if text else []
     parts = image_parts + text_parts if images_first else text_parts + image_parts
     return {"role": "user", "content": parts}

@@ -57,9 +57,7 @@ class ModelRegistry:
             if entry.name in self._models:
                 raise ModelConfigError(f"{self.source}: model name {entry.name!r} is defined twice")
             self._models[entry.name] = entry
-        self._roles: dict[str, str] = {}
-        for role, target in (roles or {}).items():
-            self._roles[role] = self._role_target(role, target)
+        self._roles = {role: self._role_target(role, target) for role, target in (roles or {}).items()}
         self._reply_caps = check_reply_caps(reply_caps, (*ROLES, *self._roles), self.source)
 
     @property
@@ -126,8 +124,7 @@ class ModelRegistry:
 
     def with_models(self, *models: ModelConfig) -> ModelRegistry:
         """A copy with `models` added, replacing entries of the same name (handy in tests)."""
-        merged = dict(self._models)
-        merged.update({m.name: m for m in models})
+        merged = {**self._models, **{m.name: m for m in models}}
         return ModelRegistry(merged, self._roles, source=self.source, reply_caps=self._reply_caps)
 
     @classmethod

@@ -73,14 +73,6 @@ class LazyEntry:
     """The module that package installs, when it is not the pip name with `-`/`.` as `_`."""
 
     @property
-    def module(self) -> str:
-        return self.target.partition(":")[0]
-
-    @property
-    def attribute(self) -> str:
-        return self.target.partition(":")[2]
-
-    @property
     def optional_module(self) -> str | None:
         """The top module of the optional package (`prefect_dask`), or None when none is declared."""
         if self.requires is None:
@@ -103,13 +95,14 @@ class LazyEntry:
             ImportError / AttributeError: anything else went wrong (e.g. a typo in the target, or a
                 missing module that is not the declared package), as raised.
         """
+        module, _, attribute = self.target.partition(":")
         try:
-            module = importlib.import_module(self.module)
+            imported = importlib.import_module(module)
         except ModuleNotFoundError as exc:
             if self.requires is not None and self.is_optional_module(exc.name):
                 raise MissingOptionalPackageError(kind, name, self.requires, exc.name) from exc
             raise
-        return getattr(module, self.attribute)
+        return getattr(imported, attribute)
 
 
 class Registry(Generic[T]):

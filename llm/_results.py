@@ -214,12 +214,8 @@ class ResponsesResult(BaseModel):
     @property
     def output_text(self) -> str:
         """All `output_text` parts of the `message` items, joined."""
-        texts = []
-        for item in self.items("message"):
-            for part in item.get("content") or []:
-                if isinstance(part, dict) and part.get("type") == "output_text":
-                    texts.append(part.get("text", ""))
-        return "".join(texts)
+        return "".join(part.get("text", "") for item in self.items("message") for part in item.get("content") or []
+                       if isinstance(part, dict) and part.get("type") == "output_text")
 
     def items(self, item_type: str) -> list[dict[str, Any]]:
         """Output items of one type as received (unvalidated dicts), e.g. `items("reasoning")`."""

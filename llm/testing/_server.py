@@ -267,9 +267,7 @@ class LatencyOpenAIServer(ScriptedOpenAIServer):
                  port: int = 0) -> None:
         super().__init__(self._answer_late, port=port)
         self.answer = answer
-        self.latencies = {"*": latency} if isinstance(latency, Latency) else dict(latency)
-        if "*" not in self.latencies:
-            self.latencies["*"] = Latency.fixed(0.0)
+        self.latencies = {"*": Latency.fixed(0.0), **({"*": latency} if isinstance(latency, Latency) else latency)}
         self._rng = random.Random(seed)
 
     def latency_for(self, request: RecordedRequest) -> Latency:
