@@ -50,7 +50,7 @@ def named_selectors(*texts: str) -> list[str]:
         head = _CSS_DETAIL.match(text)
         if head and "->" in text:
             candidates.append(head.group(1))
-        found += [c.strip() for c in candidates if c.strip() and c.strip() not in found]
+        found += [c.strip() for c in candidates if c.strip()]
     found = list(dict.fromkeys(found))
     return [s for s in found if s not in PAGE_WIDE] or found
 

@@ -140,19 +140,13 @@ def motion_seconds(style: dict) -> float:
     """How long an element moves by its computed style: its longest animation (delay and repeats included; infinite
     ones forever) or transition; durations under 1 ms count as none."""
     longest = 0.0
-    names = _list(style.get("animation-name"))
-    durations, delays = _seconds(style.get("animation-duration")), _seconds(style.get("animation-delay"))
-    counts = [_count(c) for c in _list(style.get("animation-iteration-count"))]
-    for n, name in enumerate(names):
-        duration = _nth(durations, n)
-        if name != "none" and duration:
-            longest = max(longest, _nth(delays, n) + duration * (_nth(counts, n) or 1))
-    properties = _list(style.get("transition-property"))
-    durations, delays = _seconds(style.get("transition-duration")), _seconds(style.get("transition-delay"))
-    for n, name in enumerate(properties):
-        duration = _nth(durations, n)
-        if name != "none" and duration:
-            longest = max(longest, _nth(delays, n) + duration)
+    for kind, named in (("animation", "animation-name"), ("transition", "transition-property")):
+        durations, delays = _seconds(style.get(f"{kind}-duration")), _seconds(style.get(f"{kind}-delay"))
+        counts = [_count(c) for c in _list(style.get(f"{kind}-iteration-count"))]  # a transition runs once
+        for n, name in enumerate(_list(style.get(named))):
+            duration = _nth(durations, n)
+            if name != "none" and duration:
+                longest = max(longest, _nth(delays, n) + duration * (_nth(counts, n) or 1))
     return longest
 
 

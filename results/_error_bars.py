@@ -275,16 +275,14 @@ def comparisons(results: list[AppRoundResult]) -> list[Comparison]:
     versions: dict[tuple, dict[int, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
     for result in results:
         versions[result.track_key][result.round][result.app_id] = result.html_sha
-    found: list[Comparison] = []
+    found: list[Comparison | None] = []  # None: no common task
     for track, rounds in sorted(per_task.items()):
         label = track_text(track)
         for round_ in sorted(rounds):
             for earlier in dict.fromkeys(r for r in (0, round_ - 1) if 0 <= r < round_ and r in rounds):
-                made = compare(rounds[round_], rounds[earlier], kind="rounds", compared=f"round {round_}",
-                               baseline=f"round {earlier}", context=label, compared_track=label, compared_round=round_,
-                               baseline_track=label, baseline_round=earlier)
-                if made is not None:
-                    found.append(made)
+                found.append(compare(rounds[round_], rounds[earlier], kind="rounds", compared=f"round {round_}",
+                                     baseline=f"round {earlier}", context=label, compared_track=label,
+                                     compared_round=round_, baseline_track=label, baseline_round=earlier))
     tracks = sorted(per_task)
     for i, first in enumerate(tracks):
         for second in tracks[i + 1:]:
@@ -298,14 +296,13 @@ def comparisons(results: list[AppRoundResult]) -> list[Comparison]:
             for round_ in sorted(set(per_task[first]) & set(per_task[second])):
                 if first[1] == second[1] and versions[first][round_] == versions[second][round_]:
                     continue  # the same versions judged by the same agent: the same rollouts
-                made = compare(per_task[second][round_], per_task[first][round_], kind="tracks",
-                               compared=f"{_AXIS_NAMES[axis]} {second[index]}", baseline=f"{_AXIS_NAMES[axis]} {first[index]}",
-                               context=f"{shared}, round {round_}" if shared else f"round {round_}",
-                               compared_track=track_text(second), compared_round=round_,
-                               baseline_track=track_text(first), baseline_round=round_)
-                if made is not None:
-                    found.append(made)
-    return found
+                found.append(compare(per_task[second][round_], per_task[first][round_], kind="tracks",
+                                     compared=f"{_AXIS_NAMES[axis]} {second[index]}",
+                                     baseline=f"{_AXIS_NAMES[axis]} {first[index]}",
+                                     context=f"{shared}, round {round_}" if shared else f"round {round_}",
+                                     compared_track=track_text(second), compared_round=round_,
+                                     baseline_track=track_text(first), baseline_round=round_))
+    return [comparison for comparison in found if comparison is not None]
 
 
 def comparison_lines(found: list[Comparison]) -> list[str]:
