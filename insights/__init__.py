@@ -15,6 +15,8 @@ reads (`TaskFlip`); per principle, the tasks its changes touched give an associa
 live in (`insights.json`, `ablations/*/ablation.json`) are the `results` package's.
 """
 
+from results import principles_markdown as principle_table  # the report's table, as Markdown
+
 from ._attribution import attribute, task_elements, touches
 from ._changes import (
     NO_PRINCIPLE,
@@ -27,7 +29,7 @@ from ._changes import (
     track_of,
 )
 from ._dom import Version, element_changed, selector_tokens
-from ._insights import insights_of, principle_table, write_insights
+from ._insights import insights_of, write_insights
 from ._page import MOTION, acted_on, motion_seconds, on_the_page, style_changed
 from ._render import Renderer
 

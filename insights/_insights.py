@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cua import DEFAULT_VIEWPORT, Viewport, close_browser
-from results import AppRoundResult, Insights, interval_text, p_value, pct, read_manifest, read_results
+from results import AppRoundResult, Insights, read_manifest, read_results
 
 from ._attribution import attribute
 from ._changes import Revision, revisions
@@ -44,18 +44,6 @@ async def insights_of(run_dirs: list[Path], results: dict[Path, list[AppRoundRes
                     left_out=counts["left_out"], flips_total=len(flips), flips_attributed=attributed,
                     flips_attributed_ratio=round(attributed / len(flips), 6) if flips else None, principles=rows,
                     flips=flips, changes=[c for _, revision in found for c in revision.changes])
-
-
-def principle_table(insights: Insights) -> str:
-    """The principle table as markdown: applied and unverifiable count changes, revisions the revisions that applied
-    the principle (what an ablation of it makes again)."""
-    lines = ["| principle | applied | unverifiable | revisions | apps | tasks touched | gained | lost | net (pts) | "
-             "95 % CI | McNemar p |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
-    for row in sorted(insights.principles, key=lambda r: -(r.net or 0)):
-        ci = interval_text(row.net_ci95) or "–"
-        lines.append(f"| {row.principle} | {row.applied} | {row.unverifiable} | {row.revisions} | {row.apps} | "
-                     f"{row.tasks} | {row.gained} | {row.lost} | {pct(row.net)} | {ci} | {p_value(row.mcnemar_p)} |")
-    return "\n".join(lines)
 
 
 def write_insights(insights: Insights, path: Path) -> Path:

@@ -9,22 +9,35 @@ from ._error_bars import interval_text
 from ._format import esc, p_value, pct
 from ._insight_records import Ablation, Insights, read_ablations, read_insights
 
+PRINCIPLE_COLUMNS = ("principle", "applied", "unverifiable", "revisions", "apps", "tasks touched", "gained", "lost",
+                     "net (pts)", "95 % CI", "McNemar p")
+"""The principle table's columns (report.html, `principles_markdown`): applied and unverifiable count changes,
+revisions the revisions that applied the principle (what an ablation of it makes again)."""
+
+
+def principle_cells(insights: Insights) -> list[list[str]]:
+    """Each principle's row as every table shows it, in `PRINCIPLE_COLUMNS`' order, the largest net first."""
+    return [[r.principle, str(r.applied), str(r.unverifiable), str(r.revisions), str(r.apps), str(r.tasks),
+             str(r.gained), str(r.lost), pct(r.net), interval_text(r.net_ci95) or "–", p_value(r.mcnemar_p)]
+            for r in sorted(insights.principles, key=lambda r: -(r.net or 0))]
+
+
+def principles_markdown(insights: Insights) -> str:
+    """The principle table as Markdown (the report's, cell for cell)."""
+    lines = ["| " + " | ".join(PRINCIPLE_COLUMNS) + " |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
+    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in principle_cells(insights)])
+
 
 def principles_html(insights: Insights) -> str:
-    rows = "".join(
-        f"<tr><td>{esc(r.principle)}</td><td>{r.applied}</td><td>{r.unverifiable}</td><td>{r.revisions}</td>"
-        f"<td>{r.apps}</td><td>{r.tasks}</td><td>{r.gained}</td>"
-        f"<td>{r.lost}</td><td>{pct(r.net)}</td><td>{interval_text(r.net_ci95) or '–'}</td>"
-        f"<td>{p_value(r.mcnemar_p)}</td></tr>"
-        for r in sorted(insights.principles, key=lambda r: -(r.net or 0)))
+    head = "".join(f"<th>{esc(column)}</th>" for column in PRINCIPLE_COLUMNS)
+    rows = "".join("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in cells) + "</tr>"
+                   for cells in principle_cells(insights))
     ratio = "–" if insights.flips_attributed_ratio is None else pct(insights.flips_attributed_ratio)
     return (f"<p class=note>{esc(insights.note)} Over {insights.pairs} task pairs ({insights.left_out} left out: no valid "
             f"checker on one version); {insights.flips_attributed} of {insights.flips_total} flips ({ratio} %) have a "
             "change that touched them. Applied and unverifiable count changes (unverifiable: nothing on the pages could "
             "tell; never counted as applied); revisions: those that applied the principle, what an ablation of it makes "
-            "again.</p><table><tr><th>principle</th><th>applied</th><th>unverifiable</th><th>revisions</th><th>apps</th>"
-            "<th>tasks touched</th>"
-            f"<th>gained</th><th>lost</th><th>net (pts)</th><th>95 % CI</th><th>McNemar p</th></tr>{rows}</table>")
+            f"again.</p><table><tr>{head}</tr>{rows}</table>")
 
 
 def flips_html(insights: Insights) -> str:
