@@ -46,7 +46,7 @@ def interpolate(value: str, *, model: str, field: str) -> str:
     def substitute(match: re.Match[str]) -> str:
         variable, default = match.group(1), match.group(2)
         found = os.environ.get(variable)
-        if found is not None and found != "":
+        if found:  # set and not empty
             return found
         if default is not None:
             return default
@@ -98,9 +98,7 @@ class Prices(BaseModel):
     def cost_usd(self, prompt_tokens: int, completion_tokens: int, cached_prompt_tokens: int = 0) -> float:
         """The cost of one call with these token counts."""
         cached = min(cached_prompt_tokens, prompt_tokens)
-        cached_price = self.cached_input_usd_per_1m
-        if cached_price is None:
-            cached_price = self.input_usd_per_1m
+        cached_price = self.input_usd_per_1m if self.cached_input_usd_per_1m is None else self.cached_input_usd_per_1m
         return (
             (prompt_tokens - cached) * self.input_usd_per_1m
             + cached * cached_price

@@ -153,10 +153,7 @@ class ComputerCall(_Shape):
     @property
     def batch(self) -> list[ComputerAction]:
         """The actions in order: the `actions` batch when there is one, else the single `action`."""
-        if self.actions is not None:
-            return list(self.actions)
-        assert self.action is not None  # guaranteed by validation
-        return [self.action]
+        return list(self.actions) if self.actions is not None else [self.action]  # one of them: see validation
 
 
 class _MessagePart(_Shape):

@@ -188,10 +188,10 @@ def load_model_registry(path: str | Path | None = None) -> ModelRegistry:
 
 def _parse_entry(entry: Any, index: int, source: str | Path) -> ModelConfig:
     label = f"models[{index}]"
-    if isinstance(entry, Mapping) and isinstance(entry.get("name"), str):
-        label += f" ({entry['name']})"
     if not isinstance(entry, Mapping):
         raise ModelConfigError(f"{source}: {label} must be a mapping with name, provider, model, ...")
+    if isinstance(entry.get("name"), str):
+        label += f" ({entry['name']})"
     try:
         return ModelConfig.model_validate(dict(entry))
     except ValidationError as error:

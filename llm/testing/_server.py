@@ -185,10 +185,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.owner.in_flight += 1
             self.owner.max_in_flight = max(self.owner.max_in_flight, self.owner.in_flight)
         try:
-            if request.kind == "other":
-                self._send(reply_status(404, message=f"ScriptedOpenAIServer: no route for {self.path}"), request)
-                return
-            self._send(self.owner._next_reply(request), request)
+            self._send(reply_status(404, message=f"ScriptedOpenAIServer: no route for {self.path}")
+                       if request.kind == "other" else self.owner._next_reply(request), request)
         finally:
             with self.owner._lock:
                 self.owner.in_flight -= 1
