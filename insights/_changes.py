@@ -148,14 +148,10 @@ def _unasked(prefix: str, result: AppRoundResult, before: AppRoundResult, track:
     scripts changed and that no asked change named (kind `made`, no principle)."""
     named = {token for change in asked for element in change.elements for token in selector_tokens(element)}
     ids = sorted({f"#{tag['id']}" for version in (old, new) for tag in version.soup.find_all(id=True)} - named)
-    found = []
-    for element in ids:
-        if element_changed(old, new, element):
-            found.append(Change(id=f"{prefix}/made-{element[1:]}", app_id=result.app_id, track=str(track),
-                                round=result.round, revised_from=before.round, kind="made",
-                                text=f"{element} changed, unasked", elements=[element], changed_elements=[element],
-                                status="applied", how="DOM diff: changed, and no asked change named it", counted=True))
-    return found
+    return [Change(id=f"{prefix}/made-{element[1:]}", app_id=result.app_id, track=str(track), round=result.round,
+                   revised_from=before.round, kind="made", text=f"{element} changed, unasked", elements=[element],
+                   changed_elements=[element], status="applied", how="DOM diff: changed, and no asked change named it",
+                   counted=True) for element in ids if element_changed(old, new, element)]
 
 
 @dataclass(frozen=True)

@@ -41,9 +41,8 @@ def variation_section_html(rows: list[VariationRow], results: list[AppRoundResul
              "loop revises on one of them (<code>revise_on</code>, the default look unless set) and every variation is "
              "evaluated on every round's version. A variant is proven before it is used: a task whose reference "
              "solution no longer passes on it is excluded for that variation, with the reason.</p>"]
-    for row in rows:
-        group = [r for r in results if r.track_key == row.track_key and r.round == row.round]
-        parts.append(_row_section(row, group))
+    parts += [_row_section(row, [r for r in results if r.track_key == row.track_key and r.round == row.round])
+              for row in rows]
     return "".join(parts)
 
 

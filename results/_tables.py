@@ -227,12 +227,11 @@ def markdown_table(rows: list[TableRow]) -> str:
         cells += [" / ".join(cell_figures(row, d)) for d in [*DOMAINS, "overall"]]
         cells += [pct(row.sr_supported.get("overall")), pct(row.sr_proven.get("overall")), str(row.tasks["overall"])]
         lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
-    lines.append("FC = function completeness (% tasks with a valid checker, the paper's definition); FCp = FC proven (% tasks "
-                 "whose checker is false at load and true after its reference solution); SR = CUA success rate (% of all "
-                 "tasks, the paper's definition); W = weighted score, Σ w·passed / Σ w·n by task level; SR (supported) = "
-                 "successes / tasks with a valid checker; SR (proven) = successes / tasks with a proven checker. "
-                 "★ = best round.")
+    lines += ["", "FC = function completeness (% tasks with a valid checker, the paper's definition); FCp = FC proven (% "
+              "tasks whose checker is false at load and true after its reference solution); SR = CUA success rate (% of "
+              "all tasks, the paper's definition); W = weighted score, Σ w·passed / Σ w·n by task level; SR (supported) = "
+              "successes / tasks with a valid checker; SR (proven) = successes / tasks with a proven checker. "
+              "★ = best round."]
     return "\n".join(lines)
 
 
