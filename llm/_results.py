@@ -103,12 +103,9 @@ class OfflineModelError(ModelCallError):
     """
 
 
-class ChatResult(BaseModel):
-    """The outcome of one chat-completions call."""
+class _CallResult(BaseModel):
+    """What every model call returns beside its reply."""
 
-    text: str
-    """The first choice's message content ('' when the model only called tools)."""
-    finish_reason: str | None = None
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
     """Wall time including retries and back-off; near 0 for a cache hit."""
@@ -119,13 +116,22 @@ class ChatResult(BaseModel):
     role: str
     """Role (or model name) the call was made for."""
     retries: int = 0
-    reasoning: str | None = None
-    """Reasoning text, for servers that return it separately (vLLM `reasoning_content`)."""
     raw: dict[str, Any] = Field(default_factory=dict, repr=False)
     """The response body exactly as received."""
 
-    _tool_calls: list[ToolCall] = PrivateAttr(default_factory=list)
     _invalid: str | None = PrivateAttr(default=None)
+
+
+class ChatResult(_CallResult):
+    """The outcome of one chat-completions call."""
+
+    text: str
+    """The first choice's message content ('' when the model only called tools)."""
+    finish_reason: str | None = None
+    reasoning: str | None = None
+    """Reasoning text, for servers that return it separately (vLLM `reasoning_content`)."""
+
+    _tool_calls: list[ToolCall] = PrivateAttr(default_factory=list)
 
     @model_validator(mode="after")
     def _check_parts(self) -> ChatResult:
@@ -167,7 +173,7 @@ class ChatResult(BaseModel):
         )
 
 
-class ResponsesResult(BaseModel):
+class ResponsesResult(_CallResult):
     """The outcome of one Responses API call."""
 
     id: str
@@ -176,17 +182,9 @@ class ResponsesResult(BaseModel):
     output: list[dict[str, Any]] = Field(default_factory=list)
     """Output items as plain dicts, as received (`message`, `reasoning`, `computer_call`, ...);
     act on `computer_calls()`, which are validated, and check `invalid` first."""
-    usage: Usage = Field(default_factory=Usage)
-    latency_s: float = 0.0
-    cached: bool = False
-    model: str
-    role: str
-    retries: int = 0
-    raw: dict[str, Any] = Field(default_factory=dict, repr=False)
 
     _computer_calls: list[ComputerCall] = PrivateAttr(default_factory=list)
     _call_ids: list[str] = PrivateAttr(default_factory=list)
-    _invalid: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _check_items(self) -> ResponsesResult:
