@@ -121,6 +121,14 @@ class _CallResult(BaseModel):
 
     _invalid: str | None = PrivateAttr(default=None)
 
+    @property
+    def invalid(self) -> str | None:
+        """Why a part of the reply a caller would act on (chat `tool_calls`; Responses `computer_call` and `message`
+        items) is malformed, e.g. `tool_calls[0].id: Field required` or `computer_call output[0].action.click.x: Input
+        should be a valid number`; None when all are well-formed. A caller treats such a reply as invalid and asks
+        again."""
+        return self._invalid
+
 
 class ChatResult(_CallResult):
     """The outcome of one chat-completions call."""
@@ -148,12 +156,6 @@ class ChatResult(_CallResult):
         """The message's tool calls, validated (id, `type: "function"`, a name, JSON-object
         arguments); empty when there are none or when one is malformed (see `invalid`)."""
         return list(self._tool_calls)
-
-    @property
-    def invalid(self) -> str | None:
-        """Why a part of the reply a caller would act on is malformed (e.g. `tool_calls[0].id:
-        Field required`), or None. A caller treats such a reply as invalid and asks again."""
-        return self._invalid
 
     @classmethod
     def from_raw(cls, raw: dict[str, Any], **fields: Any) -> ChatResult:
@@ -190,13 +192,6 @@ class ResponsesResult(_CallResult):
     def _check_items(self) -> ResponsesResult:
         self._computer_calls, self._call_ids, self._invalid = check_output_items(self.output)
         return self
-
-    @property
-    def invalid(self) -> str | None:
-        """Why an output item a caller would act on (`computer_call`, `message`) is malformed,
-        e.g. `computer_call output[0].action.click.x: Input should be a valid number`; None when
-        all are well-formed. A caller treats such a reply as invalid and asks again."""
-        return self._invalid
 
     def computer_calls(self) -> list[ComputerCall]:
         """The `computer_call` items, validated and typed, in order (when `invalid` is set, only
