@@ -24,6 +24,3 @@ class RoleProvider(BaseModel):
     policy: type[Any] | None = Field(default=None, exclude=True, description="The CUA's policy class, as the plan looked "
                                      "its name up (the one look-up; the rollout stage builds from it). None for the "
                                      "other roles. Not among what is written: a class is no data.")
-
-
-__all__ = ["RoleProvider"]

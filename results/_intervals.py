@@ -202,8 +202,3 @@ def minimum_detectable_difference(tasks: int, power: float = 0.8) -> float:
     if tasks <= 0 or not 0 < power < 1:
         raise ValueError(f"minimum_detectable_difference: {tasks} tasks at power {power}")
     return (Z95 + NormalDist().inv_cdf(power)) * math.sqrt(2 * 0.25 / tasks)
-
-
-__all__ = ["BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED", "LEVEL", "Z95", "bootstrap_paired_difference_interval",
-           "bootstrap_ratio_interval", "effective_wilson_interval", "mcnemar_exact_p", "minimum_detectable_difference",
-           "paired_difference_interval", "wilson_interval"]
