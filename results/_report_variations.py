@@ -10,7 +10,6 @@ the viewer's pages, whose CSP forbids inline styles, draw the same cells the sam
 
 from __future__ import annotations
 
-
 from cua import FAILURE_MODES
 
 from ._format import esc, pct, track_text
