@@ -202,7 +202,6 @@ def best_rounds(rows: list[TableRow]) -> dict[tuple[str, str, str, str], int]:
     return {key: row.round for key, row in best.items()}
 
 
-
 def _commenter(mode: str | None) -> str:
     return mode or "–"
 

@@ -194,7 +194,6 @@ VARIATION_NOTE = (
     "95 % interval over the same tasks (Wilson; with repeats, a bootstrap over tasks with the repeats inside).")
 
 
-
 def variation_markdown(rows: list[VariationRow]) -> str:
     """Per row: SR per variation (common tasks; own kept tasks in brackets), the spread and the failure modes."""
     lines = []
