@@ -22,9 +22,6 @@ DEFAULT_MODELS_PATH = PROJECT_ROOT / "configs" / "models.yaml"
 class UnknownModelError(UnknownNameError, ModelConfigError):
     """A model name or role that the registry does not know; the message lists the known ones."""
 
-    def __str__(self) -> str:
-        return str(self.args[0])
-
 
 class ModelRegistry:
     """Named model entries, the role map and the reply caps set per role. Immutable: `with_roles`

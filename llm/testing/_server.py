@@ -90,7 +90,7 @@ class ScriptedOpenAIServer:
         return distinct
 
     def start(self) -> ScriptedOpenAIServer:
-        server = _Server(("127.0.0.1", self._wanted_port), _make_handler(self))
+        server = _Server(("127.0.0.1", self._wanted_port), type("Handler", (_Handler,), {"owner": self}))
         self._server = server
         self._port = server.server_address[1]
         self._thread = threading.Thread(
@@ -160,7 +160,7 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     """Records each request on its server (`owner`) and answers it from that server's script."""
 
-    owner: ScriptedOpenAIServer  # set per server by _make_handler
+    owner: ScriptedOpenAIServer  # set per server by `start`, on a subclass of its own
 
     # HTTP/1.0: one request per connection, so a reset or hang never poisons a pooled socket.
     protocol_version = "HTTP/1.0"
@@ -238,10 +238,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output clean
-
-
-def _make_handler(owner: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
-    return type("Handler", (_Handler,), {"owner": owner})
 
 
 # ---- a model server with latency -----------------------------------------------------------------
