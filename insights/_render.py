@@ -52,14 +52,14 @@ class Renderer:
         async with open_app(html, BrowserConfig(viewport=self.viewport), seed=0, fixed_clock=True) as loaded:
             await settle(loaded.page)
             for selector in selectors:
+                drawn[selector] = False
                 try:
                     locator = loaded.page.locator(selector).first
-                    if not await locator.count() or not await locator.is_visible():
-                        drawn[selector] = False
-                        continue
-                    out[selector].parent.mkdir(parents=True, exist_ok=True)
-                    await locator.screenshot(path=str(out[selector]), timeout=CROP_TIMEOUT_MS, animations="disabled")
-                    drawn[selector] = True
+                    if await locator.count() and await locator.is_visible():
+                        out[selector].parent.mkdir(parents=True, exist_ok=True)
+                        await locator.screenshot(path=str(out[selector]), timeout=CROP_TIMEOUT_MS,
+                                                 animations="disabled")
+                        drawn[selector] = True
                 except PlaywrightError:
-                    drawn[selector] = False  # a selector Playwright cannot use, or an element that never settles
+                    pass  # a selector Playwright cannot use, or an element that never settles
         return drawn

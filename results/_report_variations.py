@@ -46,7 +46,8 @@ def variation_section_html(rows: list[VariationRow], results: list[AppRoundResul
 
 
 def _row_section(row: VariationRow, group: list[AppRoundResult]) -> str:
-    return (f'<section class="variations" data-round="{row.round}"><h3>{esc(track_text(row.track_key))} · round {row.round}</h3>'
+    return (f'<section class="variations" data-round="{row.round}"><h3>{esc(track_text(row.track_key))} · round '
+            f"{row.round}</h3>"
             f"{_spread(row)}{_heatmap(row)}{_failure_modes(row)}{_exclusions(row, group)}{_screenshots(row, group)}"
             "</section>")
 

@@ -198,10 +198,10 @@ def variation_markdown(rows: list[VariationRow]) -> str:
     """Per row: SR per variation (common tasks; own kept tasks in brackets), the spread and the failure modes."""
     lines = []
     for row in rows:
-        lines += [f"**{track_text(row.track_key)} · round {row.round}** — {row.tasks_common} common tasks of {row.tasks_valid} with a "
-                  f"valid checker, {row.repeats} repeat(s); across variations: mean {pct(row.mean)}, std {pct(row.std)}, "
-                  f"MAD {pct(row.mad)}, min–max {pct(row.min)}–{pct(row.max)}; std within {pct(row.std_within)}; "
-                  f"gap {gap_label(row)}", ""]
+        lines += [f"**{track_text(row.track_key)} · round {row.round}** — {row.tasks_common} common tasks of "
+                  f"{row.tasks_valid} with a valid checker, {row.repeats} repeat(s); across variations: mean "
+                  f"{pct(row.mean)}, std {pct(row.std)}, MAD {pct(row.mad)}, min–max {pct(row.min)}–{pct(row.max)}; "
+                  f"std within {pct(row.std_within)}; gap {gap_label(row)}", ""]
         modes = sorted({mode for found in row.failure_modes.values() for mode in found})
         header = ["variation", "SR (common)", "SR (kept)", "kept", "excluded", "rollouts", "failed", *modes]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
