@@ -372,13 +372,7 @@ def csv_table(rows: list[TableRow]) -> str:
 
 def pass_counts(result: AppRoundResult) -> dict[str, tuple[int, int]]:
     """Per task of an app version: (repeats it passed, repeats) — the k of N behind pass^k."""
-    counts: dict[str, list[int]] = {}
-    for _, outcomes in result.every_repeat():
-        for task in outcomes:
-            entry = counts.setdefault(task.task_id, [0, 0])
-            entry[0] += task.passed
-            entry[1] += 1
-    return {task_id: (k, n) for task_id, (k, n) in counts.items()}
+    return {tally.task_id: (tally.passed, tally.rollouts) for tally in task_tallies(result, {})}
 
 
 def scoring_table(rows: list[TableRow]) -> list[dict]:
