@@ -1,5 +1,5 @@
 """How a rate is printed in every table, report and page: a percentage with one decimal, `–` for no figure; and
-every value a report shows, HTML-escaped."""
+how a track is named and a value HTML-escaped there."""
 
 from __future__ import annotations
 
