@@ -171,29 +171,27 @@ def _dependencies(name: str) -> tuple[tuple[tuple[str, str | None], ...], tuple[
 _DIRTY: set[str] = set()
 
 
+# Beside the checkout it describes (not in the model call cache, AUI_CACHE_DIR, whose files are calls).
+_CACHE_PATH = PROJECT_ROOT / ".cache" / "code-dependencies.json"
+
+
 @functools.cache
 def _disk_cache() -> dict:
     try:
-        return json.loads(_cache_path().read_text(encoding="utf-8"))
+        return json.loads(_CACHE_PATH.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-
-
-def _cache_path() -> Path:
-    # Beside the checkout it describes (not in the model call cache, AUI_CACHE_DIR, whose files are calls).
-    return PROJECT_ROOT / ".cache" / "code-dependencies.json"
 
 
 def _save_disk_cache() -> None:
     """Keep what was learnt (entries of files that no longer exist age out with a new cache folder)."""
     if not _DIRTY:
         return
-    path = _cache_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        _CACHE_PATH.parent.mkdir(parents=True, exist_ok=True)
+        temporary = _CACHE_PATH.with_name(f".{_CACHE_PATH.name}.{os.getpid()}")
         temporary.write_text(json.dumps(_disk_cache()), encoding="utf-8")
-        os.replace(temporary, path)
+        os.replace(temporary, _CACHE_PATH)
         _DIRTY.clear()
     except OSError:
         pass  # a read-only checkout: the next process reads the trees again
@@ -269,23 +267,16 @@ class _Closure:
         """Module `name` (and what importing it runs in its parent packages): a package `__init__` or an
         orchestration module name by name (`attribute`; None with `import package`: every name it binds),
         any other module whole."""
-        chain = _with_parents(name)
-        for each in chain[:-1]:  # parents: only what importing them runs
+        for each in _with_parents(name):  # the parents: only what importing them runs
             if _precise(each):
-                self._add_orchestration(each, None)
+                self._add_orchestration(each, attribute if each == name else None)
             else:
                 self._whole(each)
-        if not _precise(name):
-            self._whole(name)
-        elif attribute is not None:
-            self._add_orchestration(name, attribute)
-        else:
-            self._add_orchestration(name, None)
-            module = _parse(name)
-            if module is not None and name.split(".")[0] != ORCHESTRATION:
-                for bound in [*module.bindings, *module.imported]:
-                    if bound != "*":
-                        self.add_name(name, bound)
+        module = _parse(name) if attribute is None and _precise(name) else None
+        if module is not None and name.split(".")[0] != ORCHESTRATION:
+            for bound in [*module.bindings, *module.imported]:
+                if bound != "*":
+                    self.add_name(name, bound)
 
     def _whole(self, name: str) -> None:
         if name in self._modules:
@@ -338,7 +329,7 @@ class _Closure:
         if attribute in module.bindings:
             self._follow(module, module.bindings[attribute])
         elif attribute in module.imported:
-            self._follow_import(module, attribute)
+            self.add_module(*module.imported[attribute])
         elif module_file(f"{module_name}.{attribute}") is not None:
             self.add_module(f"{module_name}.{attribute}")
         else:  # a name that is not a def, class or assignment at the top (e.g. from `import *`)
@@ -353,11 +344,7 @@ class _Closure:
             if name in module.bindings:
                 self.add_name(module.name, name)
             elif name in module.imported:
-                self._follow_import(module, name)
-
-    def _follow_import(self, module: _Module, bound: str) -> None:
-        target, attribute = module.imported[bound]
-        self.add_module(target, attribute)
+                self.add_module(*module.imported[name])
 
 
 def stage_files(module: str, function: str) -> list[Path]:
