@@ -82,16 +82,11 @@ def draw_header(draw: ImageDraw.ImageDraw, trajectory: Trajectory, text: HeaderT
 
     x = badge[2] + 2 * PAD
     y = box.y + PAD
-    bold = font("bold", 22)
-    for line in text.task:
-        bold.draw(draw, (x, y), line, fill=TEXT)
-        y += bold.line_height
-    y += 4
-    regular = font("sans", 17)
-    for line in text.expected:
-        regular.draw(draw, (x, y), line, fill=TEXT)
-        y += regular.line_height
-    y += 6
+    for face, lines, gap in ((font("bold", 22), text.task, 4), (font("sans", 17), text.expected, 6)):
+        for line in lines:
+            face.draw(draw, (x, y), line, fill=TEXT)
+            y += face.line_height
+        y += gap
     meta = font("sans", 14)
     meta.draw(draw, (x, y), fit_line(meta, text.meta, _text_width()), fill=MUTED)
     y += meta.line_height

@@ -41,7 +41,6 @@ MAX_MAGNIFY = 1.25
 FOCUS_MARGIN = 24  # screen px kept around the acted-on region
 MIN_ASPECT, MAX_ASPECT = 0.75, 3.0  # width / height of a tile's crop area
 
-WHOLE_VIEW_KINDS = {"wait", "finished"}
 POINT_KINDS = {"click", "left_double", "right_single", "scroll", "move"}
 
 
@@ -119,8 +118,7 @@ class DashboardLayout(BaseModel):
     @property
     def min_action_scale(self) -> float | None:
         """The smallest scale of a tile that shows an acted-on region (None if no such tile)."""
-        scales = [t.scale for t in self.tiles if t.focus is not None]
-        return min(scales) if scales else None
+        return min((t.scale for t in self.tiles if t.focus is not None), default=None)
 
 
 @dataclass(frozen=True)
@@ -250,10 +248,8 @@ def plan_layout(trajectory: Trajectory, header_height: int) -> DashboardLayout:
     for index in range(count):
         step = trajectory.steps[index - 1] if index else None
         row, column = divmod(index, columns)
-        span = 1
         is_last = index == count - 1 and index > 0
-        if is_last:
-            span = columns - column  # the key step takes the rest of the last row
+        span = columns - column if is_last else 1  # the key step takes the rest of the last row
         width = span * cell_w + (span - 1) * GUTTER
         tile = Rect(x=MARGIN + column * (cell_w + GUTTER), y=top + row * (cell_h + GUTTER), width=width, height=cell_h)
         style = caption_style(width if span == 1 else cell_w, cell_h)

@@ -108,19 +108,13 @@ def _ring(draw: ImageDraw.ImageDraw, x: float, y: float, radius: int, width: int
 def _arrow(draw: ImageDraw.ImageDraw, start: tuple[float, float], end: tuple[float, float], width: int) -> None:
     angle = math.atan2(end[1] - start[1], end[0] - start[0])
     head = 14 + width
-
-    def head_points():
-        return [
-            end,
-            (end[0] - head * math.cos(angle - 0.45), end[1] - head * math.sin(angle - 0.45)),
-            (end[0] - head * math.cos(angle + 0.45), end[1] - head * math.sin(angle + 0.45)),
-        ]
-
+    head_points = [end, *((end[0] - head * math.cos(angle + turn), end[1] - head * math.sin(angle + turn))
+                          for turn in (-0.45, 0.45))]
     shaft_end = (end[0] - head * 0.7 * math.cos(angle), end[1] - head * 0.7 * math.sin(angle))
     draw.line([start, shaft_end], fill=HALO, width=width + 4)
-    draw.polygon(head_points(), fill=HALO, outline=HALO, width=3)
+    draw.polygon(head_points, fill=HALO, outline=HALO, width=3)
     draw.line([start, shaft_end], fill=MARKER, width=width)
-    draw.polygon(head_points(), fill=MARKER)
+    draw.polygon(head_points, fill=MARKER)
 
 
 def _pill(

@@ -18,20 +18,16 @@ from pathlib import Path
 from PIL import Image
 from pydantic import BaseModel, Field
 
-# One implementation of Qwen's resize rule, shared with the agent's coordinate space.
+# One implementation of Qwen's resize rule, shared with the agent's coordinate space: one token per
+# IMAGE_FACTOR² (28×28) patch (14-px ViT patches merged 2×2); MIN_PIXELS is UI-TARS-1.5's setting (stock
+# Qwen2.5-VL uses 4·28²).
 from cua import IMAGE_FACTOR, MAX_PIXELS, MIN_PIXELS, Trajectory, smart_resize
 
-QWEN_FACTOR = IMAGE_FACTOR  # one token per 28×28 patch (14-px ViT patches merged 2×2)
-QWEN_MIN_PIXELS = MIN_PIXELS  # UI-TARS-1.5's setting; stock Qwen2.5-VL uses 4·28²
-QWEN_MAX_PIXELS = MAX_PIXELS
 
-
-def qwen_visual_tokens(
-    width: int, height: int, min_pixels: int = QWEN_MIN_PIXELS, max_pixels: int = QWEN_MAX_PIXELS
-) -> int:
+def qwen_visual_tokens(width: int, height: int, min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS) -> int:
     """Visual tokens of one image under the Qwen2.5-VL rule: 1280×720 → 1288×728 → 46·26 = 1196."""
     w_bar, h_bar = smart_resize(width, height, min_pixels=min_pixels, max_pixels=max_pixels)
-    return (h_bar // QWEN_FACTOR) * (w_bar // QWEN_FACTOR)
+    return (h_bar // IMAGE_FACTOR) * (w_bar // IMAGE_FACTOR)
 
 
 def openai_resized(width: int, height: int) -> tuple[int, int]:
