@@ -25,9 +25,10 @@ from pydantic import BaseModel, Field
 from verifier.judge import Label, append_labels
 
 from ._defects import add_defect_routes
-from ._files import SANDBOX_CSP, content_type, inside
+from ._files import CONTENT_TYPES, SANDBOX_CSP, inside
 from ._insights import add_insights_routes
-from ._pages import Side, ViewerSettings, app_page, compare_page, label_progress, run_page, runs_page, trajectory_page
+from ._pages import Side, ViewerSettings, app_page, checker_verdict, compare_page, disagrees, label_progress, run_page
+from ._pages import runs_page, trajectory_page
 from ._runs import Run, RunIndex
 
 HERE = Path(__file__).parent
@@ -73,7 +74,7 @@ def create_app(roots: list[Path], who: str, blind: bool = True) -> FastAPI:
     _add_page_routes(app, index, settings, page)
     _add_label_and_file_routes(app, index, settings)
     add_defect_routes(app, [Path(root) for root in roots], page)
-    add_insights_routes(app, index, page)
+    add_insights_routes(app, lambda name: _run_or_404(index, name), page)
 
     @app.get("/healthz")
     def health():
@@ -151,16 +152,15 @@ def _add_label_and_file_routes(app: FastAPI, index: RunIndex, settings: ViewerSe
             raise HTTPException(404, f"run '{name}' has no trajectory '{body.trajectory_id}'")
         append_labels(run.path, [Label(trajectory_id=body.trajectory_id, label=body.label, note=body.note.strip(),
                                        who=settings.who)])
-        checker = ("no checker" if not entry.outcome.checker_valid else
-                   "success" if entry.outcome.success else "failure")
+        checker = checker_verdict(entry)
         return {"label": body.label, "checker": checker, "progress": label_progress(run, settings.who),
-                "disagrees": checker in ("success", "failure") and body.label != "unsure" and body.label != checker}
+                "disagrees": disagrees(checker, body.label)}
 
     @app.get("/files/{name}/{relative:path}")
     def files(request: Request, name: str, relative: str):
         run = _run_or_404(index, name)
         target = inside(run.path, relative)
-        kind = content_type(target) if target else None
+        kind = CONTENT_TYPES.get(target.suffix.lower()) if target else None
         if target is None or kind is None:
             raise HTTPException(404, "not found")
         headers = {"X-Content-Type-Options": "nosniff"}

@@ -39,7 +39,3 @@ def inside(base: Path, relative: str) -> Path | None:
     if not target.is_relative_to(base) or not target.is_file():
         return None
     return target
-
-
-def content_type(path: Path) -> str | None:
-    return CONTENT_TYPES.get(path.suffix.lower())

@@ -9,12 +9,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fastapi import FastAPI, HTTPException, Request
 
 from results import Insights, TaskFlip, interval_text, pct, read_ablations, read_insights
 
 from ._pages import file_url
-from ._runs import Run, RunIndex
+from ._runs import Run
 
 
 def _flip(run: Run, flip: TaskFlip, changes: dict) -> dict:
@@ -24,6 +26,10 @@ def _flip(run: Run, flip: TaskFlip, changes: dict) -> dict:
             "crops": [{"element": c.element, "before": file_url(run, c.before), "after": file_url(run, c.after)}
                       for c in flip.crops],
             "trajectories": flip.trajectories}
+
+
+def _changes(insights: Insights) -> dict[str, dict]:
+    return {c.id: {"id": c.id, "text": c.text, "principle": c.principle, "how": c.how} for c in insights.changes}
 
 
 def _read(run: Run) -> Insights:
@@ -38,7 +44,7 @@ def _read(run: Run) -> Insights:
 
 def insights_page(run: Run) -> dict:
     insights = _read(run)
-    changes = {c.id: {"id": c.id, "text": c.text, "principle": c.principle, "how": c.how} for c in insights.changes}
+    changes = _changes(insights)
     rows = [{"principle": r.principle, "applied": r.applied, "unverifiable": r.unverifiable, "revisions": r.revisions,
              "apps": r.apps, "tasks": r.tasks, "gained": r.gained,
              "lost": r.lost, "net": pct(r.net), "ci": interval_text(r.net_ci95) or "–",
@@ -62,7 +68,7 @@ def principle_page(run: Run, principle: str) -> dict:
     row = next((r for r in insights.principles if r.principle == principle), None)
     if row is None:
         raise HTTPException(404, f"run '{run.name}' has no applied change answering to '{principle}'")
-    changes = {c.id: {"id": c.id, "text": c.text, "principle": c.principle, "how": c.how} for c in insights.changes}
+    changes = _changes(insights)
     return {"run": run, "principle": principle, "row": {"net": pct(row.net), "ci": interval_text(row.net_ci95) or "–", **row.model_dump()},
             "flips": [_flip(run, f, changes) for f in insights.flips if principle in f.principles],
             "changes": [c for c in insights.changes if c.principle == principle and c.counted],
@@ -71,7 +77,7 @@ def principle_page(run: Run, principle: str) -> dict:
 
 def app_insights_page(run: Run, app_id: str) -> dict:
     insights = _read(run)
-    changes = {c.id: {"id": c.id, "text": c.text, "principle": c.principle, "how": c.how} for c in insights.changes}
+    changes = _changes(insights)
     flips = [_flip(run, f, changes) for f in insights.flips if f.app_id == app_id]
     revised = [c for c in insights.changes if c.app_id == app_id and c.counted]
     if not flips and not revised:
@@ -79,13 +85,8 @@ def app_insights_page(run: Run, app_id: str) -> dict:
     return {"run": run, "app_id": app_id, "flips": flips, "changes": revised, "note": insights.note}
 
 
-def add_insights_routes(app: FastAPI, index: RunIndex, page) -> None:
-    def run_named(name: str) -> Run:
-        run = index.run(name)
-        if run is None:
-            raise HTTPException(404, f"no run '{name}' here")
-        return run
-
+def add_insights_routes(app: FastAPI, run_named: Callable[[str], Run], page) -> None:
+    """The insights pages; `run_named(name)` is the run called `name` (HTTP 404 without one)."""
     @app.get("/runs/{name}/insights")
     def insights(request: Request, name: str):
         return page(request, "insights.html", insights_page(run_named(name)))

@@ -20,7 +20,7 @@ from results import INSIGHTS_FILE, AppRoundResult, TableRow, Track, pass_counts,
 from verifier.judge import Judgement, Label, agreement_report, read_judgements, read_labels
 
 from ._runs import Run, RunIndex, TrajectoryEntry, track_id, track_of
-from ._variations import GAP_RULE, app_variants, run_variations
+from ._variations import GAP_RULE, STATE_MARKS, app_variants, outcome_state, run_variations
 
 MAX_DIFF_LINES = 3_000
 
@@ -31,7 +31,6 @@ class ViewerSettings:
 
     who: str
     blind: bool = True
-
 
 
 def interval(bounds: list[float] | None) -> str:
@@ -117,11 +116,7 @@ def runs_page(index: RunIndex) -> dict:
 
 def _labelled_by(run: Run, who: str) -> dict[str, Label]:
     """This person's latest label per trajectory of the run."""
-    mine: dict[str, Label] = {}
-    for label in read_labels(run.path).labels:
-        if label.who == who:
-            mine[label.trajectory_id] = label
-    return mine
+    return {label.trajectory_id: label for label in read_labels(run.path).labels if label.who == who}
 
 
 def label_progress(run: Run, who: str) -> dict:
@@ -237,10 +232,9 @@ def app_page(run: Run, app_id: str, track_key: str | None, diff_a: int | None, d
             if outcome is None:
                 cells.append({"state": "absent", "label": "–"})
                 continue
-            state = ("success" if outcome.success and outcome.checker_valid else
-                     "unsupported" if not outcome.checker_valid else "failure")
+            state = outcome_state(outcome)
             k, n = counts[result.round].get(task_id, (0, 0))
-            cells.append({"state": state, "label": {"success": "✓", "failure": "✗", "unsupported": "n/a"}[state],
+            cells.append({"state": state, "label": STATE_MARKS[state],
                           "title": outcome.termination or outcome.reason or state, "trajectory": outcome.trajectory,
                           "proof": outcome.proof, "repeats": f"{k}/{n}" if n > 1 else None})
         level = next((t.level for r in rounds for t in r.tasks if t.task_id == task_id and t.level), None)
@@ -269,7 +263,7 @@ def _action(action) -> dict | None:
     return data
 
 
-def _steps(run: Run, folder: Path, trajectory: Trajectory, relative: str) -> tuple[list[dict], list[str]]:
+def _steps(run: Run, trajectory: Trajectory, relative: str) -> tuple[list[dict], list[str]]:
     problems: list[str] = []
 
     def url(name: str | None) -> str | None:
@@ -301,11 +295,9 @@ def _steps(run: Run, folder: Path, trajectory: Trajectory, relative: str) -> tup
 
 
 def _judgements(run: Run, trajectory_id: str) -> list[Judgement]:
-    latest: dict[tuple[str, str], Judgement] = {}
-    for judgement in read_judgements(run.path):
-        if judgement.trajectory_id == trajectory_id:
-            latest[(judgement.judge, judgement.mode)] = judgement
-    return list(latest.values())
+    """The latest judgement of each judge and mode."""
+    return list({(judgement.judge, judgement.mode): judgement for judgement in read_judgements(run.path)
+                 if judgement.trajectory_id == trajectory_id}.values())
 
 
 def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reveal: bool = False) -> dict:
@@ -325,19 +317,17 @@ def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reve
             "dashboard": file_url(run, entry.outcome.dashboard) if shown else None,
             "trace": file_url(run, entry.outcome.trace), "trace_path": entry.outcome.trace,
             "judgements": _judgements(run, trajectory_id) if shown else []}
-    page["checker"] = _checker_say(entry)
-    page["disagrees"] = bool(mine and page["checker"] in ("success", "failure") and mine.label != "unsure"
-                             and mine.label != page["checker"])
-    folder = run.path / trajectory_id
+    page["checker"] = checker_verdict(entry)
+    page["disagrees"] = bool(mine and disagrees(page["checker"], mine.label))
     try:
-        trajectory = Trajectory.load(folder)
+        trajectory = Trajectory.load(run.path / trajectory_id)
     except FileNotFoundError:
         page["problems"].append(f"{trajectory_id}/trajectory.json is missing: this rollout left nothing to show")
         return page
     except ValueError as exc:
         page["problems"].append(str(exc).replace(str(run.path) + "/", ""))
         return page
-    steps, problems = _steps(run, folder, trajectory, trajectory_id)
+    steps, problems = _steps(run, trajectory, trajectory_id)
     if not shown:  # blind: nothing that tells what the checker decided before the person labels
         for step in steps:
             step.pop("checker_passed", None)
@@ -353,10 +343,15 @@ def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reve
     return page
 
 
-def _checker_say(entry: TrajectoryEntry) -> str:
+def checker_verdict(entry: TrajectoryEntry) -> str:
     if not entry.outcome.checker_valid:
         return "no checker"
     return "success" if entry.outcome.success else "failure"
+
+
+def disagrees(checker: str, label: str) -> bool:
+    """A person's label against the checker's verdict (neither side unsure or without a checker)."""
+    return checker in ("success", "failure") and label not in ("unsure", checker)
 
 
 def _script_json(data: object) -> str:
@@ -378,12 +373,8 @@ class Side:
 
 
 def _outcomes(side: Side) -> dict[tuple, tuple[AppRoundResult, object]]:
-    found = {}
-    for result in side.run.apps:
-        if result.round == side.round:
-            for outcome in result.tasks:
-                found[(result.app_id, result.track_key, outcome.task_id)] = (result, outcome)
-    return found
+    return {(result.app_id, result.track_key, outcome.task_id): (result, outcome)
+            for result in side.run.apps if result.round == side.round for outcome in result.tasks}
 
 
 def compare_page(a: Side, b: Side) -> dict:
