@@ -50,17 +50,13 @@ class Font:
     size: int
 
     @property
-    def primary(self):
-        return self.faces[0]
-
-    @property
     def line_height(self) -> int:
         return int(round(self.size * 1.25))
 
     def runs(self, text: str) -> list[tuple[object, str]]:
         """Split `text` into (face, substring) runs, each drawn by the first face that has its glyphs."""
         if text.isascii() or len(self.faces) == 1:
-            return [(self.primary, text)] if text else []
+            return [(self.faces[0], text)] if text else []
         runs: list[tuple[object, str]] = []
         for char in text:
             face = self.faces[_face_index(self, char)]

@@ -23,6 +23,7 @@ TASK_LINES = 3
 EXPECTED_LINES = 2
 LEGEND = "Markers: ring + number = click (double ring: double-click)   ➜ drag / scroll   ⌨ typed text   keys: hotkey   amber = no DOM change, red = error or final failure, green = checker passed"
 LEGEND_WITHOUT_VERDICT = "Markers: ring + number = click (double ring: double-click)   ➜ drag / scroll   ⌨ typed text   keys: hotkey   amber = no DOM change, red = error"
+TEXT_WIDTH = CANVAS_WIDTH - 2 * MARGIN - BADGE_WIDTH - 3 * PAD  # beside the badge
 
 
 @dataclass(frozen=True)
@@ -33,16 +34,11 @@ class HeaderText:
     height: int
 
 
-def _text_width() -> int:
-    return CANVAS_WIDTH - 2 * MARGIN - BADGE_WIDTH - 3 * PAD
-
-
 def plan_header(trajectory: Trajectory) -> HeaderText:
     """Wrap the header's text and compute its height."""
-    width = _text_width()
-    task = wrap(font("bold", 22), f"Task: {trajectory.task}", width, TASK_LINES)
+    task = wrap(font("bold", 22), f"Task: {trajectory.task}", TEXT_WIDTH, TASK_LINES)
     expected_text = trajectory.expected_outcome.strip() or "(not given)"
-    expected = wrap(font("sans", 17), f"Expected: {expected_text}", width, EXPECTED_LINES)
+    expected = wrap(font("sans", 17), f"Expected: {expected_text}", TEXT_WIDTH, EXPECTED_LINES)
     who = trajectory.policy + (f" / {trajectory.model}" if trajectory.model else "") + (" (offline)" if trajectory.offline else "")
     meta = f"app {trajectory.app_id}  ·  task {trajectory.task_id}  ·  agent {who}  ·  viewport {trajectory.viewport_width}×{trajectory.viewport_height}"
     height = PAD + len(task) * font("bold", 22).line_height + 4 + len(expected) * font("sans", 17).line_height
@@ -88,6 +84,6 @@ def draw_header(draw: ImageDraw.ImageDraw, trajectory: Trajectory, text: HeaderT
             y += face.line_height
         y += gap
     meta = font("sans", 14)
-    meta.draw(draw, (x, y), fit_line(meta, text.meta, _text_width()), fill=MUTED)
+    meta.draw(draw, (x, y), fit_line(meta, text.meta, TEXT_WIDTH), fill=MUTED)
     y += meta.line_height
-    meta.draw(draw, (x, y), fit_line(meta, LEGEND_WITHOUT_VERDICT if hide_verdict else LEGEND, _text_width()), fill=MUTED)
+    meta.draw(draw, (x, y), fit_line(meta, LEGEND_WITHOUT_VERDICT if hide_verdict else LEGEND, TEXT_WIDTH), fill=MUTED)
