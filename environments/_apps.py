@@ -118,7 +118,7 @@ def _why_not(spec: AppSpec, v0_dir: str | Path | None, tasks_file: str | Path | 
         return str(error)
     except TasksFileError as error:
         if f"no tasks for app '{spec.id}'" in str(error):
-            return f"the tasks file has no tasks for it"
+            return "the tasks file has no tasks for it"
         raise
     if not app.solvable():
         return "no task has both a reference checker and a reference solution"

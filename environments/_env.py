@@ -178,10 +178,8 @@ class AppGymEnv(gymnasium.Env):
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         """One action (any form `_spaces.to_action` takes): executed, settled, observed, checked.
 
-        Raises:
-            InvalidAction (a ValueError): the action was refused; nothing ran, the step was not counted.
-            RuntimeError: before `reset`, or after the episode ended.
-        """
+        Raises InvalidAction (a ValueError) when the action was refused: nothing ran, the step was not counted;
+        RuntimeError before `reset`, or after the episode ended."""
         prepared = self.prepare(action)
         outcome = _loop.run(self._act(prepared), self._loop, self.config.step_timeout_s + WAIT_SLACK_S,
                             f"step of {self.spec_id}")
@@ -268,10 +266,8 @@ class AppGymEnv(gymnasium.Env):
         super().reset(seed=seed)
         task, page_seed = self._choose(seed, options)
         self.task, self._steps, self._ended, self.last_step = task, 0, False, None
-        if self.max_steps_override is not None:
-            self._budget = self.max_steps_override
-        else:
-            self._budget = DEFAULT_LEVELS[task.level].max_steps if task.level is not None else UNLEVELLED_MAX_STEPS
+        level_budget = DEFAULT_LEVELS[task.level].max_steps if task.level is not None else UNLEVELLED_MAX_STEPS
+        self._budget = self.max_steps_override or level_budget
         self.app_env.config = self.config.model_copy(update={"max_steps": self._budget})
         return page_seed
 

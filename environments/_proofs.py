@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -31,7 +30,7 @@ from pydantic import BaseModel
 
 from apps_prompts import SolutionStep, Task
 from code_version import PROJECT_ROOT, digest, file_hashes
-from cua import BrowserConfig, PageTransform
+from cua import BrowserConfig, PageTransform, write_atomic
 from perturb import (
     DEFAULT,
     DefectRecord,
@@ -237,11 +236,7 @@ def _write(key: str, offer: Offer) -> None:
     folder = _folder()
     if folder is None:
         return
-    target = folder / key[:2] / f"{key}.json"
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("wb", dir=target.parent, delete=False, suffix=".tmp") as handle:
-            handle.write(offer.model_dump_json().encode("utf-8"))
-        os.replace(handle.name, target)
+        write_atomic(folder / key[:2] / f"{key}.json", offer.model_dump_json().encode("utf-8"))
     except OSError:
         pass  # a read-only or full disk: the proof stays in the process

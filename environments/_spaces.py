@@ -98,11 +98,8 @@ def in_charset(text: str, max_chars: int) -> str:
 
 
 def decode_png(png: bytes, viewport: Viewport) -> np.ndarray:
-    """A screenshot as a new, writable H×W×3 uint8 array.
-
-    Raises:
-        RuntimeError: the screenshot is not the viewport's size (the page's scale is not 1).
-    """
+    """A screenshot as a new, writable H×W×3 uint8 array; RuntimeError when it is not the viewport's size (the
+    page's scale is not 1)."""
     with Image.open(io.BytesIO(png)) as image:
         if image.mode != "RGB":  # Chromium's screenshots are RGB already: no conversion, no copy of one
             image = image.convert("RGB")
@@ -114,11 +111,8 @@ def decode_png(png: bytes, viewport: Viewport) -> np.ndarray:
 
 
 def to_action(action: Any, uitars_space: str) -> tuple[Action, str]:
-    """The `cua.Action` an accepted form means, and the coordinate space of its points.
-
-    Raises:
-        InvalidAction: not an accepted form, or not a valid action of it (the message names the field and value).
-    """
+    """The `cua.Action` an accepted form means, and the coordinate space of its points; InvalidAction for what is
+    not an accepted form, or not a valid action of it (the message names the field and value)."""
     if isinstance(action, Action):
         return action, "screen"
     if isinstance(action, str):

@@ -73,22 +73,15 @@ class AppVectorEnv(VectorEnv):
         if chosen.shape != (self.num_envs,) or not chosen.any():
             raise ValueError(f"options['reset_mask'] must be {self.num_envs} booleans, at least one True")
         indices = [i for i in range(self.num_envs) if chosen[i]]
-        results = self._reset_all(indices, [seeds[i] for i in indices], options or None)
-        infos: dict[str, Any] = {}
-        observations = [None] * self.num_envs
-        for i, (observation, info) in zip(indices, results):
-            observations[i] = observation
-            infos = self._add_info(infos, info, i)
-            self._autoreset[i] = False
+        observations: list[Any] = [None] * self.num_envs
+        infos = self._reset_all(indices, [seeds[i] for i in indices], options or None, observations, {})
+        self._autoreset[indices] = False
         self._store(observations)
         return deepcopy(self._observations), infos
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One action per sub-environment (a batch of the action space, or a sequence of any form `step` takes).
-
-        Raises:
-            InvalidAction: one of the actions was refused (its index is named); no environment did anything.
-        """
+        Raises InvalidAction when one of the actions was refused (its index is named); no environment did anything."""
         per_env = list(actions) if isinstance(actions, (list, tuple)) else list(iterate(self.action_space, actions))
         if len(per_env) != self.num_envs:
             raise InvalidAction(f"{len(per_env)} actions for {self.num_envs} environments")
@@ -114,14 +107,19 @@ class AppVectorEnv(VectorEnv):
 
     # ---- on the loop ----------------------------------------------------------------------------
 
-    def _reset_all(self, indices: list[int], seeds: list[int | None], options: dict | None) -> list[tuple[dict, dict]]:
+    def _reset_all(self, indices: list[int], seeds: list[int | None], options: dict | None, observations: list[Any],
+                   infos: dict[str, Any]) -> dict[str, Any]:
+        """Reset the sub-environments `indices` at once: their observations into `observations`, `infos` with theirs."""
         page_seeds = [self.envs[i].begin_reset(seed, options) for i, seed in zip(indices, seeds)]
 
         async def open_all():
             return await asyncio.gather(*(self.envs[i]._open(self.envs[i].task, s) for i, s in zip(indices, page_seeds)))
 
         opened = _loop.run(open_all(), self._loop, RESET_TIMEOUT_S, f"reset of {len(indices)} environments")
-        return [self.envs[i].end_reset(png, text, s) for i, (png, text), s in zip(indices, opened, page_seeds)]
+        for i, (png, text), page_seed in zip(indices, opened, page_seeds):
+            observations[i], info = self.envs[i].end_reset(png, text, page_seed)
+            infos = self._add_info(infos, info, i)
+        return infos
 
     def _step_all(self, prepared: dict, resetting: np.ndarray):
         stepping = sorted(prepared)
@@ -153,9 +151,7 @@ class AppVectorEnv(VectorEnv):
             observations[i], info = self.envs[i].end_reset(png, text, page_seeds[i])
             infos = self._add_info(infos, info, i)
         if ended:  # SAME_STEP: the ended ones start their next episode now
-            for i, (observation, info) in zip(ended, self._reset_all(ended, [None] * len(ended), None)):
-                observations[i] = observation
-                infos = self._add_info(infos, info, i)
+            infos = self._reset_all(ended, [None] * len(ended), None, observations, infos)
         self._autoreset = np.logical_or(terminations, truncations) & (not same_step)
         self._store(observations)
         return deepcopy(self._observations), rewards, terminations, truncations, infos
