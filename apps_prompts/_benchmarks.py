@@ -25,7 +25,12 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class FetchError(Exception):
-    """A benchmark could not be fetched; the message is one line naming what failed and what to do."""
+    """A benchmark could not be fetched; the message is one line naming what failed and what to do (`path`: the
+    repository file at fault, for the two errors about one file)."""
+
+    def __init__(self, message: str, path: str | None = None):
+        super().__init__(message)
+        self.path = path
 
 
 class UnknownBenchmarkError(FetchError):
@@ -39,17 +44,9 @@ class SourceUnreachableError(FetchError):
 class ChecksumMismatchError(FetchError):
     """A file's bytes differ from the pinned sha256: refused, nothing written."""
 
-    def __init__(self, message: str, path: str):
-        super().__init__(message)
-        self.path = path
-
 
 class MissingSourceFileError(FetchError):
     """A pinned file is not in the source (a `--from` folder, or the server answered 404)."""
-
-    def __init__(self, message: str, path: str):
-        super().__init__(message)
-        self.path = path
 
 
 @dataclass(frozen=True)
@@ -107,10 +104,8 @@ class Benchmark:
 
     def files_for(self, only: Iterable[str] | None = None) -> dict[str, str]:
         """The repository paths (→ sha256) a fetch of `only` these app ids takes (None: all), licence included.
-
-        Raises:
-            UnknownBenchmarkError: an id the benchmark does not have (named, with the closest known ones), or none given.
-        """
+        UnknownBenchmarkError for an id the benchmark does not have (named, with the closest known ones), or
+        none given."""
         if only is None:
             return dict(self.files)
         wanted = list(dict.fromkeys(only))
@@ -142,11 +137,7 @@ def _pinned() -> dict[str, Benchmark]:
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """The pinned benchmark called `name`.
-
-    Raises:
-        UnknownBenchmarkError: no such name (the message lists the known ones).
-    """
+    """The pinned benchmark called `name`; UnknownBenchmarkError (listing the known ones) for another name."""
     known = known_benchmarks()
     if name not in known:
         raise UnknownBenchmarkError(f"unknown benchmark {name!r} (known: {', '.join(known)})")

@@ -134,11 +134,8 @@ def fetch_benchmark(benchmark: str | Benchmark, to: Path | str | None = None, so
 
 
 def _verified(bench: Benchmark, path: str, data: bytes, where: str) -> bytes:
-    """`data` when its sha256 is the pinned one for `path`.
-
-    Raises:
-        ChecksumMismatchError: naming the file, where it came from and both sums.
-    """
+    """`data` when its sha256 is the pinned one for `path`, else ChecksumMismatchError naming the file, where it
+    came from and both sums."""
     digest = hashlib.sha256(data).hexdigest()
     if digest != bench.files[path]:
         raise ChecksumMismatchError(
@@ -148,11 +145,8 @@ def _verified(bench: Benchmark, path: str, data: bytes, where: str) -> bytes:
 
 
 def _own_record(bench: Benchmark, destination: Path) -> dict | None:
-    """The destination's SOURCE.json when it is a fetched copy of `bench`; None when absent or empty.
-
-    Raises:
-        FetchError: the destination is a file, or a folder with other things in it (never replaced).
-    """
+    """The destination's SOURCE.json when it is a fetched copy of `bench`; None when absent or empty. FetchError
+    when the destination is a file, or a folder with other things in it (never replaced)."""
     if not destination.exists():
         return None
     if not destination.is_dir():
@@ -181,12 +175,9 @@ def _complete(bench: Benchmark, destination: Path, record: dict, wanted: dict[st
 
 
 def _local_reader(bench: Benchmark, folder: Path, wanted: dict[str, str]):
-    """`read(path) -> verified bytes` over a local folder, its layout found first.
-
-    Raises:
-        FetchError: no such folder, an archive not unpacked, or none of the benchmark's files there.
-        MissingSourceFileError: a wanted file is not there (the first named, the others counted).
-    """
+    """`read(path) -> verified bytes` over a local folder, its layout found first. FetchError: no such folder, an
+    archive not unpacked, or none of the benchmark's files there; MissingSourceFileError: a wanted file is not there
+    (the first named, the others counted)."""
     if folder.is_file():
         raise FetchError(f"--from {folder} is a file: unpack the archive (tar xzf / unzip) and pass its folder")
     if not folder.is_dir():
@@ -292,12 +283,9 @@ class _Stopped(Exception):
 
 
 def _download(bench: Benchmark, base_url: str, path: str, stop: threading.Event) -> bytes:
-    """One file's bytes, in at most ATTEMPTS attempts.
-
-    Raises:
-        MissingSourceFileError: 404. SourceUnreachableError: no attempt got a connection.
-        FetchError: another HTTP error, or each attempt failed part-way (dropped, timed out, 5xx).
-    """
+    """One file's bytes, in at most ATTEMPTS attempts. MissingSourceFileError: 404; SourceUnreachableError: no
+    attempt got a connection; FetchError: another HTTP error, or each attempt failed part-way (dropped, timed out,
+    5xx)."""
     url = bench.url(base_url, path)
     connected, problem = False, ""
     for attempt in range(ATTEMPTS):

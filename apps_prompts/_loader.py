@@ -19,7 +19,6 @@ from pydantic import ValidationError
 from ._models import AppSpec, Domain
 
 BUNDLED_DIR = Path(__file__).parent / "bundled"
-SPEC_FILE_NAME = "app.yaml"
 
 
 @dataclass(frozen=True)
@@ -87,11 +86,10 @@ def load_apps(path: Path | str = BUNDLED_DIR) -> LoadResult:
 
 def load_app(app_id: str, path: Path | str = BUNDLED_DIR) -> AppSpec:
     """One app by id; raises KeyError listing the known ids."""
-    apps = load_apps(path).raise_for_errors()
-    for spec in apps:
-        if spec.id == app_id:
-            return spec
-    raise KeyError(f"no app '{app_id}' under {path} (known: {', '.join(a.id for a in apps)})")
+    apps = {spec.id: spec for spec in load_apps(path).raise_for_errors()}
+    if app_id not in apps:
+        raise KeyError(f"no app '{app_id}' under {path} (known: {', '.join(apps)})")
+    return apps[app_id]
 
 
 def reference_html_path(spec: AppSpec) -> Path | None:

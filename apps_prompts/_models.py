@@ -239,11 +239,11 @@ class AppSpec(BaseModel):
         return self.prompt.render() if isinstance(self.prompt, AppPrompt) else self.prompt
 
     def task(self, task_id: str) -> Task:
-        for task in self.tasks:
-            if task.id == task_id:
-                return task
-        known = ", ".join(t.id for t in self.tasks) or "none"
-        raise KeyError(f"app '{self.id}' has no task '{task_id}' (known: {known})")
+        task = next((task for task in self.tasks if task.id == task_id), None)
+        if task is None:
+            known = ", ".join(t.id for t in self.tasks) or "none"
+            raise KeyError(f"app '{self.id}' has no task '{task_id}' (known: {known})")
+        return task
 
 
 def slugify(text: str) -> str:

@@ -131,11 +131,7 @@ class TaskProposer(ABC):
 
     @abstractmethod
     async def propose(self, app: AppSpec, n: int = DEFAULT_TASK_COUNT) -> ProposalResult:
-        """Up to `n` tasks for `app`.
-
-        Raises:
-            ProposerError: no usable tasks could be obtained.
-        """
+        """Up to `n` tasks for `app`; ProposerError when no usable tasks could be obtained."""
 
 
 class OfflineTaskProposer(TaskProposer):
@@ -170,9 +166,7 @@ class LLMTaskProposer(TaskProposer):
     """Tasks from a chat model, validated, de-duplicated and given our ids."""
 
     def __init__(self, client: ModelClient, model: str = ROLE, *, max_repairs: int = 2, top_up_rounds: int = 1) -> None:
-        """Raises:
-        UnknownModelError: `model` is neither a model nor a role of the client's registry.
-        """
+        """Raises UnknownModelError when `model` is neither a model nor a role of the client's registry."""
         from llm import RoleClient  # lazily: see the module docstring
 
         self.name = model
@@ -276,10 +270,8 @@ def _repair_text(error: TasksReplyError) -> str:
 
 def _valid_tasks(text: str) -> list[dict[str, Any]]:
     """The task items of a reply that matches `TASKS_JSON_SCHEMA`: its JSON object, or its bare list of tasks (an
-    easy, unambiguous fix), read by `llm.parse_json_reply`.
-
-    Raises TasksReplyError listing what is wrong, root first ("no JSON object in the reply" for no JSON at all).
-    """
+    easy, unambiguous fix), read by `llm.parse_json_reply`. Raises TasksReplyError listing what is wrong, root first
+    ("no JSON object in the reply" for no JSON at all)."""
     from llm import JsonReplyError, parse_json_reply  # here, not at the top: see the module docstring
 
     try:
@@ -333,9 +325,5 @@ async def propose_tasks(
     tasks_file: str | Path | None = None,
 ) -> list[Task]:
     """The tasks of `app` (see `get_proposer`); use `get_proposer(...).propose()` for the full record.
-
-    Raises:
-        ProposerError, TasksFileError, UnknownModelError: as `get_proposer` and `propose`.
-    """
-    result = await get_proposer(proposer, client, tasks_file=tasks_file).propose(app, n)
-    return result.tasks
+    Raises ProposerError, TasksFileError, UnknownModelError as `get_proposer` and `propose` do."""
+    return (await get_proposer(proposer, client, tasks_file=tasks_file).propose(app, n)).tasks

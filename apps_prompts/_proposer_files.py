@@ -60,24 +60,16 @@ def load_tasks_file(path: str | Path, app_id: str | None = None) -> list[Task]:
 
 def tasks_file_app_ids(path: str | Path) -> list[str]:
     """The app ids a tasks file has tasks for, in its order: its keys (keyed by app id) or its tasks' `app_id`s;
-    [] for tasks meant for any app.
-
-    Raises:
-        TasksFileError: unreadable file or not a tasks file's shape.
-    """
-    path = Path(path)
-    data = _read(path)
-    if isinstance(data, dict) and isinstance(data.get("tasks"), list) and not _keyed_by_app(data):
-        data = data["tasks"]
+    [] for tasks meant for any app. Raises TasksFileError for an unreadable file or not a tasks file's shape."""
+    data = _read(Path(path))
     if isinstance(data, dict):
         return [str(app_id) for app_id in data]
-    if isinstance(data, list):
-        named = (entry.get("app_id") or entry.get("app") for entry in data if isinstance(entry, dict))
-        return list(dict.fromkeys(str(app_id) for app_id in named if app_id))
-    raise TasksFileError(f"{path}: expected a list of tasks or a mapping of app id to tasks, got {type(data).__name__}")
+    named = (entry.get("app_id") or entry.get("app") for entry in data if isinstance(entry, dict))
+    return list(dict.fromkeys(str(app_id) for app_id in named if app_id))
 
 
-def _read(path: Path) -> Any:
+def _read(path: Path) -> list | dict:
+    """The file's tasks: a list (a `tasks:` mapping's list), or a mapping of app id to tasks."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -85,29 +77,31 @@ def _read(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as error:
         raise TasksFileError(f"cannot read tasks file {path}: {error}") from None
     try:
-        return json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as error:
         kind = "JSON" if path.suffix.lower() == ".json" else "YAML"
         raise TasksFileError(f"{path}: not valid {kind}: {str(error).splitlines()[0]}") from None
-
-
-def _entries_for(data: Any, path: Path, app_id: str | None) -> list[Any]:
     if isinstance(data, dict) and isinstance(data.get("tasks"), list) and not _keyed_by_app(data):
         data = data["tasks"]
+    if not isinstance(data, (list, dict)):
+        raise TasksFileError(f"{path}: expected a list of tasks or a mapping of app id to tasks, "
+                             f"got {type(data).__name__}")
+    return data
+
+
+def _entries_for(data: list | dict, path: Path, app_id: str | None) -> list[Any]:
     if isinstance(data, list):
         if app_id is not None and any(isinstance(e, dict) and ("app_id" in e or "app" in e) for e in data):
             return [e for e in data if isinstance(e, dict) and (e.get("app_id") or e.get("app")) == app_id]
         return data
-    if isinstance(data, dict):
-        if app_id is None:
-            raise TasksFileError(f"{path}: tasks are keyed by app id ({', '.join(map(str, data))}); say which app")
-        if app_id not in data:
-            raise TasksFileError(f"{path}: no tasks for app '{app_id}' (apps in the file: {', '.join(map(str, data))})")
-        entries = data[app_id]
-        if not isinstance(entries, list):
-            raise TasksFileError(f"{path}: '{app_id}' must map to a list of tasks, got {type(entries).__name__}")
-        return entries
-    raise TasksFileError(f"{path}: expected a list of tasks or a mapping of app id to tasks, got {type(data).__name__}")
+    if app_id is None:
+        raise TasksFileError(f"{path}: tasks are keyed by app id ({', '.join(map(str, data))}); say which app")
+    if app_id not in data:
+        raise TasksFileError(f"{path}: no tasks for app '{app_id}' (apps in the file: {', '.join(map(str, data))})")
+    entries = data[app_id]
+    if not isinstance(entries, list):
+        raise TasksFileError(f"{path}: '{app_id}' must map to a list of tasks, got {type(entries).__name__}")
+    return entries
 
 
 def _keyed_by_app(data: dict) -> bool:
