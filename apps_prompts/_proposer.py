@@ -109,7 +109,7 @@ def normalise_task_text(text: str) -> str:
 
 def task_id_for(description: str, taken: set[str]) -> str:
     """A stable slug id for `description`, not in `taken` (which it updates)."""
-    words = [w for w in re.sub(r"[^a-z0-9]+", "-", description.lower()).split("-") if w]
+    words = re.findall(r"[a-z0-9]+", description.lower())
     base = ""
     for word in words:  # whole words up to 40 characters
         if len(base) + len(word) + 1 > 40:
