@@ -104,8 +104,8 @@ class Benchmark:
 
     def files_for(self, only: Iterable[str] | None = None) -> dict[str, str]:
         """The repository paths (→ sha256) a fetch of `only` these app ids takes (None: all), licence included.
-        UnknownBenchmarkError for an id the benchmark does not have (named, with the closest known ones), or
-        none given."""
+        Raises UnknownBenchmarkError for an id the benchmark does not have (named, with the closest known ones),
+        or none given."""
         if only is None:
             return dict(self.files)
         wanted = list(dict.fromkeys(only))
