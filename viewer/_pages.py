@@ -96,18 +96,15 @@ def _comparisons(run: Run) -> list[dict]:
 
 
 def runs_page(index: RunIndex) -> dict:
-    runs = []
-    for run in index.runs():
-        config = run.config
-        runs.append({
-            "name": run.name, "path": str(run.path), "date": run.modified.strftime("%Y-%m-%d %H:%M UTC"),
-            "finished": run.finished, "problems": run.problems, "offline": run.offline,
-            "coders": config.get("coders") or sorted({t.coder for t in run.tracks()}),
-            "cuas": config.get("cua_policies") or sorted({t.cua for t in run.tracks()}),
-            "modes": config.get("revision_modes") or sorted({t.mode for t in run.tracks()}),
-            "apps": len(run.app_ids()), "rounds": run.rounds, "tracks": _track_rows(run),
-            "trajectories": len(run.trajectories), "usage": _usage_rows(run), "model_calls": _model_calls(run),
-        })
+    runs = [{
+        "name": run.name, "path": str(run.path), "date": run.modified.strftime("%Y-%m-%d %H:%M UTC"),
+        "finished": run.finished, "problems": run.problems, "offline": run.offline,
+        "coders": run.config.get("coders") or sorted({t.coder for t in run.tracks()}),
+        "cuas": run.config.get("cua_policies") or sorted({t.cua for t in run.tracks()}),
+        "modes": run.config.get("revision_modes") or sorted({t.mode for t in run.tracks()}),
+        "apps": len(run.app_ids()), "rounds": run.rounds, "tracks": _track_rows(run),
+        "trajectories": len(run.trajectories), "usage": _usage_rows(run), "model_calls": _model_calls(run),
+    } for run in index.runs()]
     return {"runs": runs, "roots": [str(root) for root in index.roots]}
 
 
@@ -133,10 +130,9 @@ def run_page(run: Run, settings: ViewerSettings) -> dict:
             apps.append({"app_id": app_id, "domain": rounds[0].domain, "track": str(track), "track_id": track_id(track),
                          "rounds": [{"round": r.round, "fc": pct(r.fc), "sr": pct(r.sr), "errors": len(r.errors),
                                      "tasks": len(r.tasks)} for r in rounds]})
-    table = []
-    for row in run.results.table if run.results else []:
-        table.append({"track": " · ".join(p for p in row.track_key if p), "round": row.round,
-                      "domains": {d: _figures(row, d) for d, n in row.tasks.items() if n}})
+    table = [{"track": " · ".join(p for p in row.track_key if p), "round": row.round,
+              "domains": {d: _figures(row, d) for d, n in row.tasks.items() if n}}
+             for row in (run.results.table if run.results else [])]
     first = run.trajectories[0].trajectory_id if run.trajectories else None
     variations, variation_problems = run_variations(run)
     return {"run": run, "apps": apps, "table": table, "rounds": run.rounds, "usage": _usage_rows(run),
