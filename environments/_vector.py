@@ -170,8 +170,6 @@ def make_vector(envs: Sequence[str | tuple[str, dict[str, Any]]], *,
 
         make_vector([("aui/unit-converter-v0", {"task": "swap-to-feet-metres"}), "aui/trip-splitter-v0"])
     """
-    made = []
-    for entry in envs:
-        name, own = (entry, {}) if isinstance(entry, str) else entry
-        made.append(gymnasium.make(name, disable_env_checker=True, **{**common, **own}).unwrapped)
+    entries = [(entry, {}) if isinstance(entry, str) else entry for entry in envs]
+    made = [gymnasium.make(name, disable_env_checker=True, **{**common, **own}).unwrapped for name, own in entries]
     return AppVectorEnv(envs=made, autoreset_mode=autoreset_mode)
