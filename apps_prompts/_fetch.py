@@ -165,13 +165,9 @@ def _own_record(bench: Benchmark, destination: Path) -> dict | None:
 
 def _complete(bench: Benchmark, destination: Path, record: dict, wanted: dict[str, str]) -> bool:
     """Whether the destination holds this commit's `wanted` files, each with its pinned sum."""
-    if record.get("commit") != bench.commit:
-        return False
-    for path, digest in wanted.items():
-        file = destination / bench.destination(path)
-        if not file.is_file() or hashlib.sha256(file.read_bytes()).hexdigest() != digest:
-            return False
-    return True
+    files = {destination / bench.destination(path): digest for path, digest in wanted.items()}
+    return record.get("commit") == bench.commit and all(
+        file.is_file() and hashlib.sha256(file.read_bytes()).hexdigest() == digest for file, digest in files.items())
 
 
 def _local_reader(bench: Benchmark, folder: Path, wanted: dict[str, str]):

@@ -79,10 +79,7 @@ def module_file(name: str) -> Path | None:
     if name.split(".")[0] not in project_packages():
         return None
     base = PROJECT_ROOT.joinpath(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
+    return next((path for path in (base.with_suffix(".py"), base / "__init__.py") if path.is_file()), None)
 
 
 def _is_package(name: str) -> bool:

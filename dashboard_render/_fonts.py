@@ -104,10 +104,8 @@ def _mask_bytes(face, char: str) -> tuple[bytes, tuple[int, int]]:
 def _face_index(chain: Font, char: str) -> int:
     if ord(char) < 0x250 or char.isspace():
         return 0
-    for index, face in enumerate(chain.faces):
-        if _mask_bytes(face, char) != _mask_bytes(face, _PROBE_MISSING):
-            return index
-    return 0
+    return next((index for index, face in enumerate(chain.faces)
+                 if _mask_bytes(face, char) != _mask_bytes(face, _PROBE_MISSING)), 0)
 
 
 def fit_line(chain: Font, text: str, max_width: float) -> str:

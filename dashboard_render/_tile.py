@@ -47,10 +47,7 @@ def first_failure_signal(trajectory: Trajectory, hide_verdict: bool = False) -> 
     None for a success, unless `hide_verdict` (then its absence would tell the outcome)."""
     if trajectory.success and not hide_verdict:
         return None
-    for step in trajectory.steps:
-        if step.error or _no_effect(step):
-            return step.index
-    return None
+    return next((step.index for step in trajectory.steps if step.error or _no_effect(step)), None)
 
 
 def _no_effect(step: Step) -> bool:
