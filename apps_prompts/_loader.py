@@ -132,9 +132,8 @@ def _load_one(file: Path, errors: list[AppLoadError]) -> AppSpec | None:
         errors.append(AppLoadError(file, exc.field, exc.message))
         return None
     except ValidationError as exc:
-        for err in exc.errors():
-            loc = ".".join(str(part) for part in err["loc"]) or "<file>"
-            errors.append(AppLoadError(file, loc, err["msg"]))
+        errors.extend(AppLoadError(file, ".".join(str(part) for part in err["loc"]) or "<file>", err["msg"])
+                      for err in exc.errors())
         return None
     ref = reference_html_path(spec)
     if ref is not None and not ref.is_file():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -57,14 +58,8 @@ class Font:
         """Split `text` into (face, substring) runs, each drawn by the first face that has its glyphs."""
         if text.isascii() or len(self.faces) == 1:
             return [(self.faces[0], text)] if text else []
-        runs: list[tuple[object, str]] = []
-        for char in text:
-            face = self.faces[_face_index(self, char)]
-            if runs and runs[-1][0] is face:
-                runs[-1] = (face, runs[-1][1] + char)
-            else:
-                runs.append((face, char))
-        return runs
+        by_face = groupby(text, lambda char: self.faces[_face_index(self, char)])
+        return [(face, "".join(chars)) for face, chars in by_face]
 
     def width(self, text: str) -> float:
         return sum(face.getlength(part) for face, part in self.runs(text))
