@@ -227,10 +227,8 @@ def _walk(node: ast.AST):
     while pending:
         current = pending.pop()
         yield current
-        if isinstance(current, ast.If) and _is_type_checking(current.test):
-            pending.extend(current.orelse)
-            continue
-        pending.extend(ast.iter_child_nodes(current))
+        type_checking = isinstance(current, ast.If) and _is_type_checking(current.test)
+        pending.extend(current.orelse if type_checking else ast.iter_child_nodes(current))
 
 
 def _is_type_checking(test: ast.AST) -> bool:
