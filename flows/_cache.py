@@ -113,17 +113,9 @@ def current_version(kind: str) -> dict[str, str]:
     return version
 
 
-def stage_versions() -> dict[str, dict[str, str]]:
-    """`current_version` of every stage kind."""
-    return {kind: current_version(kind) for kind in STAGE_FUNCTIONS}
-
-
 def code_files() -> dict[str, str]:
     """{file: sha256} over every stage's files (what the manifest records, to say what changed)."""
-    files: dict[str, str] = {}
-    for kind in STAGE_FUNCTIONS:
-        files.update(stage_code(kind))
-    return dict(sorted(files.items()))
+    return dict(sorted((name, sha) for kind in STAGE_FUNCTIONS for name, sha in stage_code(kind).items()))
 
 
 # ---- --reuse-stale ---------------------------------------------------------------------------------
@@ -198,17 +190,21 @@ def models_named(models_path: str | None, inputs: Mapping[str, Any]) -> dict[str
         try:
             if registry.is_offline(name):
                 continue
-            model = registry.get(name)
-            try:
-                endpoint = model.endpoint()
-            except Exception as exc:  # an unset ${VAR}: the stage will say so
-                endpoint = f"unresolved: {exc}"
-            description = {"name": model.name, "provider": model.provider, "model": model.model,
-                           "endpoint": endpoint, "params": model.params.to_request()}
+            description = model_description(registry.get(name))
         except Exception:
             continue
         described[name] = hashlib.sha256(json.dumps(description, sort_keys=True, default=str).encode()).hexdigest()
     return described
+
+
+def model_description(model: Any) -> dict[str, Any]:
+    """A registry model's id, provider, endpoint and request settings (never its key)."""
+    try:
+        endpoint = model.endpoint()
+    except Exception as exc:  # an unset ${VAR} in the URL: said here; the stage (or the run) names it when it calls
+        endpoint = f"unresolved: {exc}"
+    return {"name": model.name, "provider": model.provider, "model": model.model, "endpoint": endpoint,
+            "params": model.params.to_request()}
 
 
 @functools.lru_cache(maxsize=512)
@@ -375,12 +371,7 @@ def _package_changes(before: str | None, now: str | None) -> str:
 
 
 def _packages(files: list[str]) -> str:
-    packages = []
-    for name in files:
-        parts = name.split("/")
-        package = "/".join(parts[:-1]) or parts[0]
-        if package not in packages:
-            packages.append(package)
+    packages = list(dict.fromkeys(name.rpartition("/")[0] or name for name in files))
     return ", ".join(packages[:3]) + (" …" if len(packages) > 3 else "")
 
 
@@ -406,21 +397,23 @@ class RunCacheState:
                 "reuse_stale": self.reuse_stale, "stale_reused": self.stale, "not_reused": self.not_reused}
 
 
+def earlier_manifest(run_dir: Path) -> dict | None:
+    """The manifest the run's last invocation left; None when there is none or it cannot be read."""
+    try:
+        return json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 def start_run_cache(run_dir: Path, reuse_stale: bool) -> RunCacheState:
     """Compare this process's code with the manifest the run's last invocation left, pin the old
     versions under `reuse_stale` (else unpin), and start a new tally."""
     import datetime
 
-    manifest = Path(run_dir) / "manifest.json"
-    before, since = None, None
-    if manifest.is_file():
-        try:
-            before = json.loads(manifest.read_text(encoding="utf-8"))
-            since = datetime.datetime.fromtimestamp(manifest.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
-        except (OSError, ValueError):
-            before = None
-    current = stage_versions()
-    now = {"stage_versions": current, "code_files": code_files(),
+    before = earlier_manifest(run_dir)
+    since = None if before is None else datetime.datetime.fromtimestamp(
+        (Path(run_dir) / "manifest.json").stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+    now = {"stage_versions": {kind: current_version(kind) for kind in STAGE_FUNCTIONS}, "code_files": code_files(),
            "stage_files": {kind: sorted(stage_code(kind)) for kind in STAGE_FUNCTIONS}}
     changed = why_rerun(before, now, since)
     pins = {}

@@ -21,7 +21,7 @@ from results import AppRoundResult, write_report, write_results
 from verifier import PROMPT_VERSION as verifier_version
 from verifier.judge import PROMPT_VERSION as judge_version
 
-from ._cache import RunCacheState, chromium_version, tally_for
+from ._cache import RunCacheState, chromium_version, earlier_manifest, model_description, tally_for
 from ._prefect_env import PROJECT_ROOT
 
 PACKAGES = ["aui-loop", "prefect", "fastapi", "playwright", "openai", "pydantic", "pillow", "jsonschema", "beautifulsoup4", "axe-playwright-python"]
@@ -45,13 +45,7 @@ def _models_used(config: ExperimentConfig, plan: Plan) -> dict:
     described = {}
     for name in plan.models:
         model = registry.get(name)
-        try:
-            endpoint = model.endpoint()
-        except Exception as exc:  # an unset ${VAR} in the URL: say which, keep going
-            endpoint = f"unresolved: {exc}"
-        described[name] = {"name": model.name, "provider": model.provider, "model": model.model, "endpoint": endpoint,
-                           "params": model.params.to_request(), "timeout_s": model.timeout_s,
-                           "max_retries": model.max_retries}
+        described[name] = {**model_description(model), "timeout_s": model.timeout_s, "max_retries": model.max_retries}
     return described
 
 
@@ -79,12 +73,6 @@ def _prompt_hashes() -> dict[str, dict[str, str]]:
             path = PROJECT_ROOT / relative
             hashes.setdefault(role, {})[relative] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
     return hashes
-
-
-def _prompt_versions() -> dict[str, str]:
-
-    return {"coder": coder_version, "verifier": verifier_version, "commenter": commenter_version, "judge": judge_version,
-            "translator": translator_version}
 
 
 def _input_hashes(config: ExperimentConfig) -> dict:
@@ -137,7 +125,8 @@ def write_manifest(config: ExperimentConfig, plan: Plan, run_dir: Path, cache: R
         "git_commit": _git_commit(),
         "models": models,
         "prompt_hashes": _prompt_hashes(),
-        "prompt_versions": _prompt_versions(),
+        "prompt_versions": {"coder": coder_version, "verifier": verifier_version, "commenter": commenter_version,
+                            "judge": judge_version, "translator": translator_version},
         # The config's seed, and each model's sampling seed where its params set one (None: the
         # endpoint's default). The offline roles and the heuristic agent draw no random numbers.
         "seed": config.seed,
@@ -153,15 +142,8 @@ def write_manifest(config: ExperimentConfig, plan: Plan, run_dir: Path, cache: R
         **(cache.manifest_fields() if cache is not None else {}),
     }
     if cache is not None:
-        manifest["settings_changed"] = settings_changed(_earlier_manifest(run_dir), manifest)
+        manifest["settings_changed"] = settings_changed(earlier_manifest(run_dir), manifest)
     return write_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True).encode())
-
-
-def _earlier_manifest(run_dir: Path) -> dict | None:
-    try:
-        return json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
 
 
 def settings_changed(before: dict | None, now: dict) -> list[str]:
@@ -222,10 +204,7 @@ def finish_run(config: ExperimentConfig, plan: Plan, run_dir: Path, results: lis
 
 def _record_cache_counts(run_dir: Path, cache: dict) -> None:
     """The manifest (written when the run started) gets the invocation's ran / reused counts."""
-    path = Path(run_dir) / "manifest.json"
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    manifest["cache"] = cache
-    write_atomic(path, json.dumps(manifest, indent=1, sort_keys=True).encode())
+    manifest = earlier_manifest(run_dir)
+    if manifest is not None:
+        manifest["cache"] = cache
+        write_atomic(Path(run_dir) / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True).encode())
