@@ -3,7 +3,7 @@ successes a static audit doubts (`TrackSteps.record` puts them together into the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from apps_prompts import Task
@@ -38,19 +38,29 @@ def variation_result(variant: VariantRef, refs: list[RolloutRef],
                      outcomes: Callable[[dict[str, RolloutRef]], list[TaskOutcome]], root: Path) -> VariationResult:
     """One variation's part of the round's result: its kept tasks' outcomes per repeat, and its exclusions."""
     kept = set(variant.kept)
-    by_repeat: dict[int, dict[str, RolloutRef]] = {}
-    for ref in refs:
-        by_repeat.setdefault(ref.repeat, {})[ref.task_id] = ref
-    per_repeat = {repeat: [o for o in outcomes(found) if o.task_id in kept] for repeat, found in by_repeat.items()}
-    first = next((r.trajectory for r in refs if r.repeat == 0 and r.trajectory), None)
-    screenshot = str(Path(first) / "step_000.png") if first and (root / first / "step_000.png").exists() else None
+    per_repeat = {repeat: [o for o in outcomes(found) if o.task_id in kept] for repeat, found in by_repeat(refs).items()}
     transform = variant.transform
     return VariationResult(
         variation=variant.variation, transform=transform.name if transform else None,
         transform_sha256=transform.sha256 if transform else None, kept=list(variant.kept),
         unproven=list(variant.unproven), excluded=dict(variant.excluded), tasks=per_repeat.get(0, []),
         repeats=[RepeatOutcomes(repeat=r, tasks=t) for r, t in sorted(per_repeat.items()) if r > 0],
-        proof=variant.proof.path if variant.proof else None, screenshot=screenshot, error=variant.error)
+        proof=variant.proof.path if variant.proof else None,
+        screenshot=first_screenshot([r for r in refs if r.repeat == 0], root), error=variant.error)
+
+
+def by_repeat(refs: list[RolloutRef]) -> dict[int, dict[str, RolloutRef]]:
+    """Rollouts by repeat, then by task id."""
+    found: dict[int, dict[str, RolloutRef]] = {}
+    for ref in refs:
+        found.setdefault(ref.repeat, {})[ref.task_id] = ref
+    return found
+
+
+def first_screenshot(refs: Iterable[RolloutRef], root: Path) -> str | None:
+    """The first step's screenshot of the first of `refs` with a trajectory (relative to the run folder), if any."""
+    first = next((r.trajectory for r in refs if r.trajectory), None)
+    return str(Path(first) / "step_000.png") if first and (root / first / "step_000.png").exists() else None
 
 
 def gaming_suspects(run: RunContext, before: VersionRef, before_result: AppRoundResult, version: VersionRef,

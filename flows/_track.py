@@ -43,7 +43,7 @@ from ._refs import (
 )
 from ._revision import comment_failures, revise_version
 from ._rollouts import rollout_task, use_browser_slots
-from ._round_result import gaming_suspects, task_outcomes, variation_result
+from ._round_result import by_repeat, first_screenshot, gaming_suspects, task_outcomes, variation_result
 from ._stages import generate_initial, propose_tasks, read_tasks, slug, verify_version
 from ._variations import prove_variation, translate_version
 
@@ -375,10 +375,8 @@ class TrackSteps:
             return task_outcomes(self.tasks(tasks), verdicts, reasons, refs)
 
         result = self._result(version, outcomes(rollouts), errors)
-        by_repeat: dict[int, dict[str, RolloutRef]] = {}
-        for ref in self.repeated.pop(version.round, []):
-            by_repeat.setdefault(ref.repeat, {})[ref.task_id] = ref
-        result.repeats = [RepeatOutcomes(repeat=repeat, tasks=outcomes(refs)) for repeat, refs in sorted(by_repeat.items())]
+        result.repeats = [RepeatOutcomes(repeat=repeat, tasks=outcomes(refs))
+                          for repeat, refs in sorted(by_repeat(self.repeated.pop(version.round, [])).items())]
         varied = self.varied.pop(version.round, {})
         result.variations = [variation_result(*varied[name], outcomes, self.run.root)
                              for name in self.config.variations if name in varied]  # the config's order
@@ -388,9 +386,7 @@ class TrackSteps:
             result.regressions = [t.task_id for t in result.tasks if t.task_id in before and not t.success]
         self.judged[version.round] = Judged(version, verdicts, None, result, rollouts)
         result.gaming_suspects = self._audit(version, verdicts, result)
-        first = next((r.trajectory for r in rollouts.values() if r.trajectory), None)
-        if first and (self.run.root / first / "step_000.png").exists():
-            result.screenshot = str(Path(first) / "step_000.png")
+        result.screenshot = first_screenshot(rollouts.values(), self.run.root)
         self.logger.info("%s round %d: FC %.1f%% SR %.1f%%", self.app_id, version.round, 100 * result.fc, 100 * result.sr)
         self.progress.round_finished(result)
         return result
