@@ -35,12 +35,13 @@ from results import (
 )
 
 from ._budget import run_budget
-from ._cache import reset_tally, tallied
-from ._dask import dask_task_runner, submitted
+from ._cache import reset_tally
+from ._dask import with_task_runner
+from ._loop import prefect_stages
 from ._refs import FileRef, RunContext, TasksRef, VersionRef
 from ._stages import slug
 from ._sweep import run_key_for
-from ._track import PLAIN_STAGES, PREFECT_STAGES, Stages, TrackSteps
+from ._track import PLAIN_STAGES, Stages, TrackSteps
 
 
 def ablation_name(principle: str | None, change: str | None) -> str:
@@ -224,8 +225,7 @@ async def ablate(run_dir: str, principle: str | None = None, change: str | None 
     config = _config_of(Path(run_dir))
     folder = Path(run_dir).resolve() / "ablations" / ablation_name(principle, change)
     tally = reset_tally(folder)
-    stages = tallied(submitted(PREFECT_STAGES) if config.task_runner == "dask" else PREFECT_STAGES, tally)
-    ablation = await ablate_run(Path(run_dir), principle=principle, change=change, stages=stages)
+    ablation = await ablate_run(Path(run_dir), principle=principle, change=change, stages=prefect_stages(config, tally))
     ablation.cache = tally.as_dict()
     (folder / ABLATION_FILE).write_text(ablation.model_dump_json(indent=1), encoding="utf-8")
     return ablation
@@ -233,7 +233,4 @@ async def ablate(run_dir: str, principle: str | None = None, change: str | None 
 
 def ablation_flow(run_dir: Path):
     """The `ablate` flow on the task runner of the run's config (Dask's, when the sweep ran on Dask)."""
-    config = _config_of(Path(run_dir))
-    if config.task_runner == "dask":
-        return ablate.with_options(task_runner=dask_task_runner(config.dask_address))
-    return ablate
+    return with_task_runner(ablate, _config_of(Path(run_dir)))

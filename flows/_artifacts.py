@@ -133,8 +133,6 @@ def variation_round_table(rows: list[VariationRow], round_: int) -> list[dict[st
             for r in rows if r.round == round_]
 
 
-
-
 async def publish_insights(config: ExperimentConfig, insights: Insights) -> None:
     """The principle table as a Prefect table artifact (association: the note says so)."""
     await acreate_table_artifact(

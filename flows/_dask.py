@@ -89,6 +89,11 @@ def dask_task_runner(address: str):
     return runner(address=address)
 
 
+def with_task_runner(flow: Any, config: Any) -> Any:
+    """`flow` on the task runner `config` names: Dask's (`dask_task_runner`), or the one it has."""
+    return flow.with_options(task_runner=dask_task_runner(config.dask_address)) if config.task_runner == "dask" else flow
+
+
 def submitted(stages):
     """The same `Stages`, each one submitted to the flow's task runner and awaited without blocking."""
     return replace(stages, **{f.name: functools.partial(_submit_and_wait, getattr(stages, f.name)) for f in fields(stages)})

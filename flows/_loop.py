@@ -23,7 +23,7 @@ from prefect import flow, get_run_logger
 from experiment import ExperimentConfig, Plan
 from results import AppRoundResult, Track
 
-from ._cache import tallied, tally_for
+from ._cache import CacheTally, tallied, tally_for
 from ._refs import RunContext
 from ._track import PREFECT_STAGES, Stages, TrackSteps
 
@@ -36,11 +36,16 @@ async def design_loop(config: ExperimentConfig, run: RunContext, app_id: str, tr
     """One app through R rounds of judge-and-revise with one coder, one CUA and one revision mode (`plan`: who plays
     each role, resolved before the run)."""
     from ._artifacts import publish_round
+
+    steps = TrackSteps(config, run, app_id, track, prefect_stages(config, tally_for(run.run_dir)), get_run_logger(), plan)
+    return await judge_and_revise(steps, config.rounds, on_round=lambda result: publish_round(config, result))
+
+
+def prefect_stages(config: ExperimentConfig, tally: CacheTally) -> Stages:
+    """The Prefect stages, submitted to the flow's task runner on Dask, each counted in `tally` as ran or reused."""
     from ._dask import submitted
 
-    stages = tallied(submitted(PREFECT_STAGES) if config.task_runner == "dask" else PREFECT_STAGES, tally_for(run.run_dir))
-    steps = TrackSteps(config, run, app_id, track, stages, get_run_logger(), plan)
-    return await judge_and_revise(steps, config.rounds, on_round=lambda result: publish_round(config, result))
+    return tallied(submitted(PREFECT_STAGES) if config.task_runner == "dask" else PREFECT_STAGES, tally)
 
 
 async def judge_and_revise(steps: TrackSteps, rounds: int,

@@ -20,6 +20,7 @@ from insights import insights_of, write_insights
 from results import INSIGHTS_FILE, AppRoundResult, Insights, Track, table_rows, variation_rows
 
 from ._budget import run_budget
+from ._dask import with_task_runner
 from ._loop import design_loop, run_track
 from ._refs import RunContext
 from ._track import PLAIN_STAGES
@@ -79,11 +80,7 @@ async def sweep(config: ExperimentConfig, plan: Plan | None = None) -> list[AppR
 
     plan = plan if plan is not None else check_config(config, probe_endpoints=False)
     progress = Progress(config)
-    loop_flow = design_loop
-    if config.task_runner == "dask":
-        from ._dask import dask_task_runner
-
-        loop_flow = design_loop.with_options(task_runner=dask_task_runner(config.dask_address))
+    loop_flow = with_task_runner(design_loop, config)
 
     async def run_one(run: RunContext, app_id: str, track: Track) -> list[AppRoundResult]:
         return await loop_flow(config, run, app_id, track, plan)
