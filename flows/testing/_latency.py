@@ -35,12 +35,12 @@ from typing import Any, Literal
 import yaml
 
 from apps_prompts import Task
-from cua import DEFAULT_VIEWPORT, BrowserConfig, open_app, smart_resize
+from cua import DEFAULT_VIEWPORT, BrowserConfig, open_app
 from cua.policies import uitars_task_of_request
 from llm import Latency
 from llm.testing import assistant_turns, reply_status, reply_text, uitars_click, uitars_finished, uitars_type
 
-from ._scripted import role_of, user_text
+from ._scripted import coder_reply, listed_tasks, role_of, uitars_point, user_text
 
 _CONTROLS_JS = Path(__file__).with_name("_latency_controls.js").read_text(encoding="utf-8")
 
@@ -97,12 +97,6 @@ class AppPlan:
     controls: list[tuple[int, int]]
 
 
-def _uitars_point(x: float, y: float, viewport) -> tuple[int, int]:
-    width, height = viewport.width, viewport.height
-    resized_width, resized_height = smart_resize(width, height)
-    return round(x * resized_width / width), round(y * resized_height / height)
-
-
 async def plan_app(app_id: str, html: str, known: list[Task], *, count: int = 30, viewport=None) -> AppPlan:
     """`app_id`'s plan: its `known` tasks first, then tasks made from its page's controls, `count` in all.
 
@@ -121,10 +115,10 @@ async def plan_app(app_id: str, html: str, known: list[Task], *, count: int = 30
                 except Exception:  # a selector of a later state, or none on the page: the CUA will miss it
                     box = None
                 inside = box and 0 <= box["x"] + box["width"] / 2 < viewport.width and 0 <= box["y"] + box["height"] / 2 < viewport.height
-                points[step.selector] = _uitars_point(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2,
+                points[step.selector] = uitars_point(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2,
                                                       viewport) if inside else None
     for control in controls:
-        points.setdefault(control["selector"], _uitars_point(control["x"], control["y"], viewport))
+        points.setdefault(control["selector"], uitars_point(control["x"], control["y"], viewport))
 
     def actions_for(solution: list[dict[str, Any]], answer: str | None) -> list[str]:
         replies = []
@@ -248,10 +242,7 @@ class LatencyRoles:
             self.unrecognised += 1
             return reply_status(400, message=f"LatencyRoles: no app or role recognised (role {role})")
         if role == "coder":
-            if "You wrote this" in text:
-                revised = plan.html.replace("</body>", f"{REVISION_MARK}\n</body>", 1)
-                return reply_text(f"Here is the revised app.\n```html\n{revised}\n```\n")
-            return reply_text(f"```html\n{plan.html}\n```")
+            return coder_reply(plan.html, text, REVISION_MARK)
         wanted = re.search(r"Propose (\d+) distinct tasks", text)
         count = int(wanted.group(1)) if wanted else len(plan.tasks)
         listed = set(re.findall(r"^- (.+)$", text.split("Do not repeat these tasks:", 1)[1], re.M)) \
@@ -266,9 +257,8 @@ class LatencyRoles:
         return self.plans.get(app_id) if app_id else None
 
     def _verdicts(self, text: str) -> list[dict[str, Any]]:
-        listed = re.search(r"Tasks \(\d+\):\n(\[.*?\])\n\nJudge", text, re.DOTALL)
         verdicts = []
-        for item in json.loads(listed.group(1)) if listed else []:
+        for item in listed_tasks(text):
             task = self._tasks.get(item.get("description", ""))
             if task is None or not task.checker:
                 verdicts.append({"task_id": item["task_id"], "solvable": False,

@@ -126,10 +126,7 @@ class ScriptedRoles:
         return path
 
     def _coder(self, request: RecordedRequest) -> Reply:
-        if "You wrote this" in user_text(request):
-            revised = self.html.replace("</body>", f"{REVISION_MARK}\n</body>", 1)
-            return reply_text(f"Here is the revised app.\n```html\n{revised}\n```\n")
-        return reply_text(f"```html\n{self.html}\n```")
+        return coder_reply(self.html, user_text(request), REVISION_MARK)
 
     def _proposer(self, request: RecordedRequest) -> Reply:
         tasks = [{"description": t.description, "category": t.category.value, "expected_outcome": t.expected_outcome,
@@ -141,9 +138,8 @@ class ScriptedRoles:
         return reply_text(json.dumps({"tasks": tasks}))
 
     def _verifier(self, request: RecordedRequest) -> Reply:
-        listed = re.search(r"Tasks \(\d+\):\n(\[.*?\])\n\nJudge", user_text(request), re.DOTALL)
         verdicts = []
-        for task in json.loads(listed.group(1)) if listed else []:
+        for task in listed_tasks(user_text(request)):
             checker = self.checkers.get(task["description"])
             if checker:
                 verdicts.append({"task_id": task["task_id"], "solvable": True, "reason": "the controls exist",
@@ -181,8 +177,26 @@ async def click_point(app_id: str, selector: str, apps: str | Path | None = None
     html = Path(reference_html_path(spec)).read_text(encoding="utf-8")
     async with open_app(html) as app:
         box = await app.page.locator(selector).bounding_box()
-    browser = BrowserConfig()
-    width, height = browser.viewport.width, browser.viewport.height
+    return uitars_point(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, BrowserConfig().viewport)
+
+
+def uitars_point(x: float, y: float, viewport) -> tuple[int, int]:
+    """A point of the page (CSS pixels in `viewport`) in UI-TARS-1.5 pixels (the smart-resized screenshot's)."""
+    width, height = viewport.width, viewport.height
     resized_width, resized_height = smart_resize(width, height)
-    return (round((box["x"] + box["width"] / 2) * resized_width / width),
-            round((box["y"] + box["height"] / 2) * resized_height / height))
+    return round(x * resized_width / width), round(y * resized_height / height)
+
+
+def coder_reply(html: str, prompt: str, mark: str) -> Reply:
+    """The page in an ```html fence; a revision (its prompt shows the coder its own page) is `html` with `mark`
+    added before `</body>`."""
+    if "You wrote this" in prompt:
+        revised = html.replace("</body>", f"{mark}\n</body>", 1)
+        return reply_text(f"Here is the revised app.\n```html\n{revised}\n```\n")
+    return reply_text(f"```html\n{html}\n```")
+
+
+def listed_tasks(prompt: str) -> list[dict]:
+    """The tasks a verifier's prompt lists (task_id, description, …)."""
+    listed = re.search(r"Tasks \(\d+\):\n(\[.*?\])\n\nJudge", prompt, re.DOTALL)
+    return json.loads(listed.group(1)) if listed else []
