@@ -28,10 +28,9 @@ from apps_prompts import (
     reference_html_path,
     tasks_file_app_ids,
 )
-from cua import close_browser
 from verifier import TaskProof, prove_task
 
-from ._output import _fail, err_console
+from ._output import _fail, err_console, in_browser
 
 apps_app = typer.Typer(help="App specs: list, import (AUI-Gym format), validate; fetch the public benchmarks.", no_args_is_help=True)
 console = Console()
@@ -134,12 +133,9 @@ def validate_apps(
                 return await prove_task(html, spec.id, task)
 
         provable = [(spec, task) for spec in apps if v0_dir is None or spec.id in html_by_app for task in spec.tasks]
-        try:
-            return await asyncio.gather(*(prove(spec, task) for spec, task in provable))
-        finally:
-            await close_browser()
+        return await asyncio.gather(*(prove(spec, task) for spec, task in provable))
 
-    proofs = asyncio.run(prove_all())
+    proofs = in_browser(prove_all())
     failing = [p for p in proofs if not p.ok]
     for proof in failing:
         console.print(f"[red]FAIL[/] {proof.app_id}/{proof.task_id}: {'; '.join(proof.problems)}", soft_wrap=True)

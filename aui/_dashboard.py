@@ -6,7 +6,6 @@ Thin wrappers over `dashboard_render` and `commenter`; wired into `aui` with
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -14,13 +13,13 @@ import typer
 from rich.console import Console
 
 from commenter import get_commenter
-from cua import Trajectory, close_browser
+from cua import Trajectory
 from dashboard_render import DASHBOARD_FILE, account_trajectory, render_trajectory
 from experiment import is_offline_provider
 from llm import ModelClient, ModelConfigError, UnknownNameError
 
 from ._options import MODELS_REGISTRY
-from ._output import _fail, err_console
+from ._output import _fail, err_console, in_browser
 
 console = Console()
 
@@ -91,13 +90,8 @@ def comment_command(
     if commenter.offline and html_path is None:
         err_console.print("[yellow]note:[/] no app HTML (--html): the offline commenter uses the trajectory only")
 
-    async def run():
-        try:
-            return await commenter.comment(trajectory_dir, html=html_path.read_text(encoding="utf-8") if html_path else None)
-        finally:
-            await close_browser()
-
-    result = asyncio.run(run())
+    result = in_browser(commenter.comment(trajectory_dir,
+                                          html=html_path.read_text(encoding="utf-8") if html_path else None))
     text = result.model_dump_json(indent=2, exclude={"raw_replies"} if result.comment is not None else set())
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

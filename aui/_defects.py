@@ -5,7 +5,6 @@ Registered in `aui/_app.py` with `app.add_typer(defects_app, name="defects")`.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import typer
@@ -13,14 +12,14 @@ from rich.console import Console
 
 from apps_prompts import BUNDLED_DIR
 from commenter.detector import REFERENCE_NOTE, percent
-from cua import Viewport, close_browser
+from cua import Viewport
 from experiment import is_offline_provider
 from flows import DefectRunError, eval_run, inject_run
 from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
 
 from ._options import MODELS_REGISTRY, VIEWPORT
-from ._output import _fail
+from ._output import _fail, in_browser
 
 console = Console()
 defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
@@ -50,7 +49,8 @@ def inject_command(
 ) -> None:
     """Inject defects into apps, prove each on the page, and write the defect set (and its labelled tuples)."""
     try:
-        defect_set = asyncio.run(_inject(out, apps_dir, _split(apps), _split(types), per_app, seed, viewport, rollouts))
+        defect_set = in_browser(inject_run(out, apps_path=apps_dir, app_ids=_split(apps), types=_split(types),
+                                           per_app=per_app, seed=seed, viewport=viewport, rollouts=rollouts))
     except (DefectRunError, DefectError, KeyError, ValueError) as exc:
         raise _fail(str(exc).strip("'"))
     proven = len(defect_set.proven)
@@ -59,14 +59,6 @@ def inject_command(
     for record in defect_set.records:
         if not record.proven:
             console.print(f"  dropped {record.id}: {record.reason}", soft_wrap=True, highlight=False)
-
-
-async def _inject(out, apps_dir, app_ids, types, per_app, seed, viewport, rollouts):
-    try:
-        return await inject_run(out, apps_path=apps_dir, app_ids=app_ids, types=types, per_app=per_app, seed=seed,
-                                viewport=viewport, rollouts=rollouts)
-    finally:
-        await close_browser()
 
 
 @defects_app.command("eval")
@@ -93,7 +85,7 @@ def eval_command(
         except (UnknownNameError, ModelConfigError, ValueError) as exc:
             raise _fail(str(exc))
     try:
-        scored = asyncio.run(_eval(run_dir, names, client, concurrency))
+        scored = in_browser(_eval(run_dir, names, client, concurrency))
     except (FileNotFoundError, DefectRunError, ValueError) as exc:
         raise _fail(str(exc))
     for metrics in scored:
@@ -115,6 +107,5 @@ async def _eval(run_dir, detectors, client, concurrency):
     try:
         return [await eval_run(run_dir, name, client, concurrency=concurrency) for name in detectors]
     finally:
-        await close_browser()
         if client is not None:
             await client.aclose()

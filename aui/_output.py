@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
 import typer
 from rich.console import Console
 from rich.markup import escape
+
+from cua import close_browser
+
+T = TypeVar("T")
 
 console = Console()
 if not console.is_terminal:  # piped or logged: keep table rows on one line
@@ -17,4 +25,15 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     line = " ".join(str(message).split())  # one line, whatever the exception's text held
     err_console.print(f"[red]error:[/] {escape(line)}", soft_wrap=True)
     return typer.Exit(code)
+
+
+def in_browser(work: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(work)`, closing this process's browser once it has ended, however it ended."""
+    async def closing() -> T:
+        try:
+            return await work
+        finally:
+            await close_browser()
+
+    return asyncio.run(closing())
 

@@ -5,7 +5,6 @@ Registered in `aui/_app.py` with `app.command("rollout")(rollout_command)`.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -13,12 +12,12 @@ import typer
 from rich.console import Console
 
 from apps_prompts import load_app, reference_html_path
-from cua import BrowserConfig, RolloutConfig, Viewport, close_browser, rollout, write_tuples
+from cua import BrowserConfig, RolloutConfig, Viewport, rollout, write_tuples
 from cua.policies import get_policy
 from verifier import rollout_checker
 
 from ._options import APP_HTML, APP_ID, MODELS_REGISTRY, SPECS, VIEWPORT
-from ._output import _fail, err_console
+from ._output import _fail, err_console, in_browser
 
 console = Console()
 
@@ -56,7 +55,8 @@ def rollout_command(
         raise _fail(f"policy '{policy}': {exc}")
 
     config = RolloutConfig(max_steps=max_steps, trace=trace, browser=BrowserConfig(viewport=viewport))
-    trajectory = asyncio.run(_run(Path(html_path).read_text(encoding="utf-8"), spec.id, task, agent, checker, out, config))
+    trajectory = in_browser(rollout(Path(html_path).read_text(encoding="utf-8"), task.description, agent, checker, out,
+                                    config, app_id=spec.id, task_id=task.id, expected_outcome=task.expected_outcome))
     tuples = write_tuples(trajectory, out)  # the transition tuples (before, action, after) of every step
     summary = {
         "app": spec.id,
@@ -81,20 +81,3 @@ def rollout_command(
         if trajectory.error:
             console.print(f"  reason: {trajectory.error}", soft_wrap=True)
     raise typer.Exit(1 if summary["termination"] == "error" else 0)
-
-
-async def _run(html, app_id, task, agent, checker, out, config):
-    try:
-        return await rollout(
-            html,
-            task.description,
-            agent,
-            checker,
-            out,
-            config,
-            app_id=app_id,
-            task_id=task.id,
-            expected_outcome=task.expected_outcome,
-        )
-    finally:
-        await close_browser()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import typer
@@ -10,13 +9,12 @@ from rich.console import Console
 from rich.table import Table
 
 from apps_prompts import load_app
-from cua import close_browser
 from experiment import is_offline_provider
 from llm import ModelConfigError, get_client
 from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, verify_app
 
 from ._options import APP_HTML, APP_ID, MODELS_REGISTRY, SPECS
-from ._output import _fail, err_console
+from ._output import _fail, err_console, in_browser
 
 console = Console()
 
@@ -47,21 +45,9 @@ def verify_command(
             raise _fail(str(exc))
     config = LLMVerifierConfig(batch_size=batch_size, screenshot=screenshot)
 
-    async def run():
-        try:
-            return await verify_app(
-                spec,
-                html.read_text(encoding="utf-8") if html is not None else None,
-                verifier=model,
-                client=client,
-                config=config,
-                out_dir=out,
-            )
-        finally:
-            await close_browser()
-
     try:
-        verdicts = asyncio.run(run())
+        verdicts = in_browser(verify_app(spec, html.read_text(encoding="utf-8") if html is not None else None,
+                                         verifier=model, client=client, config=config, out_dir=out))
     except ValueError as exc:  # no HTML to judge; a model entry or ${ENV} key missing
         raise _fail(str(exc))
     except RuntimeError as exc:  # llm.ModelCallError: the model failed for good after retries
