@@ -22,10 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "app", "apps_app", "comment_command", "dashboard_command", "defects_app", "deploy", "export_command",
-    "insights_command",
-    "judge_command", "label_app",
-    "report", "rollout_command", "run", "serve_command", "sweep_command", "ui", "variation_table",
-    "variations_command", "verify_command", "view_command",
+    "insights_command", "judge_command", "label_app", "report", "rollout_command", "run", "serve_command",
+    "sweep_command", "ui", "variation_table", "variations_command", "verify_command", "view_command",
 ]
 
 

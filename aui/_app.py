@@ -44,26 +44,3 @@ app.command("judge")(judge_command)
 app.command("variations")(variations_command)
 app.command("insights")(insights_command)
 app.command("export")(export_command)
-
-__all__ = [
-    "app",
-    "apps_app",
-    "comment_command",
-    "dashboard_command",
-    "defects_app",
-    "export_command",
-    "insights_command",
-    "deploy",
-    "judge_command",
-    "label_app",
-    "report",
-    "rollout_command",
-    "run",
-    "serve_command",
-    "sweep_command",
-    "ui",
-    "variation_table",
-    "variations_command",
-    "verify_command",
-    "view_command",
-]
