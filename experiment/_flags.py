@@ -44,18 +44,12 @@ def config_flags() -> list[ConfigFlag]:
 
 def _with_choices(text: str, annotation: Any) -> str:
     """`text`, ending with the names a field of fixed choices (a Literal, or a list of one) takes: `(off | all)`."""
-    annotation = _without_none(annotation)
+    annotation = _cli_type(annotation, bare=True)
     if typing.get_origin(annotation) is list:
         annotation = typing.get_args(annotation)[0]
     if typing.get_origin(annotation) is not typing.Literal:
         return text
     return f"{text} ({' | '.join(map(str, typing.get_args(annotation)))})"
-
-
-def _without_none(annotation: Any) -> Any:
-    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        return next(arg for arg in typing.get_args(annotation) if arg is not type(None))
-    return annotation
 
 
 def _dashed(field: str) -> str:
@@ -64,7 +58,8 @@ def _dashed(field: str) -> str:
 
 def _cli_type(annotation: Any, bare: bool = False) -> Any:
     """What a flag of a field so annotated takes (`bare`: the annotation without its `| None`)."""
-    annotation = _without_none(annotation)
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        annotation = next(arg for arg in typing.get_args(annotation) if arg is not type(None))
     if bare or annotation in (bool, int, float, Path):
         return annotation
     return typing.get_origin(annotation) if typing.get_origin(annotation) in (list, dict) else str
