@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from llm import model_calls_now
@@ -49,7 +49,7 @@ class ProgressSnapshot:
     app_rounds_done: int
     app_rounds_total: int
     elapsed_s: float
-    eta_s: float | None = field(default=None)
+    eta_s: float | None = None
 
 
 class RunProgress:
@@ -116,13 +116,6 @@ class RunProgress:
                                     app_rounds_total=self.app_rounds_total, elapsed_s=elapsed, eta_s=eta)
 
 
-class _NoProgress(RunProgress):
-    """What a track reports to when nobody watches (tests, library use): counts kept, nothing drawn."""
-
-    def __init__(self) -> None:
-        super().__init__({}, 0, 0)
-
-
 _WATCHED: dict[Path, RunProgress] = {}
 _WATCHED_LOCK = threading.Lock()
 
@@ -141,8 +134,9 @@ def watching(run_dir: Path, progress: RunProgress) -> Iterator[RunProgress]:
 
 
 def progress_for(run_dir: Path) -> RunProgress:
+    """What the run's tracks report to; when nobody watches (tests, library use), counts kept and nothing drawn."""
     with _WATCHED_LOCK:
-        return _WATCHED.get(Path(run_dir).resolve()) or _NoProgress()
+        return _WATCHED.get(Path(run_dir).resolve()) or RunProgress({}, 0, 0)
 
 
 # A run is CPU-bound when its process tree and everything else keep this share of the cores busy.
