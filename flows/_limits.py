@@ -27,15 +27,12 @@ time limit; a crashed holder's slot is freed when its lease runs out)."""
 _made: dict[str, int] = {}
 
 
-def cross_process_limits_wanted() -> bool:
-    from ._dask import on_dask_worker
-
-    return os.environ.get(GLOBAL_LIMITS_ENV, "").strip().lower() in ("1", "true", "yes", "on") or on_dask_worker()
-
-
 def use_cross_process_limits() -> None:
     """Install the Prefect limiter in this process when it shares endpoints with others (see above)."""
-    if cross_process_limits_wanted() and os.environ.get("PREFECT_API_URL"):
+    from ._dask import on_dask_worker
+
+    wanted = os.environ.get(GLOBAL_LIMITS_ENV, "").strip().lower() in ("1", "true", "yes", "on") or on_dask_worker()
+    if wanted and os.environ.get("PREFECT_API_URL"):
         set_cross_process_limiter(prefect_model_limit)
 
 
