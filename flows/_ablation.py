@@ -34,13 +34,13 @@ from results import (
     rounded,
 )
 
-from ._budget import run_budget
+from ._budget import read_json_object, run_budget
 from ._cache import reset_tally
 from ._dask import with_task_runner
 from ._loop import prefect_stages
 from ._refs import FileRef, RunContext, TasksRef, VersionRef
 from ._stages import slug
-from ._sweep import run_key_for
+from ._sweep import run_context, run_key_for
 from ._track import PLAIN_STAGES, Stages, TrackSteps
 
 
@@ -110,9 +110,7 @@ async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str
     config = _config_of(run_dir)
     name = ablation_name(principle, change)
     folder = run_dir / "ablations" / name
-    sub = RunContext(run_key=f"{run_key_for(run_dir)}-ablation-{name}", run_dir=str(folder), apps=str(config.apps),
-                     models=str(config.models_config) if config.models_config else None,
-                     v0_dir=str(config.v0_dir) if config.v0_dir else None)
+    sub = run_context(config, folder, run_key=f"{run_key_for(run_dir)}-ablation-{name}")
     results = read_results(run_dir).apps
     ablation = Ablation(run=str(run_dir), principle=principle, change=change, folder=str(folder),
                         offline=bool((read_manifest(run_dir) or {}).get("offline")))
@@ -141,9 +139,9 @@ async def _ablate_one(run_dir: Path, sub: RunContext, planned: tuple[ExperimentC
     if why_not is not None:
         ablation.skipped.append(f"{where}: {why_not}")
         return None
-    revision = _json(run_dir / Path(after.html).parent / "revision.json")
+    revision = read_json_object(run_dir / Path(after.html).parent / "revision.json")
     feedback_path = Path("apps", after.app_id, *track.folder.parts, f"feedback-round-{before.round}.json")
-    feedback = _json(run_dir / feedback_path)
+    feedback = read_json_object(run_dir / feedback_path)
     left_out, omit, drop = _left_out(revision, feedback, principle, change, decided.changes)
     if not left_out:
         ablation.skipped.append(f"{where}: applied, but nothing of {principle or change} can be left out of the "
@@ -208,14 +206,6 @@ def _regressions(before: AppRoundResult, after: AppRoundResult, tasks) -> list[R
             attempt += f" ({outcome.reason[:200]})"
         found.append(Regression(task_id=task_id, description=descriptions.get(task_id, ""), agent_attempt=attempt))
     return found
-
-
-def _json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 @flow(name="aui-ablate", flow_run_name="ablate {run_dir}")

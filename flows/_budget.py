@@ -38,13 +38,18 @@ MOST_SLOTS = 2**31 - 1
 R = TypeVar("R")
 
 
-def read_budget_file(run_dir: Path) -> dict:
-    """What `<run>/budget.json` holds (`spent`, `reached`, the limits last used, the ledger), or {} for none."""
+def read_json_object(path: Path) -> dict:
+    """The JSON object in `path`, or {} (no file, not JSON, not an object)."""
     try:
-        data = json.loads((Path(run_dir) / BUDGET_FILE).read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def read_budget_file(run_dir: Path) -> dict:
+    """What `<run>/budget.json` holds (`spent`, `reached`, the limits last used, the ledger), or {} for none."""
+    return read_json_object(Path(run_dir) / BUDGET_FILE)
 
 
 def _write_budget_file(run_dir: Path, data: dict) -> None:

@@ -38,10 +38,11 @@ def run_key_for(run_dir: Path) -> str:
     return path.read_text().strip()
 
 
-def run_context(config: ExperimentConfig) -> RunContext:
-    """The run's constants every stage shares (creates the run folder and its key on first use)."""
-    run_dir = config.run_dir.resolve()
-    return RunContext(run_key=run_key_for(run_dir), run_dir=str(run_dir), apps=str(config.apps),
+def run_context(config: ExperimentConfig, run_dir: Path | None = None, run_key: str | None = None) -> RunContext:
+    """The run's constants every stage shares (creates the run folder and its key on first use); `run_dir` and
+    `run_key`: a run of its own inside another (an ablation's)."""
+    run_dir = run_dir or config.run_dir.resolve()
+    return RunContext(run_key=run_key or run_key_for(run_dir), run_dir=str(run_dir), apps=str(config.apps),
                       models=str(config.models_config) if config.models_config else None,
                       v0_dir=str(config.v0_dir) if config.v0_dir else None)
 
