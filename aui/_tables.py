@@ -76,7 +76,6 @@ def levels_table(rows) -> Table:
     return table
 
 
-
 def interval_table(rows) -> Table:
     """Per coder × CUA × mode × round, over all its tasks: FC, FC proven, SR and the weighted score with their
     95 % intervals ("57.3 [47.6, 66.4]"). Per domain they are in results.md, results.json and report.html."""
