@@ -120,26 +120,21 @@ def code_files() -> dict[str, str]:
 
 # ---- --reuse-stale ---------------------------------------------------------------------------------
 
-_pins: dict[str, tuple[float, dict]] = {}
-_pins_lock = threading.Lock()
-
-
 def _pinned(run_dir: str) -> dict[str, dict[str, str]]:
     """The run folder's pinned stage versions (written by a `--reuse-stale` run), {} when none."""
     path = Path(run_dir) / PIN_FILE
     try:
-        stamp = path.stat().st_mtime_ns
+        return _pins_at(str(path), path.stat().st_mtime_ns)
     except OSError:
         return {}
-    with _pins_lock:
-        cached = _pins.get(run_dir)
-        if cached is None or cached[0] != stamp:
-            try:
-                cached = (stamp, json.loads(path.read_text(encoding="utf-8")))
-            except (OSError, ValueError):
-                cached = (stamp, {})
-            _pins[run_dir] = cached
-        return cached[1]
+
+
+@functools.lru_cache(maxsize=64)
+def _pins_at(path: str, stamp: int) -> dict[str, dict[str, str]]:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def pin_versions(run_dir: Path, versions: Mapping[str, Mapping[str, str]] | None) -> None:
