@@ -158,6 +158,12 @@ def _control_tasks(controls: list[dict[str, Any]], wanted: int) -> list[PlannedT
         "", "text", "search", "email", "number", "tel", "url", "password")))]
     boxes = [c for c in controls if c["tag"] == "input" and c["type"] in ("checkbox", "radio") and not c["checked"]]
     selects = [c for c in controls if c["tag"] == "select" and len(set(c["options"])) > 1]
+
+    def task(description: str, outcome: str, holds: str, step: dict[str, Any]) -> PlannedTask:
+        """A one-step task whose checker is that the step's element `holds` (e.g. `value === "x"`)."""
+        return PlannedTask(description, "core_function", outcome, "paper", f"1 step ({step['action']}) → paper",
+                           f"return document.querySelector({json.dumps(step['selector'])})?.{holds};", [step])
+
     made: list[PlannedTask] = []
     round_ = 0
     while len(made) < wanted and (texts or boxes or selects):
@@ -165,30 +171,22 @@ def _control_tasks(controls: list[dict[str, Any]], wanted: int) -> list[PlannedT
         for control in texts:
             value = {"number": str(40 + round_), "email": f"ada{round_}@example.com"}.get(control["type"],
                                                                                          f"AUI test {round_}")
-            selector = json.dumps(control["selector"])
-            made.append(PlannedTask(
-                f"Type '{value}' into the {control['label'] or 'text'} field.", "core_function",
-                f"The {control['label'] or 'text'} field shows '{value}'.", "paper", "1 step (fill) → paper",
-                f"return document.querySelector({selector})?.value === {json.dumps(value)};",
-                [{"action": "fill", "selector": control["selector"], "value": value}]))
+            made.append(task(f"Type '{value}' into the {control['label'] or 'text'} field.",
+                             f"The {control['label'] or 'text'} field shows '{value}'.", f"value === {json.dumps(value)}",
+                             {"action": "fill", "selector": control["selector"], "value": value}))
         if round_ == 1:
             for control in boxes:
-                selector = json.dumps(control["selector"])
-                made.append(PlannedTask(
-                    f"Select the '{control['label']}' option.", "core_function", f"'{control['label']}' is selected.",
-                    "paper", "1 step (click) → paper", f"return document.querySelector({selector})?.checked === true;",
-                    [{"action": "click", "selector": control["selector"]}]))
+                made.append(task(f"Select the '{control['label']}' option.", f"'{control['label']}' is selected.",
+                                 "checked === true", {"action": "click", "selector": control["selector"]}))
         for control in selects:
             options = [o for o in dict.fromkeys(control["options"]) if o != control["value"]]
             if len(options) < round_:
                 continue
             option = options[round_ - 1]
-            selector = json.dumps(control["selector"])
-            made.append(PlannedTask(
-                f"Choose '{option}' in the {control['label'] or 'drop-down'} list.", "core_function",
-                f"The {control['label'] or 'drop-down'} list shows '{option}'.", "paper", "1 step (select) → paper",
-                f"return document.querySelector({selector})?.value === {json.dumps(option)};",
-                [{"action": "select", "selector": control["selector"], "value": option}]))
+            made.append(task(f"Choose '{option}' in the {control['label'] or 'drop-down'} list.",
+                             f"The {control['label'] or 'drop-down'} list shows '{option}'.",
+                             f"value === {json.dumps(option)}",
+                             {"action": "select", "selector": control["selector"], "value": option}))
         if round_ > wanted:
             break
     return made[:max(wanted, 0)]
