@@ -85,7 +85,6 @@ def variation_table(rows, width: int | None = None) -> Table:
     return table
 
 
-
 def variations_command(
     show: str = typer.Option(None, "--show", metavar="APP_ID", help="Write a PNG of this bundled app in each offline "
                              "variation (default first)."),
@@ -138,7 +137,6 @@ async def write_variation_pictures(app, names: list[str], folder: Path, seed: in
         FileNotFoundError: the app has no reference HTML to draw.
     """
     from PIL import Image
-
 
     reference = reference_html_path(app)
     if reference is None or not reference.is_file():

@@ -157,7 +157,6 @@ def rollout_slots(config: ExperimentConfig, providers: list[RoleProvider]) -> in
 def _check_tasks_file(config: ExperimentConfig, app_ids: list[str]) -> None:
     if config.tasks_file is None:
         return
-
     for app_id in app_ids:
         try:
             load_tasks_file(config.tasks_file, app_id)

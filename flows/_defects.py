@@ -98,7 +98,6 @@ def dataset_inputs(run_dir: Path | str):
 
     The defect-free version is offered to every detector; only one that uses it (`offline`) is then
     reference-assisted, and its figures say so."""
-
     run_dir = Path(run_dir)
     defect_set = DefectSet.read(run_dir)
     shas = {record.app_id: record.html_sha256 for record in defect_set.records}

@@ -82,7 +82,6 @@ async def revise_version(*, run: RunContext, app_id: str, round: int, html: File
     does) and the violation is shown in the report. `coder`: the track's coder's provider. `omit_principles` / `omit_transforms`: an
     ablation (`flows.ablate`) — the offline coder leaves those transforms out.
     """
-
     spec = spec_with_tasks(run, app_id, tasks)
     judged = read_verdicts(run.file(verdicts))
     descriptions = {t.id: t.description for t in spec.tasks}

@@ -202,7 +202,6 @@ def finished_rollout(folder: Path, inputs_sha: str) -> Trajectory | None:
 
 async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str | None, html: FileRef, agent: AgentSettings,
                     folder: Path, stop_on_checker: bool = True, transform: PageTransform | None = None) -> Trajectory:
-
     from ._limits import use_cross_process_limits
 
     use_cross_process_limits()  # the CUA's endpoint limit across processes, where several share it
@@ -220,7 +219,6 @@ async def _roll_out(run: RunContext, app_id: str, task: Task, checker: str | Non
 def _sampling_seed(run: RunContext, agent: AgentSettings) -> dict[str, int]:
     """The model's sampling seed for this rollout: where the registry gives the model a `params.seed` (its server
     takes one), that seed plus the rollout's, so each repeat samples differently and reproducibly; else nothing."""
-
     if agent.calls is None or agent.seed is None:
         return {}
     configured = load_model_registry(run.models).get(agent.calls).params.seed

@@ -33,7 +33,6 @@ def _worth_retrying(task, task_run, state) -> bool:
     pass (rate limits, 5xx, timeouts), not on a request refused as such (400/401/404), nor on a
     coder reply without usable HTML — the coder already asked again with a nudge, and a stage
     retry would only replay the same (cached) replies."""
-
     error = state.data
     if isinstance(error, CoderError):
         return False

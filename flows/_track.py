@@ -84,7 +84,6 @@ def _one_at_a_time(*key: object) -> asyncio.Lock:
 def is_model_fault(error: BaseException) -> bool:
     """What a model endpoint and its replies can do to a stage after every bounded retry: a failed
     call, no usable HTML, no usable tasks. Anything else is a bug or a broken setup."""
-
     return isinstance(error, ModelCallError | CoderError | ProposerError | TranslationError)
 
 

@@ -36,7 +36,6 @@ def variant_folder(html: FileRef, variation: str) -> Path:
 async def translate_version(*, run: RunContext, app_id: str, round: int, html: FileRef, translator: str,
                             viewport: Viewport) -> FileRef:
     """The version's visible texts translated by `translator` (a model or role), written to translations.json."""
-
     translations = await translate_app(run.read_text(html), model_client(run), translator,
                                        config=BrowserConfig(viewport=viewport))
     folder = Path(html.path).parent / "variations"
@@ -49,7 +48,6 @@ async def prove_variation(*, run: RunContext, app_id: str, round: int, html: Fil
                           variation: str, seed: int, viewport: Viewport,
                           translations: FileRef | None = None) -> VariantRef:
     """The variant's transform, and which tasks still pass their reference solutions on it."""
-
     judged = read_verdicts(run.file(verdicts))
     texts = Translations.model_validate_json(run.read_text(translations)).texts if translations else None
     transform = variation_transform(variation, seed, texts, keep=checker_reads(judged))
