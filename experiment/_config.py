@@ -47,8 +47,6 @@ class ConfigError(ValueError):
 
 UNLEVELLED_MAX_STEPS = 20
 """The step budget of a task without a level (the paper's 20)."""
-UNLEVELLED_WEIGHT = 1.0
-"""The weight of a task without a level in the weighted score (wood's)."""
 
 
 class LevelSetting(BaseModel):
@@ -259,10 +257,6 @@ class ExperimentConfig(BaseModel):
         if self.max_steps is not None:
             return self.max_steps
         return self.levels[task.level].max_steps if task.level is not None else UNLEVELLED_MAX_STEPS
-
-    def weight(self, level: Level | str | None) -> float:
-        """A task's weight in the weighted score (1 for a task without a level)."""
-        return self.levels[Level(level)].weight if level is not None else UNLEVELLED_WEIGHT
 
     @property
     def weights(self) -> dict[str, float]:
