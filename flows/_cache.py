@@ -66,10 +66,6 @@ def stage_code(kind: str) -> dict[str, str]:
     return file_hashes(stage_files(*STAGE_FUNCTIONS[kind]))
 
 
-def opens_a_browser(kind: str) -> bool:
-    return BROWSER_MODULE in stage_code(kind)
-
-
 def chromium_version(path: str) -> str:
     """What the binary says with `--version` (the manifest's `chromium`, part of the browser stages' keys)."""
     try:
@@ -108,7 +104,7 @@ def current_version(kind: str) -> dict[str, str]:
     """What this process runs for stage `kind`: {"code": digest, "packages": versions, "chromium": identity
     (browser stages)}."""
     version = {"code": digest(stage_code(kind)), "packages": package_versions(kind)}
-    if opens_a_browser(kind):
+    if BROWSER_MODULE in stage_code(kind):  # a stage that opens a browser
         version["chromium"] = chromium_identity()
     return version
 

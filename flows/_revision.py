@@ -40,7 +40,7 @@ async def comment_failures(*, run: RunContext, app_id: str, round: int, html: Fi
     else:
         # Called through a role of its own per commenter mode (`commenter:dashboard`, mapped to the
         # chosen model), so the usage ledger gives each mode's tokens and cost (the paper's Table 5).
-        role = commenter_role(mode)
+        role = f"commenter:{mode}"
         chosen = get_commenter(role, client=model_client(run, {role: commenter.name}), mode=mode)
     if "commenter" in sources:
         feedback = await comment_app(app_id, [run.root / folder for folder in sorted(trajectories)], chosen,
@@ -63,11 +63,6 @@ async def comment_failures(*, run: RunContext, app_id: str, round: int, html: Fi
     errors = [f"{source.task_id}: {source.error}" for source in feedback.sources if source.error]
     return FeedbackRef(app_id=app_id, file=file, items=len(feedback.actionable_changes) + len(feedback.defects),
                        offline=feedback.offline, errors=errors)
-
-
-def commenter_role(mode: str) -> str:
-    """The usage-ledger role of the model commenter in `mode`."""
-    return f"commenter:{mode}"
 
 
 @task(cache_policy=stage_cache("revise"), persist_result=True, task_run_name="revise {app_id} → r{round} ({track.mode})", **MODEL_RETRIES)

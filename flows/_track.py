@@ -81,12 +81,6 @@ def _one_at_a_time(*key: object) -> asyncio.Lock:
     return _stage_locks.setdefault((id(asyncio.get_running_loop()), *key), asyncio.Lock())
 
 
-def is_model_fault(error: BaseException) -> bool:
-    """What a model endpoint and its replies can do to a stage after every bounded retry: a failed
-    call, no usable HTML, no usable tasks. Anything else is a bug or a broken setup."""
-    return isinstance(error, ModelCallError | CoderError | ProposerError | TranslationError)
-
-
 @dataclass
 class Judged:
     """One round as the loop saw it: the version, its verdicts, the feedback on its failures, its result."""
@@ -134,8 +128,11 @@ class TrackSteps:
         try:
             return await work
         except Exception as error:
-            if not is_model_fault(error):
-                raise  # a bug or a broken setup stops the sweep rather than hiding in the results
+            # What a model endpoint and its replies can do to a stage after every bounded retry: a failed call, no
+            # usable HTML, no usable tasks. Anything else is a bug or a broken setup, which stops the sweep rather
+            # than hiding in the results.
+            if not isinstance(error, ModelCallError | CoderError | ProposerError | TranslationError):
+                raise
             text = f"{doing} failed: {type(error).__name__}: {error}{then}"
             self.logger.warning("%s: %s", self.app_id, text)
             self.errors.append(text)

@@ -26,11 +26,6 @@ PROOF_FILE = "proof.json"
 TRANSLATIONS_FILE = "translations.json"
 
 
-def variant_folder(html: FileRef, variation: str) -> Path:
-    """Where a version's variant lives (its proof, its translations), relative to the run folder."""
-    return Path(html.path).parent / "variations" / slug(variation)
-
-
 @task(cache_policy=stage_cache("translate"), persist_result=True, task_run_name="translate {app_id} r{round} ({translator})", **MODEL_RETRIES)
 @on_worker_loop
 async def translate_version(*, run: RunContext, app_id: str, round: int, html: FileRef, translator: str,
@@ -52,7 +47,8 @@ async def prove_variation(*, run: RunContext, app_id: str, round: int, html: Fil
     texts = Translations.model_validate_json(run.read_text(translations)).texts if translations else None
     transform = variation_transform(variation, seed, texts, keep=checker_reads(judged))
     proof = await prove_variant(run.read_text(html), judged, variation, transform, BrowserConfig(viewport=viewport))
-    file = run.write(variant_folder(html, variation) / PROOF_FILE, proof.model_dump_json(indent=1))
+    file = run.write(Path(html.path).parent / "variations" / slug(variation) / PROOF_FILE,
+                     proof.model_dump_json(indent=1))
     return VariantRef(app_id=app_id, round=round, variation=variation, transform=transform, proof=file,
                       kept=proof.kept, excluded=proof.excluded,
                       unproven=[t.task_id for t in proof.tasks if t.status == "unproven"])
