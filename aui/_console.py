@@ -8,6 +8,7 @@ per run — go to the Prefect UI and to `runs/<name>/log.txt`, and to the consol
 from __future__ import annotations
 
 import logging
+from contextlib import ExitStack
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -39,8 +40,7 @@ class RunDisplay:
         self.log_path = Path(config.run_dir) / LOG_FILE
         self._removed: list[logging.Handler] = []
         self._file: logging.Handler | None = None
-        self._live: Live | None = None
-        self._watching = None
+        self._stack = ExitStack()
         self.limits = LimitSampler()
 
     # ---- logging --------------------------------------------------------------------------------
@@ -103,22 +103,15 @@ class RunDisplay:
 
     def __enter__(self) -> "RunDisplay":
         self._route_logs()
-        self._watching = watching(self.config.run_dir, self.progress)
-        self._watching.__enter__()
+        self._stack.callback(self._restore_logs)  # left last: the display and the watching end first
+        self._stack.enter_context(watching(self.config.run_dir, self.progress))
         if self.live:
-            self._live = Live(get_renderable=self.render, console=self.console, refresh_per_second=4, transient=False)
-            self._live.__enter__()
+            self._stack.enter_context(Live(get_renderable=self.render, console=self.console, refresh_per_second=4,
+                                           transient=False))
         else:
             self.console.print(f"Prefect's log lines go to {escape(str(self.log_path))} (-v shows them here too).",
                                soft_wrap=True, highlight=False)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        try:
-            if self._live is not None:
-                self._live.__exit__(None, None, None)
-                self._live = None
-        finally:
-            if self._watching is not None:
-                self._watching.__exit__(None, None, None)
-            self._restore_logs()
+        self._stack.close()
