@@ -91,7 +91,9 @@ def dask_task_runner(address: str):
 
 def with_task_runner(flow: Any, config: Any) -> Any:
     """`flow` on the task runner `config` names: Dask's (`dask_task_runner`), or the one it has."""
-    return flow.with_options(task_runner=dask_task_runner(config.dask_address)) if config.task_runner == "dask" else flow
+    if config.task_runner == "dask":
+        return flow.with_options(task_runner=dask_task_runner(config.dask_address))
+    return flow
 
 
 def submitted(stages):

@@ -37,7 +37,8 @@ async def design_loop(config: ExperimentConfig, run: RunContext, app_id: str, tr
     each role, resolved before the run)."""
     from ._artifacts import publish_round
 
-    steps = TrackSteps(config, run, app_id, track, prefect_stages(config, tally_for(run.run_dir)), get_run_logger(), plan)
+    stages = prefect_stages(config, tally_for(run.run_dir))
+    steps = TrackSteps(config, run, app_id, track, stages, get_run_logger(), plan)
     return await judge_and_revise(steps, config.rounds, on_round=lambda result: publish_round(config, result))
 
 

@@ -38,7 +38,8 @@ def variation_result(variant: VariantRef, refs: list[RolloutRef],
                      outcomes: Callable[[dict[str, RolloutRef]], list[TaskOutcome]], root: Path) -> VariationResult:
     """One variation's part of the round's result: its kept tasks' outcomes per repeat, and its exclusions."""
     kept = set(variant.kept)
-    per_repeat = {repeat: [o for o in outcomes(found) if o.task_id in kept] for repeat, found in by_repeat(refs).items()}
+    per_repeat = {repeat: [o for o in outcomes(found) if o.task_id in kept]
+                  for repeat, found in by_repeat(refs).items()}
     transform = variant.transform
     return VariationResult(
         variation=variant.variation, transform=transform.name if transform else None,

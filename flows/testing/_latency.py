@@ -172,7 +172,8 @@ def _control_tasks(controls: list[dict[str, Any]], wanted: int) -> list[PlannedT
             value = {"number": str(40 + round_), "email": f"ada{round_}@example.com"}.get(control["type"],
                                                                                          f"AUI test {round_}")
             made.append(task(f"Type '{value}' into the {control['label'] or 'text'} field.",
-                             f"The {control['label'] or 'text'} field shows '{value}'.", f"value === {json.dumps(value)}",
+                             f"The {control['label'] or 'text'} field shows '{value}'.",
+                             f"value === {json.dumps(value)}",
                              {"action": "fill", "selector": control["selector"], "value": value}))
         if round_ == 1:
             for control in boxes:
