@@ -45,7 +45,7 @@ from ._proof import (
     replay_solution,
 )
 from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, answer_schema, solution_schema, verdict_reply_schema
-from ._reference import TaskProof, prove_app, prove_task
+from ._reference import TaskProof, prove_task
 from ._reply import VerdictEntry, VerifierReplyError, parse_answer, parse_reply, parse_solution
 from ._rules import RuleSyntaxError, looks_like_rule, parse_rule
 from ._rules_js import CompiledRule, compile_rule
@@ -126,7 +126,6 @@ __all__ = [
     "parse_reply",
     "parse_rule",
     "parse_solution",
-    "prove_app",
     "prove_task",
     "read_verdicts",
     "replay_solution",

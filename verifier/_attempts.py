@@ -19,7 +19,7 @@ from cua import BrowserConfig
 from ._answer_proof import AnswerProof, prove_answer
 from ._checker import CheckerKind, CompiledChecker
 from ._gate import GateResult, precompile
-from ._proof import PROOF_TIMEOUT_S, STEP_TIMEOUT_MS, ProofStatus, SolutionProof, gate_and_prove_all, proof_status
+from ._proof import PROOF_TIMEOUT_S, STEP_TIMEOUT_MS, ProofStatus, SolutionProof, gate_and_prove_all
 from ._runtime import DEFAULT_TIMEOUT_MS
 from ._static import static_warnings
 from ._verdicts import JUDGE_CHECK_REASON, Verdict, VerdictCheck

@@ -87,12 +87,6 @@ class SolutionProof(BaseModel):
         return f"the checker returned {value} after the replay of the {self.steps}-step solution{shown}"
 
 
-def proof_status(gate: GateResult, proof: SolutionProof | None) -> ProofStatus:
-    if not gate.accepted:
-        return "unsupported"
-    return "proven" if proof is not None and proof.proven else "claimed"
-
-
 async def replay_step(page: Page, step: SolutionStep, step_timeout_ms: int = STEP_TIMEOUT_MS) -> None:
     """Carry out one step on the first element matching its selector; raises what Playwright raises."""
     locator = page.locator(step.selector).first

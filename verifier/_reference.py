@@ -10,11 +10,9 @@ a rollout and are left alone.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import BaseModel, Field
 
-from apps_prompts import AppSpec, Task, reference_html_path
+from apps_prompts import Task
 from cua import BrowserConfig
 
 from ._answer_proof import prove_answer
@@ -77,13 +75,3 @@ async def _prove_checker(proof: TaskProof, html: str, task: Task, config: Browse
             proof.problems.append(f"checker is still false after the reference solution: {replay.reason}")
         else:
             proof.problems.append(replay.reason)
-
-
-async def prove_app(spec: AppSpec, html: str | None = None, config: BrowserConfig | None = None) -> list[TaskProof]:
-    """Prove every task of `spec` against `html` (default: the spec's reference HTML)."""
-    if html is None:
-        path = reference_html_path(spec)
-        if path is None:
-            return [TaskProof(app_id=spec.id, task_id=t.id, problems=["app has no reference_html"]) for t in spec.tasks]
-        html = Path(path).read_text(encoding="utf-8")
-    return [await prove_task(html, spec.id, task, config) for task in spec.tasks]

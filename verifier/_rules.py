@@ -257,12 +257,7 @@ class _Parser:
 def number_in(text: str) -> float | None:
     """The first number in `text` ("$1,234.50" → 1234.5), as the compiled rules read it."""
     match = re.search(r"-?\d[\d,]*\.?\d*|-?\.\d+", text)
-    if not match:
-        return None
-    try:
-        return float(match.group(0).replace(",", ""))
-    except ValueError:
-        return None
+    return float(match.group(0).replace(",", "")) if match else None
 
 
 def parse_rule(rule: str) -> Node:
