@@ -9,7 +9,6 @@ verdict and for the repair message.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -19,7 +18,7 @@ from cua import BrowserConfig
 from ._answer_proof import AnswerProof, prove_answer
 from ._checker import CheckerKind, CompiledChecker
 from ._gate import GateResult, precompile
-from ._proof import PROOF_TIMEOUT_S, STEP_TIMEOUT_MS, ProofStatus, SolutionProof, gate_and_prove_all
+from ._proof import PROOF_TIMEOUT_S, STEP_TIMEOUT_MS, ProofStatus, SolutionProof, gate_and_prove_all, run_all
 from ._runtime import DEFAULT_TIMEOUT_MS
 from ._static import static_warnings
 from ._verdicts import JUDGE_CHECK_REASON, Verdict, VerdictCheck
@@ -166,17 +165,12 @@ async def attempt_all(
         if attempt.candidate.answer is not None and (attempt.gate is None or attempt.gate.accepted)
         and (attempt.candidate.solution or attempt.candidate.solution_error is None)  # an empty solution: shown at load
     }
-    if to_read:
-        try:  # a TaskGroup: if the browser fails, the other proofs are cancelled, not orphaned
-            async with asyncio.TaskGroup() as group:
-                running = {key: group.create_task(prove_answer(
-                    html, attempt.candidate.answer, attempt.candidate.solution, config=browser,
-                    step_timeout_ms=step_timeout_ms, proof_timeout_s=proof_timeout_s,
-                )) for key, attempt in to_read.items()}
-        except BaseExceptionGroup as failures:
-            raise failures.exceptions[0] from None
-        for key, task in running.items():
-            attempts[key].answer_proof = task.result()
+    proofs = await run_all({key: prove_answer(
+        html, attempt.candidate.answer, attempt.candidate.solution, config=browser,
+        step_timeout_ms=step_timeout_ms, proof_timeout_s=proof_timeout_s,
+    ) for key, attempt in to_read.items()})
+    for key, answer_proof in proofs.items():
+        attempts[key].answer_proof = answer_proof
     return attempts
 
 

@@ -21,6 +21,7 @@ the spec's is proven against the model's solution instead. An answer check that 
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +33,7 @@ from cua import BrowserConfig, open_app, settle
 from llm import ModelClient, Repair, RoleClient, ask_json, system_message, user_message
 
 from ._attempts import Attempt, Candidate, attempt_all, unsupported_verdict, verdict_from_attempt, with_judge_checks
-from ._proof import PROOF_TIMEOUT_S, STEP_TIMEOUT_MS
+from ._proof import PROOF_TIMEOUT_S, STEP_TIMEOUT_MS, run_all
 from ._prompts import SYSTEM_PROMPT, RepairItem, render_format_repair, render_repair, render_request
 from ._reply import NO_SOLUTION, VerdictEntry, VerifierReplyError, parse_reply
 from ._runtime import DEFAULT_TIMEOUT_MS
@@ -116,8 +117,11 @@ async def judge_batch(
         else:
             candidates[task.id] = _candidate(entry, task)
 
-    judge = _Judge(html, browser, config)
-    first = await judge.attempt_all(candidates)
+    judge = functools.partial(
+        attempt_all, html, browser=browser, timeout_ms=config.checker_timeout_ms,
+        step_timeout_ms=config.proof_step_timeout_ms, proof_timeout_s=config.proof_timeout_s,
+    )
+    first = await judge(candidates)
     failing = {task_id: attempt for task_id, attempt in first.items() if attempt.needs_repair}
     repaired: dict[str, VerdictEntry] = {}
     repair_error: str | None = None
@@ -129,7 +133,7 @@ async def judge_batch(
         except VerifierReplyError as exc:
             repair_error = str(exc)
         again = {tid: _candidate(repaired[tid], by_id[tid]) for tid in failing if tid in repaired and repaired[tid].solvable}
-        second = await judge.attempt_all(again)
+        second = await judge(again)
 
     for task in tasks:
         if task.id in decided:
@@ -142,23 +146,6 @@ async def judge_batch(
             )
     verdicts = [with_judge_checks(decided[t.id], t) for t in tasks]
     return _with_token_shares(verdicts, conversation.tokens), conversation.tokens
-
-
-@dataclass
-class _Judge:
-    """Gates, proves and reads checkers against one app version, as the config says."""
-
-    html: str
-    browser: BrowserConfig | None
-    config: LLMVerifierConfig
-
-    async def attempt_all(self, candidates: dict[str, Candidate]) -> dict[str, Attempt]:
-        if not candidates:
-            return {}
-        return await attempt_all(
-            self.html, candidates, browser=self.browser, timeout_ms=self.config.checker_timeout_ms,
-            step_timeout_ms=self.config.proof_step_timeout_ms, proof_timeout_s=self.config.proof_timeout_s,
-        )
 
 
 def _candidate(entry: VerdictEntry, task: Task) -> Candidate:
@@ -256,20 +243,8 @@ async def judge_app(
                 client, model, spec, html, batch, config=config, screenshot=screenshot, browser=browser
             )
 
-    # A TaskGroup, not gather: when one batch fails for good the others are cancelled, not
-    # orphaned; the first failure is raised as itself (callers catch ModelCallError, not a group).
-    try:
-        async with asyncio.TaskGroup() as group:
-            running = [group.create_task(run(batch)) for batch in batches]
-    except BaseExceptionGroup as failures:
-        raise failures.exceptions[0] from None
-    results = [task.result() for task in running]
-    totals = TokenTotals()
-    verdicts: list[Verdict] = []
-    for batch_verdicts, tokens in results:
-        verdicts.extend(batch_verdicts)
-        totals.prompt_tokens += tokens.prompt_tokens
-        totals.completion_tokens += tokens.completion_tokens
-        totals.calls += tokens.calls
-        totals.cached_calls += tokens.cached_calls
-    return verdicts, totals
+    # The first batch to fail for good is raised as itself (callers catch ModelCallError, not a group).
+    results = list((await run_all({index: run(batch) for index, batch in enumerate(batches)})).values())
+    totals = TokenTotals(**{name: sum(getattr(tokens, name) for _, tokens in results)
+                            for name in TokenTotals.model_fields})
+    return [verdict for batch_verdicts, _ in results for verdict in batch_verdicts], totals

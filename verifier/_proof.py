@@ -16,7 +16,7 @@ import asyncio
 import re
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -44,6 +44,7 @@ _BLOCKING = re.compile(r"\bis not\b|intercepts pointer events|outside of the vie
 _PROBE_JS = Path(__file__).with_name("_proof_probe.js").read_text(encoding="utf-8")
 
 Key = TypeVar("Key")
+Value = TypeVar("Value")
 
 
 class StepFailure(BaseModel):
@@ -234,15 +235,19 @@ async def gate_and_prove_all(
             return await gate_and_prove(html, compiled, solution, config=config, timeout_ms=timeout_ms,
                                         step_timeout_ms=step_timeout_ms, proof_timeout_s=proof_timeout_s)
 
-    if to_prove:
-        # A TaskGroup: if the browser fails, the other proofs are cancelled, not orphaned.
-        try:
-            async with asyncio.TaskGroup() as group:
-                running = {key: group.create_task(prove(*item)) for key, item in to_prove.items()}
-        except BaseExceptionGroup as failures:
-            raise failures.exceptions[0] from None
-        results.update({key: task.result() for key, task in running.items()})
+    results.update(await run_all({key: prove(*item) for key, item in to_prove.items()}))
     return {key: results[key] for key in checkers}
+
+
+async def run_all(coroutines: Mapping[Key, Awaitable[Value]]) -> dict[Key, Value]:
+    """Await every coroutine at once (key → its result) in a TaskGroup, not gather: when one fails (the browser,
+    a model call), the others are cancelled, not orphaned, and the first failure is raised as itself."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            running = {key: group.create_task(coroutine) for key, coroutine in coroutines.items()}
+    except BaseExceptionGroup as failures:
+        raise failures.exceptions[0] from None
+    return {key: task.result() for key, task in running.items()}
 
 
 _SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
