@@ -28,6 +28,7 @@ inline style restyled) with no script change is reported as suspect: read `chang
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from typing import Literal
 
@@ -153,11 +154,7 @@ class _Version:
         self.masked = mask(self.code)
         self.functions = function_spans(self.code, self.masked)
         self.lines = self.code.split("\n")
-        offsets, total = [], 0
-        for line in self.lines:
-            offsets.append(total)
-            total += len(line) + 1
-        self.line_offsets = offsets
+        self.line_offsets = list(itertools.accumulate((len(line) + 1 for line in self.lines[:-1]), initial=0))
 
     def function_text(self, name: str) -> str:
         return "\n".join(self.code[f.start:f.end] for f in self.functions if f.name == name)
@@ -217,11 +214,8 @@ class _Names:
         calls = {name: (set(_IDENTIFIER.findall(text)) & texts.keys()) - {name} for name, text in texts.items()}
         direct = {name for name, text in texts.items() if self.mentioned(text)}
         relevant = set(direct) | {callee for name in direct for callee in calls[name]}
-        grew = True
-        while grew:
-            callers = {name for name, called in calls.items() if name not in relevant and called & relevant}
+        while callers := {name for name, called in calls.items() if name not in relevant and called & relevant}:
             relevant |= callers
-            grew = bool(callers)
         return relevant
 
     def labels(self, writers: set[str]) -> list[str]:
@@ -266,13 +260,9 @@ def _script_changes(before: _Version, after: _Version, names: _Names, writers: s
 
 def _normal_lines(version: _Version) -> list[tuple[int, str]]:
     """(line number, whitespace-collapsed text) of the non-blank script lines, comments dropped."""
-    masked_lines = version.masked.split("\n")
-    lines = []
-    for number, (line, masked_line) in enumerate(zip(version.lines, masked_lines)):
-        if not masked_line.strip():
-            continue  # blank or comment only
-        lines.append((number, " ".join(line.split())))
-    return lines
+    masked_lines = version.masked.split("\n")  # a line blank there is blank or a comment only
+    return [(number, " ".join(line.split())) for number, (line, masked_line)
+            in enumerate(zip(version.lines, masked_lines)) if masked_line.strip()]
 
 
 def _handler_changes(before: _Version, after: _Version, names: _Names, writers: set[str],

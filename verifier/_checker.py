@@ -72,21 +72,15 @@ def selectors_named(javascript: str) -> list[str]:
             continue
         argument = argument.replace("\\'", "'").replace('\\"', '"')
         if function == "getElementById":
-            selector = "#" + css_identifier(argument)
+            found.append("#" + css_identifier(argument))
         elif function == "getElementsByClassName":
-            selector = "".join("." + css_identifier(name) for name in argument.split())
+            found.append("".join("." + css_identifier(name) for name in argument.split()))
         else:
-            selector = argument
-        if selector not in found:
-            found.append(selector)
-    return found
+            found.append(argument)
+    return list(dict.fromkeys(found))  # in order, each once
 
 
 def window_names(javascript: str) -> list[str]:
     """Names read as `window.X` / `window['X']`: app globals if the isolated world lacks them."""
-    names: list[str] = []
-    for match in _WINDOW_NAME.finditer(javascript):
-        name = match.group(1) or match.group(3)
-        if name and name not in names:
-            names.append(name)
-    return names
+    return list(dict.fromkeys(name for match in _WINDOW_NAME.finditer(javascript)
+                              if (name := match.group(1) or match.group(3))))

@@ -255,10 +255,7 @@ _SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] 
 
 def proof_slots() -> asyncio.Semaphore:
     """The running loop's bound on proofs in flight (a semaphore belongs to one loop)."""
-    loop = asyncio.get_running_loop()
-    if loop not in _SLOTS:
-        _SLOTS[loop] = asyncio.Semaphore(PROOF_CONCURRENCY)
-    return _SLOTS[loop]
+    return _SLOTS.setdefault(asyncio.get_running_loop(), asyncio.Semaphore(PROOF_CONCURRENCY))
 
 
 async def _explain_step_error(page: Page, step: SolutionStep, exc: Exception) -> str:

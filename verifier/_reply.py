@@ -69,10 +69,9 @@ def parse_reply(text: str) -> dict[str, VerdictEntry]:
     Raises VerifierReplyError saying what is wrong with a reply that cannot be used at all.
     """
     data = _reply_json(text)
-    error = _first_error(_REPLY, data)
-    if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "the top level"
-        raise VerifierReplyError(f"it does not match the required format at {where}: {_message(error)}")
+    problem = _schema_problem(_REPLY, data, "it")
+    if problem is not None:
+        raise VerifierReplyError(problem)
     entries: dict[str, VerdictEntry] = {}
     for raw in data["verdicts"]:
         if raw["task_id"] in entries:
@@ -107,10 +106,9 @@ def parse_answer(raw: Any) -> tuple[AnswerCheck | None, str | None, str | None]:
     if isinstance(raw, (str, int, float)) and not isinstance(raw, bool):  # "answer": "42" means the expected answer
         raw = {"expected": raw, "match": "number" if isinstance(raw, (int, float)) else "normalized"}
         bare_note = f"a bare answer was read as expected {raw['expected']!r} with match '{raw['match']}'"
-    error = _first_error(_ANSWER, raw)
-    if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path)
-        return None, f"the answer does not match the required format at answer{'/' + where if where else ''}: {_message(error)}", None
+    problem = _schema_problem(_ANSWER, raw, "the answer", "answer")
+    if problem is not None:
+        return None, problem, None
     expected = raw["expected"]
     if isinstance(expected, bool) or not isinstance(expected, (str, int, float)):
         return None, "the answer's 'expected' must be text or a number", None
@@ -145,10 +143,9 @@ def parse_solution(raw: Any) -> tuple[list[SolutionStep], str | None]:
     """The steps of a solution as sent, or ([], why it cannot be used)."""
     if raw is None or raw == []:
         return [], NO_SOLUTION
-    error = _first_error(_SOLUTION, raw)
-    if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path)
-        return [], f"the solution does not match the required format at solution{'/' + where if where else ''}: {_message(error)}"
+    problem = _schema_problem(_SOLUTION, raw, "the solution", "solution")
+    if problem is not None:
+        return [], problem
     steps = []
     for number, step in enumerate(raw, start=1):
         value = step.get("value")
@@ -161,15 +158,16 @@ def parse_solution(raw: Any) -> tuple[list[SolutionStep], str | None]:
     return steps, None
 
 
-def _first_error(validator: jsonschema.Draft202012Validator, data: Any) -> jsonschema.ValidationError | None:
+def _schema_problem(validator: jsonschema.Draft202012Validator, data: Any, what: str, root: str = "") -> str | None:
+    """`<what> does not match the required format at <root/path>: <why>` for the schema's earliest error, or None."""
     # the earliest place in the reply first (indices compared as numbers)
     order = lambda e: [(0, part, "") if isinstance(part, int) else (1, 0, str(part)) for part in e.path]  # noqa: E731
-    return next(iter(sorted(validator.iter_errors(data), key=order)), None)
-
-
-def _message(error: jsonschema.ValidationError) -> str:
+    error = next(iter(sorted(validator.iter_errors(data), key=order)), None)
+    if error is None:
+        return None
+    where = "/".join([root, *map(str, error.absolute_path)] if root else map(str, error.absolute_path))
     hint = error.schema.get("description") if isinstance(error.schema, dict) else None
-    return (hint or error.message)[:400]
+    return f"{what} does not match the required format at {where or 'the top level'}: {(hint or error.message)[:400]}"
 
 
 def _reply_json(text: str) -> Any:

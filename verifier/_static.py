@@ -177,11 +177,6 @@ def _can_appear(name: str, html: str) -> bool:
 def _splits(name: str) -> list[tuple[str, str]]:
     """Where a script might have joined `name` from two parts: keeping a - or _ on both sides
     (`habit-` + …, … + `-done`), or between letters and digits (`cell` + 3)."""
-    splits = []
-    for k in range(1, len(name) - 1):
-        if name[k] in "-_":
-            splits.append((name[: k + 1], name[k:]))
-    for k in range(1, len(name)):
-        if name[k - 1].isdigit() != name[k].isdigit() and name[k - 1] not in "-_" and name[k] not in "-_":
-            splits.append((name[:k], name[k:]))
-    return splits
+    return [(name[: k + 1], name[k:]) for k in range(1, len(name) - 1) if name[k] in "-_"] + [
+        (name[:k], name[k:]) for k in range(1, len(name))
+        if name[k - 1].isdigit() != name[k].isdigit() and name[k - 1] not in "-_" and name[k] not in "-_"]

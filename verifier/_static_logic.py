@@ -32,12 +32,9 @@ def contradiction_in_rule(tree: Node) -> str | None:
     conjunctions = _dnf(tree, positive=True)
     if not conjunctions:
         return None
-    reasons = []
-    for conjunction in conjunctions:
-        reason = _conjunction_contradiction(conjunction)
-        if reason is None:
-            return None
-        reasons.append(reason)
+    reasons = [_conjunction_contradiction(conjunction) for conjunction in conjunctions]
+    if None in reasons:
+        return None
     return reasons[0] if len(reasons) == 1 else "every alternative is impossible: " + "; ".join(dict.fromkeys(reasons))
 
 
