@@ -98,9 +98,6 @@ __all__ = [
     "read_judgements",
     "run_trajectories",
     "system_prompt",
-]
-
-__all__ += [
     "AGREEMENT_FILE",
     "AgreementReport",
     "ConfusionMatrix",

@@ -81,20 +81,10 @@ class _ImportedLabel(Label):
     model_config = ConfigDict(extra="forbid")
 
 
-def labels_path(run_dir: Path | str) -> Path:
-    return Path(run_dir) / LABELS_FILE
-
-
 def append_labels(run_dir: Path | str, labels: Iterable[Label]) -> int:
-    """Append labels to the run's `labels.jsonl` (created if absent); returns how many were written.
-
-    Each line is written whole under an exclusive lock and fsynced, so people labelling at once never
-    interleave and a crash loses nothing already written; the file is never rewritten.
-
-    Raises:
-        OSError: the file cannot be written (what it held is untouched).
-    """
-    return append_records(labels_path(run_dir), labels)
+    """Append labels to the run's `labels.jsonl` as `_jsonl_log.append_records` does (whole locked lines, fsynced;
+    raises its OSError); returns how many were written."""
+    return append_records(Path(run_dir) / LABELS_FILE, labels)
 
 
 def read_labels(run_dir: Path | str) -> LabelsRead:
@@ -103,7 +93,7 @@ def read_labels(run_dir: Path | str) -> LabelsRead:
     A torn last line (an interrupted write) or any other line that is not a valid label is skipped
     and listed in `problems` as `FILE:LINE: problem` — never fatal.
     """
-    labels, problems = read_records(labels_path(run_dir), Label)
+    labels, problems = read_records(Path(run_dir) / LABELS_FILE, Label)
     return LabelsRead(labels=labels, problems=problems)
 
 
@@ -198,8 +188,7 @@ def _validate_row(file: Path, line: int, row: dict[str, Any], known: set[str], r
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         return None, [f"{file}:{line}: trajectory_id: '{imported.trajectory_id}' is not a trajectory of the run "
                       f"(not in {Path(run_dir) / 'results.json'}){hint}"]
-    when = imported.when if imported.when.tzinfo else imported.when.replace(tzinfo=timezone.utc)
-    return Label(**imported.model_dump(exclude={"when"}), when=when), []
+    return Label(**imported.model_dump(exclude={"when"}), when=_when(imported)), []
 
 
 def _jsonl_rows(file: Path, text: str) -> Iterator[tuple[int, dict[str, Any] | str]]:

@@ -50,9 +50,8 @@ def last_screenshot(trajectory: Trajectory, folder: Path) -> Path:
         FileNotFoundError: the trajectory has no screenshot on disk, naming the folder.
     """
     names = [step.screenshot for step in reversed(trajectory.steps)] + [trajectory.initial_screenshot]
-    for name in names:
-        if name and (folder / name).is_file():
-            return folder / name
+    if found := next((name for name in names if name and (folder / name).is_file()), None):
+        return folder / found
     raise FileNotFoundError(f"{folder}: the trajectory has no screenshot on disk")
 
 

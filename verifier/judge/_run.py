@@ -55,13 +55,7 @@ def latest_judgements(judgements: list[Judgement]) -> dict[tuple[str, str, str],
 
 
 def append_judgement(run_dir: Path | str, judgement: Judgement) -> None:
-    """Append one line to `run_dir/judgements.jsonl`: one locked write, fsynced (`verifier.judge._jsonl_log`).
-
-    A line left without its newline by a crash is closed first, so the new line stays whole.
-
-    Raises:
-        OSError: the file cannot be opened, locked or written.
-    """
+    """Append one line to `run_dir/judgements.jsonl` as `_jsonl_log.append_records` does (raises its OSError)."""
     append_records(Path(run_dir) / JUDGEMENTS_FILE, [judgement])
 
 
@@ -89,8 +83,6 @@ def get_judge(judge: str = OFFLINE_JUDGE, mode: JudgeMode = "screenshot", client
     if mode != offline.mode:
         raise ValueError(f"the offline judge reads the final page's text only: use mode {offline.mode!r}, not {mode!r}")
     return offline()
-
-
 
 
 async def judge_run(
