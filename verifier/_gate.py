@@ -121,10 +121,8 @@ async def gate_checker(
     if unseen:
         names = ", ".join(f"window.{name}" for name in unseen)
         result.reasons.append(f"reads {names}, which the checker cannot see: {_ISOLATION_HINT}")
-    for selector in invalid:
-        result.warnings.append(f"'{selector}' is not a valid CSS selector")
-    for selector in missing:
-        result.warnings.append(f"selector '{selector}' matches nothing on the loaded page")
+    result.warnings += [f"'{selector}' is not a valid CSS selector" for selector in invalid]
+    result.warnings += [f"selector '{selector}' matches nothing on the loaded page" for selector in missing]
     if outcome.ok and outcome.returned_type not in ("boolean", "undefined", "null"):
         result.warnings.append(f"returns a {outcome.returned_type}, not a boolean; its truthiness is used")
     result.accepted = not result.reasons
@@ -189,12 +187,11 @@ async def gate_on_fresh_app(
     html: str,
     checker: str | CompiledChecker,
     *,
-    kind: CheckerKind | None = None,
     config: BrowserConfig | None = None,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> GateResult:
     """Load `html` in a fresh context and gate one checker on it."""
-    compiled = precompile(checker, kind)
+    compiled = precompile(checker)
     if isinstance(compiled, GateResult):
         return compiled  # no need for a browser to reject what does not compile
     async with open_app(html, config) as app:

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from apps_prompts import SolutionStep
 from cua import BrowserConfig, JavaScriptError, JavaScriptTimeout, isolated_world, open_app, settle
 
-from ._checker import CheckerKind, CompiledChecker
+from ._checker import CompiledChecker
 from ._gate import GateResult, gate_checker, gate_checkers, precompile
 from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker_patiently
 
@@ -167,7 +167,6 @@ async def gate_and_prove(
     checker: str | CompiledChecker,
     solution: Sequence[SolutionStep],
     *,
-    kind: CheckerKind | None = None,
     config: BrowserConfig | None = None,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     step_timeout_ms: int = STEP_TIMEOUT_MS,
@@ -177,7 +176,7 @@ async def gate_and_prove(
 
     The proof is None when the checker failed the gate or there is no solution to replay.
     """
-    compiled = precompile(checker, kind)
+    compiled = precompile(checker)
     if isinstance(compiled, GateResult):
         return compiled, None
     # Settling after every step is most of a proof's time (CSS transitions) and rarely needed:

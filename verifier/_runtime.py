@@ -59,20 +59,16 @@ class CheckerOutcome(CheckResult):
     @model_validator(mode="after")
     def _explain(self) -> CheckerOutcome:
         if self.reason is None:
-            self.reason = self._why()
+            if not self.compiled:
+                self.reason = f"does not compile: {self.error}"
+            elif self.timed_out:
+                self.reason = f"timed out: {self.error}"
+            elif self.mutated_dom:
+                what = ", ".join(self.changed_state) or "the DOM"
+                self.reason = f"changes {what} (a checker must only read the page)"
+            elif self.error:
+                self.reason = f"throws: {self.error}"
         return self
-
-    def _why(self) -> str | None:
-        if not self.compiled:
-            return f"does not compile: {self.error}"
-        if self.timed_out:
-            return f"timed out: {self.error}"
-        if self.mutated_dom:
-            what = ", ".join(self.changed_state) or "the DOM"
-            return f"changes {what} (a checker must only read the page)"
-        if self.error:
-            return f"throws: {self.error}"
-        return None
 
 
 async def run_checker(page: Page, checker: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckerOutcome:

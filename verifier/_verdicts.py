@@ -210,8 +210,5 @@ def write_verdicts(verdicts: AppVerdicts, out_dir: Path | str) -> Path:
 
 def read_verdicts(path: Path | str) -> AppVerdicts:
     """Read a `verdicts.json` (or the one inside the folder `path`)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / VERDICTS_FILE
-    data = path.read_text(encoding="utf-8")
-    return AppVerdicts.model_validate_json(data)
+    path = Path(path) / VERDICTS_FILE if Path(path).is_dir() else Path(path)
+    return AppVerdicts.model_validate_json(path.read_text(encoding="utf-8"))

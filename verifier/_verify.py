@@ -18,8 +18,6 @@ from llm import get_client
 from ._attempts import Candidate, attempt_all, unsupported_verdict, verdict_from_attempt, with_judge_checks
 from ._llm import LLMVerifierConfig, judge_app
 from ._prompts import PROMPT_VERSION
-from ._proof import STEP_TIMEOUT_MS
-from ._runtime import DEFAULT_TIMEOUT_MS
 from ._verdicts import OFFLINE, AppVerdicts, TokenTotals, Verdict, html_sha256, write_verdicts
 
 if TYPE_CHECKING:
@@ -81,8 +79,6 @@ async def reference_verdicts(
     html: str,
     *,
     browser: BrowserConfig | None = None,
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-    step_timeout_ms: int = STEP_TIMEOUT_MS,
 ) -> tuple[list[Verdict], TokenTotals]:
     """The offline verifier: each task's reference checker (and answer check) through the same gate and proofs as a model's.
 
@@ -100,7 +96,7 @@ async def reference_verdicts(
         )
         for task in spec.tasks if task.checker or task.answer_check
     }
-    attempts = await attempt_all(html, candidates, browser=browser, timeout_ms=timeout_ms, step_timeout_ms=step_timeout_ms)
+    attempts = await attempt_all(html, candidates, browser=browser)
     verdicts = []
     for task in spec.tasks:
         attempt = attempts.get(task.id)
