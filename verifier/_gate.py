@@ -169,18 +169,16 @@ async def gate_checkers(
     timed out or threw, the app is loaded afresh so the next checker sees the initial state.
     """
     results: dict[str, GateResult] = {}
-    pending = dict(checkers)
+    pending = list(checkers.items())
     while pending:
         async with open_app(html, config) as app:
             await settle(app.page)
             while pending:
-                key, checker = next(iter(pending.items()))
-                del pending[key]
-                result = await gate_checker(app.page, checker, timeout_ms=timeout_ms)
-                results[key] = result
+                key, checker = pending.pop(0)
+                results[key] = result = await gate_checker(app.page, checker, timeout_ms=timeout_ms)
                 if result.initial is not None and not result.initial.ok:
                     break
-    return {key: results[key] for key in checkers}
+    return results
 
 
 async def gate_on_fresh_app(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 
 from pydantic import BaseModel
 
-from ._rules import Logical, Node, Not, parse_rule
+from ._rules import Condition, Logical, Node, Not, parse_rule
 
 # Helpers the compiled expression calls. Kept in the body (not a shared library) so a compiled
 # rule is a self-contained checker, the same kind of string an LLM writes.
@@ -110,18 +111,15 @@ def compile_rule(rule: str) -> CompiledRule:
         RuleSyntaxError: the rule does not parse (the message shows the position).
     """
     tree = parse_rule(rule)
-    selectors: list[str] = []
-    _collect_selectors(tree, selectors)
+    selectors = list(dict.fromkeys(css_selector(condition.selector) for condition in _conditions(tree)))
     return CompiledRule(rule=rule, javascript=f"{_PRELUDE}return {_expression(tree)};", selectors=selectors)
 
 
-def _collect_selectors(node: Node, into: list[str]) -> None:
+def _conditions(node: Node) -> Iterator[Condition]:
     if isinstance(node, Logical):
         for operand in node.operands:
-            _collect_selectors(operand, into)
+            yield from _conditions(operand)
     elif isinstance(node, Not):
-        _collect_selectors(node.operand, into)
+        yield from _conditions(node.operand)
     else:
-        css = css_selector(node.selector)
-        if css not in into:
-            into.append(css)
+        yield node

@@ -56,12 +56,8 @@ class PairAgreement(BaseModel):
 
 
 def agreement(reference: Decisions, other: Decisions, reference_name: str = "reference", other_name: str = "other") -> PairAgreement:
-    """Agreement, Cohen's κ, balanced accuracy and the confusion matrix of `other` against `reference`.
-
-    Computed over the trajectories both decided; degenerate cases are defined in the module
-    docstring (n = 0 → all None with a reason; one class only in both → κ None; one reference class
-    → balanced accuracy is that class's recall, with a note). Never raises on empty input.
-    """
+    """Agreement, Cohen's κ, balanced accuracy and the confusion matrix of `other` against `reference`, over the
+    trajectories both decided (degenerate cases as the module docstring defines them); never raises on empty input."""
     shared = reference.keys() & other.keys()
     both = sorted(t for t in shared if reference[t] is not None and other[t] is not None)
     pair = PairAgreement(reference=reference_name, other=other_name, n=len(both),

@@ -88,11 +88,8 @@ def append_labels(run_dir: Path | str, labels: Iterable[Label]) -> int:
 
 
 def read_labels(run_dir: Path | str) -> LabelsRead:
-    """All labels of the run's `labels.jsonl` in file order (none if there is no file).
-
-    A torn last line (an interrupted write) or any other line that is not a valid label is skipped
-    and listed in `problems` as `FILE:LINE: problem` — never fatal.
-    """
+    """All labels of the run's `labels.jsonl` in file order; lines that are not valid labels (a torn last line)
+    are skipped and listed in `problems`, as `_jsonl_log.read_records` does."""
     labels, problems = read_records(Path(run_dir) / LABELS_FILE, Label)
     return LabelsRead(labels=labels, problems=problems)
 

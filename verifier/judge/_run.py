@@ -40,11 +40,8 @@ JUDGES.register_lazy(MODEL_JUDGE, "verifier.judge._model:ModelJudge")
 
 
 def read_judgements(run_dir: Path | str) -> list[Judgement]:
-    """Every judgement in `run_dir/judgements.jsonl`, in file order ([] when there is none).
-
-    A line that cannot be read — the one a crash cut short, or one that is not a judgement — is
-    skipped, as the agreement report skips it (`agreement_report(...).problems` names each).
-    """
+    """Every judgement in `run_dir/judgements.jsonl`, in file order; lines that cannot be read (a torn last line)
+    are skipped, as the agreement report skips them (`agreement_report(...).problems` names each)."""
     judgements, _skipped = read_records(Path(run_dir) / JUDGEMENTS_FILE, Judgement)
     return judgements
 
