@@ -64,6 +64,8 @@ _SELECTOR = re.compile(r"(?:[#.](?:[A-Za-z0-9_\-]|\\.|[^\x00-\x7f])+)+")
 _NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)")
 _WORD = re.compile(r"[A-Za-z_]+")
 _ATTRIBUTE = re.compile(r"\[\s*([A-Za-z_:][A-Za-z0-9_:.\-]*)\s*\]")
+# (kind, text) of the tokens one character makes; a lone '=' is a common slip for '=='
+_ONE_CHARACTER = {"<": ("op", "<"), ">": ("op", ">"), "=": ("op", "=="), "(": ("lparen", "("), ")": ("rparen", ")")}
 
 
 def tokenize(rule: str) -> list[Token]:
@@ -94,14 +96,8 @@ def tokenize(rule: str) -> list[Token]:
         elif rule.startswith(("==", "!=", ">=", "<="), i):
             tokens.append(Token("op", rule[i : i + 2], i))
             i += 2
-        elif char in "<>":
-            tokens.append(Token("op", char, i))
-            i += 1
-        elif char == "=":  # a lone '=' is a common slip for '=='
-            tokens.append(Token("op", "==", i))
-            i += 1
-        elif char in "()":
-            tokens.append(Token("lparen" if char == "(" else "rparen", char, i))
+        elif char in _ONE_CHARACTER:
+            tokens.append(Token(*_ONE_CHARACTER[char], i))
             i += 1
         elif match := _WORD.match(rule, i):
             tokens.append(Token("word", match.group(0), i, match.group(0).lower()))

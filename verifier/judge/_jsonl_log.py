@@ -22,10 +22,7 @@ Record = TypeVar("Record", bound=BaseModel)
 
 
 def append_records(path: Path, records: Iterable[BaseModel]) -> int:
-    """Append records as JSON lines to `path` (created if absent); returns how many were written.
-
-    Every line is written whole under an exclusive lock and fsynced before the lock is released, so
-    two processes appending at once never interleave and a crash loses nothing already written.
+    """Append records as JSON lines to `path` (created if absent), as the module docstring says; returns how many.
 
     Raises:
         OSError: the file cannot be opened, locked or written (what is already there is untouched).
