@@ -152,13 +152,10 @@ async def attempt_all(
     attempts = {}
     for key, candidate in candidates.items():
         checker = compiled.get(key)
-        if checker is None:
-            attempts[key] = Attempt(candidate, None, None)
-        elif isinstance(checker, GateResult):
+        if isinstance(checker, CompiledChecker):
+            attempts[key] = Attempt(candidate, *judged[key], static_warnings(checker, html))
+        else:  # no checker, or the gate's rejection of one that does not compile
             attempts[key] = Attempt(candidate, checker, None)
-        else:
-            gate, proof = judged[key]
-            attempts[key] = Attempt(candidate, gate, proof, static_warnings(checker, html))
 
     to_read = {
         key: attempt for key, attempt in attempts.items()

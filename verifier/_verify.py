@@ -106,13 +106,11 @@ async def reference_verdicts(
                 model=OFFLINE, offline=True,
             ), task))
             continue
-        if attempt.gate is None:
-            reason = "the spec's answer check (no DOM checker)"
-        else:
-            reason = "reference checker passed the gate" if attempt.gate.accepted else "reference checker failed the gate"
+        gate = attempt.gate
+        reason = "the spec's answer check (no DOM checker)" if gate is None else "reference checker passed the gate"
         verdict = verdict_from_attempt(task.id, attempt, model=OFFLINE, offline=True, reason=reason)
-        if attempt.gate is not None and not attempt.gate.accepted:
-            verdict.reasons = [f"reference checker failed the validation gate: {attempt.gate.reason}"]
+        if gate is not None and not gate.accepted:  # the gate's reason alone
+            verdict.reasons = [f"reference checker failed the validation gate: {gate.reason}"]
         verdicts.append(with_judge_checks(verdict, task))
     return verdicts, TokenTotals()
 
