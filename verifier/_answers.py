@@ -35,15 +35,8 @@ def normalize_answer(text: str) -> str:
 
 def numbers_in(text: str) -> list[float]:
     """Every finite number written in `text`, in order (thousands separators and exponents read)."""
-    found = []
-    for match in _NUMBER.finditer(text):
-        try:
-            value = float(match.group().replace(",", ""))
-        except ValueError:
-            continue
-        if math.isfinite(value):
-            found.append(value)
-    return found
+    values = (float(match.group().replace(",", "")) for match in _NUMBER.finditer(text))  # each matches float's syntax
+    return [value for value in values if math.isfinite(value)]
 
 
 def match_answer(answer: str | None, check: AnswerCheck) -> AnswerResult:

@@ -53,10 +53,6 @@ class GateResult(BaseModel):
         return "; ".join(self.reasons)
 
 
-def reject(reason: str, **fields) -> GateResult:
-    return GateResult(accepted=False, reasons=[reason], **fields)
-
-
 def precompile(checker: str | CompiledChecker, kind: CheckerKind | None = None) -> CompiledChecker | GateResult:
     """Compile a checker, or the rejection saying why it cannot be."""
     if isinstance(checker, CompiledChecker):
@@ -64,9 +60,10 @@ def precompile(checker: str | CompiledChecker, kind: CheckerKind | None = None) 
     try:
         return compile_checker(checker, kind)
     except RuleSyntaxError as exc:
-        return reject(f"the rule does not parse: {exc.detail} (at position {exc.position})", kind="rule")
+        return GateResult(accepted=False, reasons=[f"the rule does not parse: {exc.detail} (at position {exc.position})"],
+                          kind="rule")
     except ValueError as exc:
-        return reject(str(exc))
+        return GateResult(accepted=False, reasons=[str(exc)])
 
 
 SLOW_RETRY_FACTOR = 4
