@@ -92,22 +92,14 @@ async def replay_step(page: Page, step: SolutionStep, step_timeout_ms: int = STE
     """Carry out one step on the first element matching its selector; raises what Playwright raises."""
     locator = page.locator(step.selector).first
     match step.action:
-        case "click":
-            await locator.click(timeout=step_timeout_ms)
-        case "dblclick":
-            await locator.dblclick(timeout=step_timeout_ms)
-        case "hover":
-            await locator.hover(timeout=step_timeout_ms)
+        case "click" | "dblclick" | "hover" | "check":  # the locator's method of that name
+            await getattr(locator, step.action)(timeout=step_timeout_ms)
+        case "fill" | "press":
+            await getattr(locator, step.action)(step.value or "", timeout=step_timeout_ms)
         case "wait":
             # for what the app does by itself (a timer running out): wait on the app's state, not a clock
             seconds = float(step.value) if step.value is not None else WAIT_DEFAULT_S
             await locator.wait_for(state="visible", timeout=seconds * 1000)
-        case "check":
-            await locator.check(timeout=step_timeout_ms)
-        case "fill":
-            await locator.fill(step.value or "", timeout=step_timeout_ms)
-        case "press":
-            await locator.press(step.value or "", timeout=step_timeout_ms)
         case "select":
             await locator.select_option(step.value, timeout=step_timeout_ms)
 
