@@ -297,7 +297,7 @@ def _handlers(soup: BeautifulSoup) -> dict[str, str]:
 def _element_key(tag: Tag) -> str:
     if tag.get("id"):
         return f"#{tag['id']}"
-    return f"<{tag.name}> {' '.join(tag.get_text(' ', strip=True).split())[:30]!r}"
+    return f"<{tag.name}> {_text(tag)[:30]!r}"
 
 
 def _element_changes(selector: str, old: list[Tag], new: list[Tag], checker_source: str) -> list[ElementChange]:

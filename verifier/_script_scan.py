@@ -1,9 +1,5 @@
-"""Reading an app's inline JavaScript without running it: comments, strings and named functions.
-
-Good enough for a static diff, not a parser: the masked code keeps every character's position
-but blanks out comments and the insides of strings, template literals and regular expressions,
-so braces can be matched and definitions found without being fooled by `'{'` or `// }`.
-"""
+"""Reading an app's inline JavaScript without running it: its scripts and named functions, found in
+`source_scan.mask`'s output (braces matched without being fooled by `'{'` or `// }`). Not a parser."""
 
 from __future__ import annotations
 
