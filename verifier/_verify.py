@@ -48,8 +48,7 @@ async def verify_app(
     started = time.monotonic()
     model_name = OFFLINE
     if verifier != OFFLINE:
-        if client is None:
-            client = get_client()
+        client = client or get_client()
         if not client.registry.is_offline(verifier):
             model_name = client.registry.model_name(verifier)
 

@@ -73,7 +73,6 @@ class ModelJudge(TrajectoryJudge):
         if mode not in MODES:
             raise ValueError(f"judge mode {mode!r} is not one of {', '.join(MODES)}")
         self.client = RoleClient(client, model)
-        self.model = model
         self.name = self.client.model
         """The registry model name behind `model`: the `judge` field of every judgement."""
         self.mode: JudgeMode = mode
