@@ -106,11 +106,8 @@ def _literal_end(code: str, start: int) -> int:
             i += 2
         elif char == "[" or char == "]":
             in_class, i = char == "[", i + 1
-        elif char == "/" and not in_class:
-            i += 1
-            while i < n and (code[i].isalnum() or code[i] == "_"):
-                i += 1  # flags
-            return i
+        elif char == "/" and not in_class:  # the end, then its flags
+            return next((k for k in range(i + 1, n) if not (code[k].isalnum() or code[k] == "_")), n)
         elif char == "\n":
             return i  # not a regex after all (a division); stop at the line's end
         else:

@@ -71,10 +71,8 @@ class Attempt:
         """(proven, why) for the checker and for the answer check, those the candidate has."""
         parts = []
         if self.gate is not None:
-            if self.proof is not None:
-                parts.append((self.proof.proven, self.proof.reason))
-            else:
-                parts.append((False, self.candidate.solution_error or "no solution was given"))
+            parts.append((self.proof.proven, self.proof.reason) if self.proof is not None
+                         else (False, self.candidate.solution_error or "no solution was given"))
         if self.candidate.answer is not None:
             parts.append(self.answer_part)
         return parts

@@ -109,8 +109,7 @@ async def gate_checker(
     elif outcome.returned_type == "undefined" and not re.search(r"\breturn\b", compiled.javascript):
         result.reasons.append("returns nothing: the body has no `return` statement, so it can never be true")
 
-    handler = _HANDLER_ASSIGNMENT.search(compiled.javascript)
-    if handler:
+    if handler := _HANDLER_ASSIGNMENT.search(compiled.javascript):
         result.reasons.append(
             f"assigns an event handler ({handler.group(1)}), which would run later, after the check; "
             "a checker may only read the page"

@@ -54,12 +54,8 @@ def static_warnings(checker: str | CompiledChecker, html: str) -> list[str]:
         if returns and all(not expression or _CONSTANT_FALSY.search(expression) for expression in returns):
             shown = ", ".join(sorted({f"`return {e}`" if e else "a bare `return` (a line break after it ends the statement)" for e in returns}))
             warnings.append(f"every return of the checker gives a constant falsy value ({shown}), so it can never be true")
-        else:
-            for expression in returns:
-                found = js_conjuncts_contradict(_conjuncts(expression))
-                if found:
-                    warnings.append(f"the checker can never be true: {found}")
-                    break
+        elif found := next(filter(None, (js_conjuncts_contradict(_conjuncts(e)) for e in returns)), None):
+            warnings.append(f"the checker can never be true: {found}")  # the first return that cannot be
     warnings.extend(absent_names(compiled.selectors, html))
     return warnings
 
