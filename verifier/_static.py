@@ -100,9 +100,8 @@ def _blank_nested_functions(masked: str) -> str:
         if out[brace] != "{":  # already blanked: inside an outer nested function
             continue
         close = closing(masked, brace)
-        for k in range(brace, close + 1 if close >= 0 else len(masked)):
-            if masked[k] != "\n":
-                out[k] = " "
+        end = close + 1 if close >= 0 else len(masked)
+        out[brace:end] = re.sub(r"[^\n]", " ", masked[brace:end])
     return "".join(out)
 
 
