@@ -20,6 +20,7 @@ from rich.text import Text
 
 from experiment import ExperimentConfig, Plan, expected_stages
 from flows import OPTIONAL_KINDS, LimitSampler, RunProgress, format_duration, watching
+from results import track_text
 
 LOG_FILE = "log.txt"
 
@@ -72,7 +73,7 @@ class RunDisplay:
 
     def _plain_line(self, result, progress: RunProgress) -> None:
         snap = progress.snapshot()
-        track = " · ".join(part for part in result.track_key if part)
+        track = track_text(result.track_key)
         self.console.print(
             f"[{snap.app_rounds_done}/{snap.app_rounds_total}] {result.app_id} · {track} · round {result.round}: "
             f"FC {100 * result.fc:.1f}% SR {100 * result.sr:.1f}% ({len(result.tasks)} tasks) · "

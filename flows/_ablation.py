@@ -20,7 +20,7 @@ from prefect import flow
 
 from coder import Regression, principle_of
 from experiment import ConfigError, ExperimentConfig, Plan, check_config, make_config
-from insights import Renderer, Revision, principle_changes, principle_status, revised_pairs, revisions, track_of
+from insights import Renderer, Revision, principle_changes, principle_status, revised_pairs, revisions
 from results import (
     ABLATION_FILE,
     AblatedRevision,
@@ -115,7 +115,7 @@ async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str
     ablation = Ablation(run=str(run_dir), principle=principle, change=change, folder=str(folder),
                         offline=bool((read_manifest(run_dir) or {}).get("offline")))
     pairs = [(after, before) for after, before in revised_pairs(results)
-             if change is None or change.startswith(f"{after.app_id}/{track_of(after)}/r{after.round}/")]
+             if change is None or change.startswith(f"{after.app_id}/{after.track}/r{after.round}/")]
     decided = await revisions(run_dir, results, Renderer(config.viewport), pairs)  # the change log's decisions
     plan = check_config(config, probe_endpoints=False)
     async with run_budget(config.budget, folder, sub.run_key):
@@ -133,7 +133,7 @@ async def _ablate_one(run_dir: Path, sub: RunContext, planned: tuple[ExperimentC
                       decided: Revision, principle: str | None, change: str | None,
                       ablation: Ablation) -> AblatedRevision | None:
     (config, plan), after, before = planned, decided.result, decided.before
-    track = track_of(after)
+    track = after.track
     where = f"{after.app_id} · {track} · round {after.round}"
     selected, why_not = _selected(decided, principle, change)
     if why_not is not None:

@@ -12,7 +12,8 @@ from prefect.artifacts import (
 )
 
 from experiment import ExperimentConfig
-from results import DOMAINS, GAP_FACTOR, AppRoundResult, Insights, TableRow, Track, VariationRow, interval_text, p_value, pct
+from results import (DOMAINS, GAP_FACTOR, AppRoundResult, Insights, TableRow, Track, VariationRow, interval_text, p_value, pct,
+                     track_text)
 
 
 def viewer_url(base: str, run_name: str, trajectory_id: str | None = None, app_id: str | None = None,
@@ -42,7 +43,7 @@ async def publish_round(config: ExperimentConfig, result: AppRoundResult) -> Non
         key=artifact_key(result.app_id, result.coder, result.cua, result.mode, "round", result.round, result.commenter_mode or ""),
         description=f"**{result.app_id}** round {result.round}: FC {100 * result.fc:.1f}% · SR {100 * result.sr:.1f}%",
     )
-    track = " · ".join(part for part in result.track_key if part)
+    track = track_text(result.track_key)
     files = f"{base.rstrip('/')}/files/{config.name}"
     app_page = viewer_url(base, config.name, app_id=result.app_id, track=Track(
         coder=result.coder, cua=result.cua, mode=result.mode, commenter_mode=result.commenter_mode).folder.as_posix())

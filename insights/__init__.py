@@ -26,7 +26,6 @@ from ._changes import (
     principle_status,
     revised_pairs,
     revisions,
-    track_of,
 )
 from ._dom import Version, element_changed, selector_tokens
 from ._insights import insights_of, write_insights
@@ -37,5 +36,5 @@ __all__ = [
     "MOTION", "NO_PRINCIPLE", "Renderer", "Revision", "Version", "acted_on", "attribute", "element_changed",
     "insights_of", "motion_seconds", "named_selectors", "on_the_page", "principle_changes", "principle_status",
     "principle_table", "revised_pairs", "revisions", "selector_tokens", "style_changed", "task_elements", "touches",
-    "track_of", "write_insights",
+    "write_insights",
 ]

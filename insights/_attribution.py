@@ -27,7 +27,7 @@ from results import (
 )
 from verifier import AppVerdicts, compile_checker, read_verdicts
 
-from ._changes import NO_PRINCIPLE, Revision, principle_status, track_of
+from ._changes import NO_PRINCIPLE, Revision, principle_status
 from ._dom import Version, selector_tokens
 from ._page import acted_on
 
@@ -93,7 +93,7 @@ def attribute(revisions: list[tuple[Path, Revision]]) -> tuple[list[TaskFlip], l
                 pairs.setdefault(principle, []).append((old.passed, task.passed))
             if old.passed != task.passed:
                 flips.append(TaskFlip(
-                    run=str(run_dir), app_id=after.app_id, track=str(track_of(after)),
+                    run=str(run_dir), app_id=after.app_id, track=str(after.track),
                     round=after.round, revised_from=before.round, task_id=task.task_id,
                     direction="gained" if task.passed else "lost", elements=elements,
                     changes=[c.id for c in linked], principles=sorted({c.principle or NO_PRINCIPLE for c in linked}),

@@ -55,9 +55,6 @@ def named_selectors(*texts: str) -> list[str]:
     return [s for s in found if s not in PAGE_WIDE] or found
 
 
-def track_of(result: AppRoundResult) -> Track:
-    return Track(coder=result.coder, cua=result.cua, mode=result.mode, commenter_mode=result.commenter_mode or None)
-
 
 def revision_changes(run_dir: Path, result: AppRoundResult, before: AppRoundResult, old: Version, new: Version,
                      acted: list[str] | None = None) -> list[Change]:
@@ -66,7 +63,7 @@ def revision_changes(run_dir: Path, result: AppRoundResult, before: AppRoundResu
     revision, feedback = _inputs(run_dir, result, before)
     if revision is None or "kept" in revision:
         return []  # a kept version (its revision failed) changed nothing
-    track = track_of(result)
+    track = result.track
     common = {"app_id": result.app_id, "track": str(track), "round": result.round, "revised_from": before.round}
     prefix = f"{result.app_id}/{track}/r{result.round}"
     made_by_coder = bool(revision.get("transforms")) or bool(revision.get("offline"))
@@ -166,7 +163,7 @@ class Revision:
 
     @property
     def key(self) -> str:
-        return f"{self.result.app_id}/{track_of(self.result)}/r{self.result.round}"
+        return f"{self.result.app_id}/{self.result.track}/r{self.result.round}"
 
 
 def principle_changes(revision: Revision, principle: str) -> list[Change]:
@@ -213,7 +210,7 @@ async def revisions(run_dir: Path, results: list[AppRoundResult], renderer: Rend
 
 def _inputs(run_dir: Path, result: AppRoundResult, before: AppRoundResult) -> tuple[dict | None, dict]:
     """The revision's record (revision.json; None when unreadable) and the feedback it answered."""
-    feedback = run_dir / "apps" / result.app_id / track_of(result).folder / f"feedback-round-{before.round}.json"
+    feedback = run_dir / "apps" / result.app_id / result.track.folder / f"feedback-round-{before.round}.json"
     return _read_json(run_dir / Path(result.html).parent / "revision.json"), _read_json(feedback) or {}
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from results import ElementCrop, TaskFlip
 
-from ._changes import Revision, track_of
+from ._changes import Revision
 from ._dom import selector_tokens
 from ._render import Renderer
 
@@ -26,7 +26,7 @@ def linked_elements(flip: TaskFlip, revision: Revision) -> list[str]:
 
 async def add_crops(run_dir: Path, flips: list[TaskFlip], revisions: list[Revision], renderer: Renderer) -> None:
     """Fill each flip's `crops` (the first MAX_FLIPS_CROPPED flips with linked changes) under <run>/insights/crops/."""
-    by_key = {(r.result.app_id, r.result.round, str(track_of(r.result))): r for r in revisions}
+    by_key = {(r.result.app_id, r.result.round, str(r.result.track)): r for r in revisions}
     cropped = 0
     for flip in flips:
         revision = by_key.get((flip.app_id, flip.round, flip.track))

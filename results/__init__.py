@@ -38,7 +38,7 @@ from ._export import ExportReport, export_dataset
 from ._export_columns import COLUMNS as DATASET_COLUMNS
 from ._export_rows import ExportError
 from ._files import RunResults, read_manifest, read_results, write_results
-from ._format import p_value, pct
+from ._format import p_value, pct, track_text
 from ._insight_records import (
     ABLATION_FILE,
     ABLATION_SELECTION,
@@ -108,7 +108,7 @@ __all__ = [
     "AppRoundResult", "Comparison", "GamingSuspect", "RepeatOutcomes", "RunResults", "TableRow", "TaskOutcome",
     "TaskTally", "Track", "VariationResult", "VariationRow",
     "ablations_markdown", "agreement_records", "agreement_section_html", "best_rounds", "bootstrap_ratio_interval", "by_commenter_mode_table", "by_cua_table",
-    "cell_figures", "cell_intervals", "p_value", "pct", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
+    "cell_figures", "cell_intervals", "p_value", "pct", "track_text", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
     "defects_section_html", "gap_label", "interval_markdown", "interval_records", "interval_text", "markdown_table",
     "mcnemar_exact_p", "minimum_detectable_difference", "paired_difference_interval", "pass_counts", "percent",
     "principles_markdown",

@@ -28,7 +28,7 @@ from verifier import VERDICTS_FILE, AppVerdicts
 
 from ._files import RunResults, read_manifest, read_results
 from ._insight_records import Change, read_insights
-from ._outcomes import AppRoundResult, TaskOutcome, Track, revised_pairs
+from ._outcomes import AppRoundResult, TaskOutcome, revised_pairs
 
 DEFAULT_VARIATION = "default"
 UITARS_SPACE = "uitars-1.5"
@@ -216,7 +216,7 @@ def task_rows(run: RunSource) -> Iterator[dict]:
 def revision_rows(run: RunSource) -> Iterator[dict]:
     """One row per revision of the run: the two versions, what the coder was told, what changed, what it did to SR."""
     for after, before in revised_pairs(run.results.apps):
-        track = Track(coder=after.coder, cua=after.cua, mode=after.mode, commenter_mode=after.commenter_mode or None)
+        track = after.track
         feedback = run.folder / "apps" / after.app_id / track.folder / f"feedback-round-{before.round}.json"
         record = run.folder / Path(after.html).parent / "revision.json"
         record_text = read_text(record) if record.is_file() else None

@@ -168,6 +168,10 @@ class AppRoundResult(BaseModel):
     def track_key(self) -> tuple[str, str, str, str]:
         return (self.coder, self.cua, self.mode, self.commenter_mode or "")
 
+    @property
+    def track(self) -> Track:
+        return Track(coder=self.coder, cua=self.cua, mode=self.mode, commenter_mode=self.commenter_mode or None)
+
 
 def revised_pairs(results: list[AppRoundResult]) -> list[tuple[AppRoundResult, AppRoundResult]]:
     """(version made, version revised) for every round ≥ 1 revised from a judged version, in a stable order.

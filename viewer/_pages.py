@@ -16,10 +16,10 @@ from urllib.parse import quote
 from coder import ContractResult
 from commenter import Feedback
 from cua import Trajectory
-from results import INSIGHTS_FILE, AppRoundResult, TableRow, Track, pass_counts, pct
+from results import INSIGHTS_FILE, AppRoundResult, TableRow, Track, pass_counts, pct, track_text
 from verifier.judge import Judgement, Label, agreement_report, read_judgements, read_labels
 
-from ._runs import Run, RunIndex, TrajectoryEntry, track_id, track_of
+from ._runs import Run, RunIndex, TrajectoryEntry, track_id
 from ._variations import GAP_RULE, STATE_MARKS, app_variants, outcome_state, run_variations
 
 MAX_DIFF_LINES = 3_000
@@ -77,7 +77,7 @@ def _track_rows(run: Run) -> list[dict]:
     """Per track: FC / FC proven / SR overall for each round."""
     rows: dict[tuple, dict] = {}
     for row in run.results.table if run.results else []:
-        entry = rows.setdefault(row.track_key, {"track": " · ".join(p for p in row.track_key if p), "rounds": {}})
+        entry = rows.setdefault(row.track_key, {"track": track_text(row.track_key), "rounds": {}})
         entry["rounds"][row.round] = _figures(row)
     return list(rows.values())
 
@@ -130,7 +130,7 @@ def run_page(run: Run, settings: ViewerSettings) -> dict:
             apps.append({"app_id": app_id, "domain": rounds[0].domain, "track": str(track), "track_id": track_id(track),
                          "rounds": [{"round": r.round, "fc": pct(r.fc), "sr": pct(r.sr), "errors": len(r.errors),
                                      "tasks": len(r.tasks)} for r in rounds]})
-    table = [{"track": " · ".join(p for p in row.track_key if p), "round": row.round,
+    table = [{"track": track_text(row.track_key), "round": row.round,
               "domains": {d: _figures(row, d) for d, n in row.tasks.items() if n}}
              for row in (run.results.table if run.results else [])]
     first = run.trajectories[0].trajectory_id if run.trajectories else None
@@ -309,7 +309,7 @@ def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reve
             "variation": entry.variation, "injected_steps": [],
             "count": len(run.trajectories), "neighbours": neighbours, "label": mine, "verdict_shown": shown,
             "blind": settings.blind, "progress": label_progress(run, settings.who), "who": settings.who,
-            "track_id": track_id(track_of(entry.result)), "problems": [], "trajectory": None, "steps": [],
+            "track_id": track_id(entry.result.track), "problems": [], "trajectory": None, "steps": [],
             "dashboard": file_url(run, entry.outcome.dashboard) if shown else None,
             "trace": file_url(run, entry.outcome.trace), "trace_path": entry.outcome.trace,
             "judgements": _judgements(run, trajectory_id) if shown else []}
@@ -388,7 +388,7 @@ def compare_page(a: Side, b: Side) -> dict:
             rows["same_success" if won_a else "same_failure"] += 1
             continue
         rows["to_success" if won_b else "to_failure"].append({
-            "app_id": ra.app_id, "task_id": oa.task_id, "track": " · ".join(p for p in ra.track_key if p),
+            "app_id": ra.app_id, "task_id": oa.task_id, "track": track_text(ra.track_key),
             "a": {"trajectory": oa.trajectory, "termination": oa.termination or oa.reason or "–"},
             "b": {"trajectory": ob.trajectory, "termination": ob.termination or ob.reason or "–"}})
     return {"a": a, "b": b, "rows": rows, "common": len(common), "only_a": len(left.keys() - right.keys()),

@@ -77,7 +77,7 @@ class Run:
         seen: dict[tuple, Track] = {}
         for result in self.apps:
             if app_id is None or result.app_id == app_id:
-                seen.setdefault(result.track_key, track_of(result))
+                seen.setdefault(result.track_key, result.track)
         return list(seen.values())
 
     def app_rounds(self, app_id: str, track: Track) -> list[AppRoundResult]:
@@ -94,9 +94,6 @@ class Run:
         index = self._positions.get(trajectory_id)
         return None if index is None else self.trajectories[index]
 
-
-def track_of(result: AppRoundResult) -> Track:
-    return Track(coder=result.coder, cua=result.cua, mode=result.mode, commenter_mode=result.commenter_mode)
 
 
 def track_id(track: Track) -> str:

@@ -10,7 +10,7 @@ the tasks its proof excluded with the reasons.
 from __future__ import annotations
 
 from cua import FAILURE_MODES
-from results import GAP_FACTOR, AppRoundResult, Track, VariationRow, pct
+from results import GAP_FACTOR, AppRoundResult, Track, VariationRow, pct, track_text
 
 from ._runs import Run, track_id
 
@@ -48,7 +48,7 @@ def run_variations(run: Run) -> tuple[list[dict], list[str]]:
         modes = [mode for mode in FAILURE_MODES if mode in seen] + sorted(seen - set(FAILURE_MODES))
         track = Track(coder=row.coder, cua=row.cua, mode=row.mode, commenter_mode=row.commenter_mode)
         sections.append({
-            "track": " · ".join(p for p in row.track_key if p), "track_id": track_id(track), "round": row.round,
+            "track": track_text(row.track_key), "track_id": track_id(track), "round": row.round,
             "apps": apps, "heatmap": heatmap, "common": row.tasks_common, "valid": row.tasks_valid,
             "repeats": row.repeats, "mean": pct(row.mean), "std": pct(row.std), "mad": pct(row.mad),
             "min": pct(row.min), "max": pct(row.max), "within": pct(row.std_within), "gap": _gap(row),
