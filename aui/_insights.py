@@ -16,7 +16,8 @@ from rich.table import Table
 
 from coder import PRINCIPLES
 from insights import insights_of, write_insights
-from results import INSIGHTS_FILE, Ablation, Insights, interval_text, p_value, pct, read_results, table_rows, write_report
+from results import (INSIGHTS_FILE, PRINCIPLE_COLUMNS, Ablation, Insights, interval_text, p_value, pct, principle_cells,
+                     read_results, table_rows, write_report)
 
 from ._output import _fail, console
 
@@ -57,14 +58,10 @@ def insights_command(
 
 def principle_table(found: Insights) -> Table:
     table = Table(title="Principles: tasks their applied changes touched (association, not cause)")
-    for name in ("principle", "applied", "unverifiable", "revisions", "apps", "tasks", "gained", "lost", "net (pts)",
-                 "95 % CI", "McNemar p"):
+    for name in PRINCIPLE_COLUMNS:
         table.add_column(name, justify="left" if name == "principle" else "right")
-    for row in sorted(found.principles, key=lambda r: -(r.net or 0)):
-        ci = interval_text(row.net_ci95) or "–"
-        table.add_row(row.principle, str(row.applied), str(row.unverifiable), str(row.revisions), str(row.apps),
-                      str(row.tasks), str(row.gained), str(row.lost), pct(row.net), ci,
-                      p_value(row.mcnemar_p))
+    for cells in principle_cells(found):
+        table.add_row(*cells)
     return table
 
 

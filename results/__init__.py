@@ -77,7 +77,7 @@ from ._outcomes import (
 from ._report import PLOT_FILE, write_plot, write_report
 from ._report_agreement import agreement_records, agreement_section_html, read_agreement, write_agreement
 from ._report_defects import METRICS_GLOB, defects_section_html, read_defect_metrics, write_defects_report
-from ._report_insights import ablations_markdown, principles_markdown
+from ._report_insights import PRINCIPLE_COLUMNS, ablations_markdown, principle_cells, principles_markdown
 from ._tables import (
     DEFAULT_WEIGHTS,
     SCORING_NOTE,
@@ -104,14 +104,14 @@ __all__ = [
     "Insights", "PrincipleRow", "TaskFlip", "read_ablations", "read_insights",
     "DATASET_COLUMNS", "ExportError", "ExportReport", "export_dataset",
     "COMPARISON_NOTE", "DEFAULT_WEIGHTS", "DOMAINS", "ERROR_BARS", "GAP_FACTOR", "INTERVAL_NOTE", "METRICS_GLOB",
-    "PLOT_FILE", "SCORING_NOTE", "VARIATION_NOTE",
+    "PLOT_FILE", "PRINCIPLE_COLUMNS", "SCORING_NOTE", "VARIATION_NOTE",
     "AppRoundResult", "Comparison", "GamingSuspect", "RepeatOutcomes", "RunResults", "TableRow", "TaskOutcome",
     "TaskTally", "Track", "VariationResult", "VariationRow",
     "ablations_markdown", "agreement_records", "agreement_section_html", "best_rounds", "bootstrap_ratio_interval", "by_commenter_mode_table", "by_cua_table",
     "cell_figures", "cell_intervals", "p_value", "pct", "track_text", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
     "defects_section_html", "gap_label", "interval_markdown", "interval_records", "interval_text", "markdown_table",
     "mcnemar_exact_p", "minimum_detectable_difference", "paired_difference_interval", "pass_counts", "percent",
-    "principles_markdown",
+    "principle_cells", "principles_markdown",
     "rate_interval", "read_agreement", "revised_pairs", "read_defect_metrics", "read_manifest", "read_results", "records_markdown",
     "rounded", "scoring_table", "shown_records", "table_rows", "task_tallies", "variation_markdown", "variation_rows",
     "wilson_interval", "with_interval", "write_agreement", "write_defects_report", "write_plot", "write_report",
