@@ -9,6 +9,7 @@ tooltip misnames, where decoys go), so a variant is the same page in every rollo
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -22,7 +23,6 @@ from verifier import AppVerdicts, compile_checker
 
 from . import _appearance as appearance
 from . import _texts as texts
-from ._defects import derived_seed
 
 DEFAULT = "default"
 """The app as it is: no transform."""
@@ -145,6 +145,14 @@ def checker_reads(verdicts: AppVerdicts) -> KeptForCheckers:
     return KeptForCheckers(selectors=tuple(selectors), attributes=tuple(sorted(attributes)))
 
 
+def _op_seed(seed: int, part: str) -> int:
+    """A 32-bit seed per part, so `dark+long` and `long` with one seed draw the same words. (Not `_defects`'
+    derived_seed, the same derivation: importing that module would put cua, Pillow with it, in the code and
+    packages the variation proofs' cache follows.)"""
+    digest = hashlib.sha256(f"{int(seed)}:{part}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
 TRANSLATED_ATTRIBUTES = ("placeholder", "title", "aria-label", "alt")
 """The attributes the `german` variation translates (people read them); every other attribute is kept."""
 
@@ -168,7 +176,7 @@ def variation_transform(name: str, seed: int = 0, translations: dict[str, str] |
     for part in parts:
         if part.content is None:
             continue
-        op = {**part.content, "seed": derived_seed(seed, part.name)}  # `dark+long` and `long` draw the same words
+        op = {**part.content, "seed": _op_seed(seed, part.name)}
         if part.name == "german":
             if translations is None:
                 raise VariationError(f"variation {name!r}: 'german' needs the app's translations (the translator role)")
