@@ -11,8 +11,8 @@ them, the policy the plan looked up, is left out of that JSON and of every file)
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
