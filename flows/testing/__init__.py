@@ -44,10 +44,12 @@ from ._servers import (
     postgres_installed,
     prefect_server,
     stop_process_group,
+    stop_process_groups,
 )
 
 __all__ = [
     "client_env", "free_port", "postgres_database", "postgres_installed", "prefect_server", "stop_process_group",
+    "stop_process_groups",
     "COMMENT", "LATENCY_ROLES", "ONLINE_ROLES", "PAPER_LATENCIES_S", "REVISION_MARK", "ROLE_MARKERS", "ROLE_MODELS",
     "TRANSLATED_PREFIX", "UNSUPPORTED_TASK", "AppPlan", "LatencyRoles", "PlannedTask", "ScriptedRoles", "click_point",
     "plan_app", "plan_apps", "role_latencies", "role_of", "user_text", "write_latency_models",
