@@ -267,7 +267,7 @@ class AppGymEnv(gymnasium.Env):
         task, page_seed = self._choose(seed, options)
         self.task, self._steps, self._ended, self.last_step = task, 0, False, None
         level_budget = DEFAULT_LEVELS[task.level].max_steps if task.level is not None else UNLEVELLED_MAX_STEPS
-        self._budget = self.max_steps_override or level_budget
+        self._budget = level_budget if self.max_steps_override is None else self.max_steps_override
         self.app_env.config = self.config.model_copy(update={"max_steps": self._budget})
         return page_seed
 

@@ -81,6 +81,7 @@ class AppVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One action per sub-environment (a batch of the action space, or a sequence of any form `step` takes).
+
         Raises InvalidAction when one of the actions was refused (its index is named); no environment did anything."""
         per_env = list(actions) if isinstance(actions, (list, tuple)) else list(iterate(self.action_space, actions))
         if len(per_env) != self.num_envs:

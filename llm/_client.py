@@ -357,7 +357,9 @@ def _request_model(config: ModelConfig) -> str:
 
 
 def _merge_params(configured: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: value for name, value in {**configured, **overrides}.items() if value is not None}
+    """`configured` with `overrides` over it; an override of None takes the parameter out (a configured None stays)."""
+    dropped = {name for name, value in overrides.items() if value is None}
+    return {name: value for name, value in {**configured, **overrides}.items() if name not in dropped}
 
 
 def _responses_params(params: dict[str, Any]) -> dict[str, Any]:
