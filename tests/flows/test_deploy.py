@@ -27,6 +27,8 @@ async def test_a_deployment_has_its_cron_schedule_and_a_run_triggered_through_th
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
     base, env = prefect_ui
+    # The served runner asks for scheduled runs every 10 s by default: every 1 s, the triggered run starts sooner.
+    env = {**env, "PREFECT_RUNNER_POLL_FREQUENCY": "1"}
     config = tmp_path / "sweep.yaml"
     config.write_text(yaml.safe_dump({"name": NAME, "app_ids": ["unit-converter"], "rounds": 0, "max_steps": 2,
                                       "revision_modes": ["integrated"], "out_dir": str(tmp_path / "runs")}))

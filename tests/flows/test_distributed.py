@@ -175,9 +175,11 @@ async def test_a_sweep_on_dask_workers_and_on_a_work_pool_against_postgres_match
         # A process work pool with two workers; the sweep deployed to it and run from the API.
         subprocess.run([str(BIN / "prefect"), "work-pool", "create", "aui-pool", "--type", "process"], env=env,
                        check=True, capture_output=True, timeout=120)
+        # A worker asks for scheduled runs every 10 s by default: every 1 s, the triggered run starts sooner.
+        pool_env = {**env, "PREFECT_WORKER_QUERY_SECONDS": "1"}
         for number in (1, 2):
             processes.append(started([str(BIN / "prefect"), "worker", "start", "--pool", "aui-pool", "--name",
-                                      f"pool-worker-{number}"], env, tmp_path / f"pool-{number}.log"))
+                                      f"pool-worker-{number}"], pool_env, tmp_path / f"pool-{number}.log"))
         aui(["deploy", str(configs["pool"]), "--pool", "aui-pool", "--name", "pool"], env, tmp_path / "deploy.log")
         with temporary_settings({PREFECT_API_URL: f"{base}/api"}):
             async with get_client() as client:
