@@ -35,26 +35,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-if TYPE_CHECKING:  # what editors and type checkers see
-    from ._app import (
-        app,
-        apps_app,
-        comment_command,
-        dashboard_command,
-        defects_app,
-        export_command,
-        insights_command,
-        deploy,
-        judge_command,
-        label_app,
-        report,
-        rollout_command,
-        run,
-        serve_command,
-        sweep_command,
-        ui,
-        variation_table,
-        variations_command,
-        verify_command,
-        view_command,
-    )
+if TYPE_CHECKING:  # what editors and type checkers see: `_app` holds every name of `__all__`
+    from ._app import *  # noqa: F403

@@ -39,35 +39,26 @@ class RunDisplay:
         self.progress = RunProgress(totals, app_rounds, config.rounds, offline=plan.offline,
                                     on_round=None if self.live else self._plain_line)
         self.log_path = Path(config.run_dir) / LOG_FILE
-        self._removed: list[logging.Handler] = []
-        self._file: logging.Handler | None = None
         self._stack = ExitStack()
         self.limits = LimitSampler()
 
     # ---- logging --------------------------------------------------------------------------------
 
     def _route_logs(self) -> None:
+        """Prefect's log to log.txt, and off the console unless verbose; undone when the block's stack closes."""
         root = logging.getLogger()
         formatter = next((h.formatter for h in root.handlers if _is_console_handler(h) and h.formatter), None)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = logging.FileHandler(self.log_path, encoding="utf-8")
-        self._file.setLevel(logging.INFO)
-        self._file.setFormatter(formatter or logging.Formatter("%(asctime)s | %(levelname)-7s | %(name)s - %(message)s"))
-        root.addHandler(self._file)
-        if not self.verbose:
-            self._removed = [h for h in root.handlers if _is_console_handler(h)]
-            for handler in self._removed:
-                root.removeHandler(handler)
-
-    def _restore_logs(self) -> None:
-        root = logging.getLogger()
-        for handler in self._removed:
-            root.addHandler(handler)
-        self._removed = []
-        if self._file is not None:
-            root.removeHandler(self._file)
-            self._file.close()
-            self._file = None
+        file = logging.FileHandler(self.log_path, encoding="utf-8")
+        file.setLevel(logging.INFO)
+        file.setFormatter(formatter or logging.Formatter("%(asctime)s | %(levelname)-7s | %(name)s - %(message)s"))
+        root.addHandler(file)
+        self._stack.callback(file.close)
+        self._stack.callback(root.removeHandler, file)
+        removed = [] if self.verbose else [h for h in root.handlers if _is_console_handler(h)]
+        for handler in removed:
+            root.removeHandler(handler)
+        self._stack.callback(lambda: [root.addHandler(handler) for handler in removed])  # in their order
 
     # ---- drawing --------------------------------------------------------------------------------
 
@@ -103,8 +94,7 @@ class RunDisplay:
     # ---- the block ------------------------------------------------------------------------------
 
     def __enter__(self) -> "RunDisplay":
-        self._route_logs()
-        self._stack.callback(self._restore_logs)  # left last: the display and the watching end first
+        self._route_logs()  # undone last: the display and the watching end first
         self._stack.enter_context(watching(self.config.run_dir, self.progress))
         if self.live:
             self._stack.enter_context(Live(get_renderable=self.render, console=self.console, refresh_per_second=4,

@@ -40,27 +40,22 @@ def _execute(config: ExperimentConfig, source: str = "flags", assume_yes: bool =
     # From here on, SIGTERM/SIGINT stop the run in bounded time with one line, instead of killing it
     # half-way or being swallowed by one of its coroutines (`flows._stop`).
     with SignalListener() as listener:
-        _run_listening(config, source, listener, assume_yes, verbose)
+        if (stopped := listener.stopped()) is not None:  # a signal while the command started (`aui._entry`)
+            raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
+        try:
+            plan = check_config(config, source=source)  # bad input fails here, before Prefect is even imported
+            size = check_run_size(config, plan, assume_yes=assume_yes, source=source)
+        except ConfigError as exc:
+            raise _fail(str(exc)) from None
+        if (stopped := listener.stopped()) is not None:
+            raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
+        _announce(config, plan, size)
+        _print_outcome(config, plan, _sweep_on_display(config, plan, listener, verbose))
 
 
 def _stopped_line(config: ExperimentConfig, what: str) -> str:
     return (f"run '{config.name}' {what}; finished stages are kept (cached): run the same command again to resume "
             f"from them")
-
-
-def _run_listening(config: ExperimentConfig, source: str, listener, assume_yes: bool, verbose: bool = False) -> None:
-    if (stopped := listener.stopped()) is not None:  # a signal while the command started (`aui._entry`)
-        raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
-    try:
-        plan = check_config(config, source=source)  # bad input fails here, before Prefect is even imported
-        size = check_run_size(config, plan, assume_yes=assume_yes, source=source)
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
-    if (stopped := listener.stopped()) is not None:
-        raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
-    _announce(config, plan, size)
-    results = _sweep_on_display(config, plan, listener, verbose)
-    _print_outcome(config, plan, results)
 
 
 def _announce(config: ExperimentConfig, plan: Plan, size) -> None:
@@ -190,11 +185,8 @@ def cache_lines(run_dir: Path) -> list[str]:
 
 def recorded_errors(results) -> list[str]:
     """Stage errors the sweep recorded instead of raising, once each, naming the app and its track."""
-    found: dict[str, None] = {}
-    for result in results:
-        for error in getattr(result, "errors", None) or []:
-            found[f"{result.app_id} ({result.coder} · {result.cua} · {result.mode}): {error}"] = None
-    return list(found)
+    return list(dict.fromkeys(f"{result.app_id} ({result.coder} · {result.cua} · {result.mode}): {error}"
+                              for result in results for error in result.errors))
 
 
 class _OneLineFormatter(logging.Formatter):

@@ -20,6 +20,22 @@ from results import (
 )
 
 
+def track_columns(rows) -> tuple[str, ...]:
+    """The columns naming a row's track: coder, CUA, mode, and the commenter mode when the sweep compares several."""
+    return ("coder", "CUA", "mode", "commenter")[:4 if len({row.commenter_mode for row in rows}) > 1 else 3]
+
+
+def track_cells(row, labels: tuple[str, ...]) -> list[str]:
+    """A row's cells under `track_columns`."""
+    return [row.coder, row.cua, row.mode, row.commenter_mode or "–"][:len(labels)]
+
+
+def one_line_width(headers, rows) -> int:
+    """The width a table needs with every cell on one line: its widest cell per column, 3 between columns, 1 border."""
+    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
+    return sum(widths) + 3 * len(widths) + 1
+
+
 def results_table(rows, width: int | None = None) -> Table:
     """FC / FC proven / SR / weighted per domain (only domains with tasks), one line per coder × CUA × mode × round.
 
@@ -27,26 +43,17 @@ def results_table(rows, width: int | None = None) -> Table:
     domains), each domain's cell stacks its four figures on four lines instead: nothing is cut.
     """
     domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
-    commenters = len({row.commenter_mode for row in rows}) > 1  # shown when the sweep compares commenter modes
-    labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
+    labels = track_columns(rows)
     best = best_rounds(rows)
     records = []
     for row in rows:
         star = " ★" if best.get(row.track_key) == row.round else ""
         figures = [cell_figures(row, d) for d in domains]
-        names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
-        records.append((names, f"{row.round}{star}", figures, pct(row.sr_supported.get("overall")),
+        records.append((track_cells(row, labels), f"{row.round}{star}", figures, pct(row.sr_supported.get("overall")),
                         pct(row.sr_proven.get("overall")), str(row.tasks["overall"])))
     headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks")
-
-    def needed(stacked: bool) -> int:
-        widths = [len(h) for h in headers]
-        for names, round_, figures, *rest in records:
-            cells = [*names, round_, *[max(map(len, f)) if stacked else len(" / ".join(f)) for f in figures], *rest]
-            widths = [max(w, c if isinstance(c, int) else len(c)) for w, c in zip(widths, cells)]
-        return sum(widths) + 3 * len(widths) + 1
-
-    stacked = width is not None and needed(False) > width
+    stacked = width is not None and one_line_width(headers, [
+        [*names, round_, *(" / ".join(f) for f in figures), *rest] for names, round_, figures, *rest in records]) > width
     table = Table(title="FC / FC proven / SR / weighted (%) — paper Table 3 shape, with OSUniverse's weighted score",
                   caption=("★ best round · each domain cell: FC, FC proven, SR, weighted (top to bottom)" if stacked else
                            "★ best round · each domain cell: FC / FC proven / SR / weighted")
@@ -64,33 +71,29 @@ def results_table(rows, width: int | None = None) -> Table:
 def levels_table(rows) -> Table:
     """SR per task level (only the levels with tasks; 'none': tasks without a level), one line per table row."""
     levels = [level for level in [*LEVELS, "none"] if any(level in row.sr_per_level for row in rows)]
-    commenters = len({row.commenter_mode for row in rows}) > 1
-    labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
+    labels = track_columns(rows)
     table = Table(title="SR per task level (%)",
                   caption="over all domains" + ("; 'none' = tasks without a level" if "none" in levels else ""))
     for column in (*labels, "round", *levels):
         table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
     for row in rows:
-        names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
-        table.add_row(*names, str(row.round), *(pct(row.sr_per_level.get(level)) for level in levels))
+        table.add_row(*track_cells(row, labels), str(row.round), *(pct(row.sr_per_level.get(level)) for level in levels))
     return table
 
 
 def interval_table(rows) -> Table:
     """Per coder × CUA × mode × round, over all its tasks: FC, FC proven, SR and the weighted score with their
     95 % intervals ("57.3 [47.6, 66.4]"). Per domain they are in results.md, results.json and report.html."""
-    commenters = len({row.commenter_mode for row in rows}) > 1
-    labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
+    labels = track_columns(rows)
     table = Table(title="Overall, with 95 % intervals (%)", caption=escape(INTERVAL_NOTE + " Per domain: results.md, report.html."))
     for column in (*labels, "round", "tasks", "FC", "FC proven", "SR", "weighted"):
         table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
     best = best_rounds(rows)
     for row in rows:
-        names = [row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())]
         figures = [with_interval(pct(getattr(row, figure).get("overall")), getattr(row, f"{figure}_ci95").get("overall"))
                    for figure in ("fc", "fc_proven", "sr", "weighted")]
         star = " ★" if best.get(row.track_key) == row.round else ""
-        table.add_row(*names, f"{row.round}{star}", str(row.tasks.get("overall", 0)), *figures)
+        table.add_row(*track_cells(row, labels), f"{row.round}{star}", str(row.tasks.get("overall", 0)), *figures)
     return table
 
 

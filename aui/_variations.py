@@ -28,6 +28,7 @@ from perturb import (
 from results import GAP_FACTOR, gap_label, pct
 
 from ._output import _fail, console
+from ._tables import one_line_width, track_cells, track_columns
 
 
 def variation_table(rows, width: int | None = None) -> Table:
@@ -38,26 +39,17 @@ def variation_table(rows, width: int | None = None) -> Table:
     row stacks instead — its track's parts, its variations with their figures, and its spread, each
     on lines of one cell, as the results table's domains do — and nothing is cut.
     """
-    commenters = len({row.commenter_mode for row in rows}) > 1
-    labels = ("coder", "CUA", "mode", *(("commenter",) if commenters else ()))
+    labels = track_columns(rows)
     names = list(dict.fromkeys(name for row in rows for name in row.variations))
     spread_headers = ("mean ± std", "MAD", "min–max", "within", "gap", "common")
     records = []
     for row in rows:
         spread = (f"{pct(row.mean)} ± {pct(row.std)}", pct(row.mad), f"{pct(row.min)}–{pct(row.max)}",
                   pct(row.std_within), gap_label(row), f"{row.tasks_common}/{row.tasks_valid}")
-        records.append(([row.coder, row.cua, row.mode, *((row.commenter_mode or "–",) if commenters else ())],
-                        str(row.round), row, spread))
-
-    def wide_width() -> int:
-        headers = (*labels, "round", *names, *spread_headers)
-        widths = [len(h) for h in headers]
-        for label_cells, round_, row, spread in records:
-            cells = [*label_cells, round_, *(pct(row.sr.get(name)) for name in names), *spread]
-            widths = [max(w, len(c)) for w, c in zip(widths, cells)]
-        return sum(widths) + 3 * len(widths) + 1
-
-    stacked = width is not None and wide_width() > width
+        records.append((track_cells(row, labels), str(row.round), row, spread))
+    stacked = width is not None and one_line_width((*labels, "round", *names, *spread_headers), [
+        [*label_cells, round_, *(pct(row.sr.get(name)) for name in names), *spread]
+        for label_cells, round_, row, spread in records]) > width
     table = Table(title="SR per variation (%) over the common tasks — OpenApps' axis", show_lines=stacked,
                   caption="common = the tasks with a valid checker on the default look that every variant kept (n of "
                           "them); repeats pooled · " + ("kept = SR over the variation's own kept tasks, excl. = tasks "
