@@ -16,19 +16,8 @@ run folders, and app versions only in a sandbox. No CDN, no build step: Jinja2 t
 small script (`static/viewer.js`).
 """
 
-from ._app import create_app
+from ._app import create_app, serve_viewer
 from ._pages import ViewerSettings
-from ._runs import Run, RunIndex, TrajectoryEntry, load_run, track_id
-from ._serve import DEFAULT_PORT, serve_viewer
+from ._runs import load_run
 
-__all__ = [
-    "DEFAULT_PORT",
-    "Run",
-    "RunIndex",
-    "TrajectoryEntry",
-    "ViewerSettings",
-    "create_app",
-    "load_run",
-    "serve_viewer",
-    "track_id",
-]
+__all__ = ["ViewerSettings", "create_app", "load_run", "serve_viewer"]

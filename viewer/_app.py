@@ -8,11 +8,14 @@
     POST /runs/{run}/labels             a label → the run's labels.jsonl (the only write)
     /files/{run}/{path}                 a file inside the run folder, nothing outside it
     /defects, /defects/{run}            GUI defect runs and their detectors' figures (`_defects.py`)
+
+`serve_viewer` serves it on this machine (uvicorn, 127.0.0.1 by default: labels are the only write, but still).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -93,9 +96,6 @@ def _run_or_404(index: RunIndex, name: str) -> Run:
 def _add_page_routes(app: FastAPI, index: RunIndex, settings: ViewerSettings, page) -> None:
     """The pages: runs, a run, an app, a trajectory, and the two comparisons."""
 
-    def not_found(request: Request, message: str) -> HTMLResponse:
-        return page(request, "error.html", {"message": message}, status=404)
-
     @app.get("/", response_class=HTMLResponse)
     def runs(request: Request):
         return page(request, "runs.html", runs_page(index))
@@ -107,25 +107,18 @@ def _add_page_routes(app: FastAPI, index: RunIndex, settings: ViewerSettings, pa
     @app.get("/runs/{name}/apps/{app_id}", response_class=HTMLResponse)
     def app_view(request: Request, name: str, app_id: str, track: str | None = None, a: int | None = None,
                  b: int | None = None):
-        try:
-            return page(request, "app.html", app_page(_run_or_404(index, name), app_id, track, a, b))
-        except LookupError as exc:
-            return not_found(request, str(exc))
+        return page(request, "app.html", app_page(_run_or_404(index, name), app_id, track, a, b))
 
     @app.get("/runs/{name}/t/{trajectory_id:path}", response_class=HTMLResponse)
     def trajectory(request: Request, name: str, trajectory_id: str, reveal: bool = False):
-        try:
-            return page(request, "trajectory.html",
-                        trajectory_page(_run_or_404(index, name), trajectory_id, settings, reveal))
-        except LookupError as exc:
-            return not_found(request, str(exc))
+        return page(request, "trajectory.html", trajectory_page(_run_or_404(index, name), trajectory_id, settings, reveal))
 
     @app.get("/runs/{name}/compare", response_class=HTMLResponse)
     def compare_rounds(request: Request, name: str, a: int | None = None, b: int | None = None):
         run = _run_or_404(index, name)
         rounds = run.rounds
         if not rounds:
-            return not_found(request, f"run '{name}' has no results to compare")
+            raise HTTPException(404, f"run '{name}' has no results to compare")
         return page(request, "compare.html", compare_page(Side(run, a if a is not None else rounds[0]),
                                                          Side(run, b if b is not None else rounds[-1])))
 
@@ -133,7 +126,7 @@ def _add_page_routes(app: FastAPI, index: RunIndex, settings: ViewerSettings, pa
     def compare_runs(request: Request, a: str, b: str, ra: int | None = None, rb: int | None = None):
         left, right = _run_or_404(index, a), _run_or_404(index, b)
         if not left.rounds or not right.rounds:
-            return not_found(request, "both runs need results to be compared")
+            raise HTTPException(404, "both runs need results to be compared")
         return page(request, "compare.html", compare_page(Side(left, ra if ra is not None else left.rounds[-1]),
                                                          Side(right, rb if rb is not None else right.rounds[-1])))
 
@@ -169,3 +162,22 @@ def _add_label_and_file_routes(app: FastAPI, index: RunIndex, settings: ViewerSe
         if target.suffix.lower() == ".html":
             headers["Content-Security-Policy"] = SANDBOX_CSP
         return FileResponse(target, media_type=kind, headers=headers)
+
+
+def serve_viewer(roots: list[Path], who: str, host: str = "127.0.0.1", port: int = 8765, blind: bool = True,
+                 on_ready: Callable[[str], None] | None = None) -> None:
+    """Serve until interrupted; `on_ready(url)` is called once the socket listens."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(create_app(roots, who=who, blind=blind), host=host, port=port,
+                                           log_level="warning", access_log=False))
+    if on_ready is not None:
+        original = server.startup
+
+        async def startup(sockets=None):
+            await original(sockets)
+            if server.started:
+                on_ready(f"http://{host}:{port}/")
+
+        server.startup = startup
+    server.run()

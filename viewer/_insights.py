@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from fastapi import FastAPI, HTTPException, Request
 
-from results import Insights, TaskFlip, interval_text, pct, read_ablations, read_insights
+from results import Insights, TaskFlip, interval_text, p_value, pct, read_ablations, read_insights
 
 from ._pages import file_url
 from ._runs import Run
@@ -48,12 +48,12 @@ def insights_page(run: Run) -> dict:
     rows = [{"principle": r.principle, "applied": r.applied, "unverifiable": r.unverifiable, "revisions": r.revisions,
              "apps": r.apps, "tasks": r.tasks, "gained": r.gained,
              "lost": r.lost, "net": pct(r.net), "ci": interval_text(r.net_ci95) or "–",
-             "p": "–" if r.mcnemar_p is None else f"{r.mcnemar_p:.3g}"}
+             "p": p_value(r.mcnemar_p)}
             for r in sorted(insights.principles, key=lambda r: -(r.net or 0))]
     found = read_ablations(run.path)
     ablations = [{"left_out": a.principle or a.change, "revisions": len(a.revisions), "tasks": a.tasks,
                   "full": pct(a.full_sr), "ablated": pct(a.ablated_sr), "diff": pct(a.paired_diff),
-                  "ci": interval_text(a.ci95) or "–", "p": "–" if a.mcnemar_p is None else f"{a.mcnemar_p:.3g}"}
+                  "ci": interval_text(a.ci95) or "–", "p": p_value(a.mcnemar_p)}
                  for a in found]
     selection = found[0].selection if found else ""
     apps: dict[str, list[dict]] = {}

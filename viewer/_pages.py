@@ -1,8 +1,8 @@
 """What each page shows, built from the run's models (the templates only lay it out).
 
-Every builder returns a plain dict for its template. A part of a run that cannot be read (a
-missing screenshot, a truncated trajectory.json) becomes a message on the page that needs it;
-the rest of the page, and every other page, still works.
+Every builder returns a plain dict for its template (HTTP 404 for what the run does not have). A
+part of a run that cannot be read (a missing screenshot, a truncated trajectory.json) becomes a
+message on the page that needs it; the rest of the page, and every other page, still works.
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from fastapi import HTTPException
+
 from coder import ContractResult
 from commenter import Feedback
 from cua import Trajectory
-from results import INSIGHTS_FILE, AppRoundResult, TableRow, Track, pass_counts, pct, track_text
+from results import INSIGHTS_FILE, AppRoundResult, TableRow, Track, interval_text, pass_counts, pct, track_text
 from verifier.judge import Judgement, Label, agreement_report, read_judgements, read_labels
 
 from ._runs import Run, RunIndex, TrajectoryEntry, track_id
@@ -31,11 +33,6 @@ class ViewerSettings:
 
     who: str
     blind: bool = True
-
-
-def interval(bounds: list[float] | None) -> str:
-    """A 95 % interval of results.json (fractions) in %: "[47.6, 66.4]"; "" without one (a run from before them)."""
-    return "" if not bounds else f"[{100 * bounds[0]:.1f}, {100 * bounds[1]:.1f}]"
 
 
 def file_url(run: Run, relative: str | None) -> str | None:
@@ -85,8 +82,8 @@ def _track_rows(run: Run) -> list[dict]:
 def _figures(row: TableRow, domain: str = "overall") -> dict:
     return {"fc": pct(row.fc.get(domain)), "fc_proven": pct(row.fc_proven.get(domain)), "sr": pct(row.sr.get(domain)),
             "sr_proven": pct(row.sr_proven.get(domain)), "tasks": row.tasks.get(domain, 0),
-            "fc_ci": interval(row.fc_ci95.get(domain)), "sr_ci": interval(row.sr_ci95.get(domain)),
-            "weighted": pct(row.weighted.get(domain)), "weighted_ci": interval(row.weighted_ci95.get(domain))}
+            "fc_ci": interval_text(row.fc_ci95.get(domain)), "sr_ci": interval_text(row.sr_ci95.get(domain)),
+            "weighted": pct(row.weighted.get(domain)), "weighted_ci": interval_text(row.weighted_ci95.get(domain))}
 
 
 def _comparisons(run: Run) -> list[dict]:
@@ -204,7 +201,7 @@ def _contract(result: AppRoundResult) -> ContractResult | None:
 def app_page(run: Run, app_id: str, track_key: str | None, diff_a: int | None, diff_b: int | None) -> dict:
     tracks = run.tracks(app_id)
     if not tracks:
-        raise LookupError(f"run '{run.name}' has no app '{app_id}'")
+        raise HTTPException(404, f"run '{run.name}' has no app '{app_id}'")
     track = next((t for t in tracks if track_id(t) == track_key), tracks[0])
     rounds = run.app_rounds(app_id, track)
     versions = []
@@ -299,7 +296,7 @@ def _judgements(run: Run, trajectory_id: str) -> list[Judgement]:
 def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reveal: bool = False) -> dict:
     entry = run.entry(trajectory_id)
     if entry is None:
-        raise LookupError(f"run '{run.name}' has no trajectory '{trajectory_id}'")
+        raise HTTPException(404, f"run '{run.name}' has no trajectory '{trajectory_id}'")
     position = run.position(trajectory_id) or 0
     neighbours = {"prev": run.trajectories[position - 1].trajectory_id if position > 0 else None,
                   "next": run.trajectories[position + 1].trajectory_id if position + 1 < len(run.trajectories) else None}

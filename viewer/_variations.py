@@ -10,7 +10,7 @@ the tasks its proof excluded with the reasons.
 from __future__ import annotations
 
 from cua import FAILURE_MODES
-from results import GAP_FACTOR, AppRoundResult, Track, VariationRow, pct, track_text
+from results import GAP_FACTOR, AppRoundResult, Track, VariationRow, gap_label, pct, track_text
 
 from ._runs import Run, track_id
 
@@ -18,10 +18,6 @@ from ._runs import Run, track_id
 def heat(value: float | None) -> str:
     """The cell's colour class by tenths of SR (the report's classes; the page's CSP forbids inline styles)."""
     return "heat-none" if value is None else f"heat-{round(10 * value)}"
-
-
-def _gap(row: VariationRow) -> str:
-    return "?" if row.reliability_gap is None else ("yes" if row.reliability_gap else "no")
 
 
 def run_variations(run: Run) -> tuple[list[dict], list[str]]:
@@ -51,7 +47,7 @@ def run_variations(run: Run) -> tuple[list[dict], list[str]]:
             "track": track_text(row.track_key), "track_id": track_id(track), "round": row.round,
             "apps": apps, "heatmap": heatmap, "common": row.tasks_common, "valid": row.tasks_valid,
             "repeats": row.repeats, "mean": pct(row.mean), "std": pct(row.std), "mad": pct(row.mad),
-            "min": pct(row.min), "max": pct(row.max), "within": pct(row.std_within), "gap": _gap(row),
+            "min": pct(row.min), "max": pct(row.max), "within": pct(row.std_within), "gap": gap_label(row),
             "modes": modes, "failures": [{"variation": name, "rollouts": row.rollouts.get(name, 0),
                                           "failed": row.failures.get(name, 0),
                                           "counts": [row.failure_modes.get(name, {}).get(mode, 0) for mode in modes]}
