@@ -60,9 +60,6 @@ class Rect(BaseModel):
     def bottom(self) -> int:
         return self.y + self.height
 
-    def contains(self, x: float, y: float) -> bool:
-        return self.x <= x <= self.right and self.y <= y <= self.bottom
-
 
 class Region(BaseModel):
     """A region of the screen (viewport px, floats)."""
@@ -98,8 +95,6 @@ class TileLayout(BaseModel):
 
 
 class DashboardLayout(BaseModel):
-    width: int = CANVAS_WIDTH
-    height: int = CANVAS_HEIGHT
     header: Rect
     columns: int
     rows: int

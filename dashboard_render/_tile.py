@@ -82,7 +82,7 @@ def compose_tile(tile: TileLayout, step: Step | None, trajectory: Trajectory, cr
             at_origin = tile.model_copy(update={"image": Rect(x=0, y=0, width=tile.image.width, height=tile.image.height)})
             draw_markers(ImageDraw.Draw(crop, "RGBA"), at_origin, step)
         image.paste(crop, (local.image.x, local.image.y))
-    _badge(draw, local, "START" if step is None else f"#{step.index}", status.colour if status.label else NEUTRAL)
+    _badge(draw, local, "START" if step is None else f"#{step.index}", status.colour)  # NEUTRAL without a label
     if step is not None and status.label:
         tag = f"first failure signal: {status.label}" if step.index == signal else status.label
         _badge(draw, local, tag, status.colour, right=True)
