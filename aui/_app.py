@@ -7,16 +7,13 @@ import typer
 from flows import configure_prefect_env
 
 from ._apps import apps_app
-from ._dashboard import comment_command, dashboard_command
 from ._defects import defects_app
 from ._export import export_command
 from ._insights import insights_command
-from ._judge import judge_command
-from ._labels import label_app
-from ._rollout import rollout_command
+from ._labels import judge_command, label_app
 from ._run import deploy, report, run, sweep_command, ui
+from ._stages import comment_command, dashboard_command, rollout_command, verify_command
 from ._variations import variation_table, variations_command
-from ._verify import verify_command
 from ._view import serve_command, view_command
 
 configure_prefect_env()

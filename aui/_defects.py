@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from apps_prompts import BUNDLED_DIR
 from commenter.detector import REFERENCE_NOTE, percent
@@ -19,9 +18,8 @@ from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
 
 from ._options import MODELS_REGISTRY, VIEWPORT
-from ._output import _fail, in_browser
+from ._output import _fail, console, in_browser
 
-console = Console()
 defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
                           no_args_is_help=True)
 

@@ -1,7 +1,10 @@
-"""`aui label import FILE [RUN_DIR]`: people's labels into a run's labels.jsonl; the agreement table `aui report` prints."""
+"""Who judged a run's trajectories: `aui label import FILE [RUN_DIR]` (people's labels into its labels.jsonl),
+`aui judge RUN_DIR` (a judge over every trajectory: `verifier.judge.judge_run`), and the agreement table `aui
+report` prints."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from pathlib import Path
 
@@ -9,9 +12,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from experiment import is_offline_provider
+from llm import ModelClient, ModelConfigError, UnknownNameError
 from results import agreement_records
-from verifier.judge import AgreementReport, LabelImportError, import_labels
+from verifier.judge import JUDGEMENTS_FILE, AgreementReport, LabelImportError, get_judge, import_labels, judge_run
 
+from ._options import MODELS_REGISTRY
 from ._output import _fail, console, err_console
 
 label_app = typer.Typer(help="People's labels of a run's trajectories (labels.jsonl).", no_args_is_help=True)
@@ -46,3 +52,44 @@ def agreement_table(report: AgreementReport) -> Table:
     for record in agreement_records(report):
         table.add_row(*(escape(cell) for cell in record.values()))
     return table
+
+
+def judge_command(
+    run_dir: Path = typer.Argument(..., help="A finished run folder (it has results.json)."),
+    model: str = typer.Option("judge", "--model", help="A model role or name from the model registry, or 'offline' "
+                              "(the text-only baseline: final page text vs the expected outcome's facts)."),
+    mode: str = typer.Option("screenshot", "--mode", help="What a model judge sees: screenshot (the last one) or "
+                             "flow (the dashboard, drawn without the checker's verdict)."),
+    models_config: Path = MODELS_REGISTRY,
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trajectories judged at once."),
+) -> None:
+    """Judge every trajectory of a finished run and append the verdicts to RUN_DIR/judgements.jsonl."""
+    if not (run_dir / "results.json").is_file():
+        raise _fail(f"{run_dir}: not a finished run folder (no results.json)")
+    try:
+        client = None if is_offline_provider("judge", model) else ModelClient(models_config)
+        chosen = get_judge(model, mode, client)  # bad names, modes and unset key variables: refused here
+    except (UnknownNameError, ModelConfigError, ValueError) as exc:
+        raise _fail(str(exc))
+    async def run():
+        try:
+            return await judge_run(run_dir, model, mode, client, concurrency=concurrency)
+        finally:
+            if client is not None:
+                await client.aclose()
+
+    try:
+        judgements = asyncio.run(run())
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc))
+
+    answered = [j for j in judgements if j.success is not None]
+    errors = [j for j in judgements if j.success is None]
+    share = f"{sum(j.success for j in answered) / len(answered):.2f}" if answered else "–"
+    label = f"{chosen.name} (offline baseline)" if chosen.offline else chosen.name
+    console.print(f"judged {len(judgements)} trajectories with {label}, mode {chosen.mode}: {len(errors)} errors, "
+                  f"success share {share} of {len(answered)} answered → {run_dir / JUDGEMENTS_FILE}", soft_wrap=True)
+    if errors:
+        err_console.print(f"first error ({errors[0].trajectory_id}): {errors[0].error}", soft_wrap=True)
+    if judgements and not answered:
+        raise typer.Exit(1)

@@ -7,16 +7,9 @@ import os
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from ._options import VIEWER_HOST, VIEWER_PORT
-from ._output import _fail
-
-console = Console()
-
-
-def _who(who: str | None) -> str:
-    return who or os.environ.get("AUI_LABELLER") or getpass.getuser() or "someone"
+from ._output import _fail, console
 
 
 def view_command(
@@ -33,7 +26,7 @@ def view_command(
     missing = [str(root) for root in roots if not root.is_dir()]
     if missing:
         raise _fail(f"not a folder: {', '.join(missing)}")
-    labeller = _who(who)
+    labeller = who or os.environ.get("AUI_LABELLER") or getpass.getuser() or "someone"
 
     def ready(url: str) -> None:
         console.print(f"AUI loop viewer: [bold]{url}[/] (runs under {', '.join(map(str, roots))}; labels as "

@@ -1,0 +1,227 @@
+"""`aui verify / rollout / dashboard / comment`: one stage at a time, thin wrappers over the roles.
+
+    aui verify     judge one app's tasks, print FC and the per-task verdicts, write verdicts.json
+    aui rollout    one agent, one task, one app: print the termination reason and step count
+    aui dashboard  render a trajectory's dashboard (`dashboard_render`)
+    aui comment    comment on a trajectory (`commenter`)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from apps_prompts import load_app, reference_html_path
+from commenter import get_commenter
+from cua import BrowserConfig, RolloutConfig, Trajectory, Viewport, rollout, write_tuples
+from cua.policies import get_policy
+from dashboard_render import DASHBOARD_FILE, account_trajectory, render_trajectory
+from experiment import is_offline_provider
+from llm import ModelClient, ModelConfigError, UnknownNameError, get_client
+from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, rollout_checker, verify_app
+
+from ._options import APP_HTML, APP_ID, MODELS_REGISTRY, SPECS, VIEWPORT
+from ._output import _fail, err_console, in_browser
+
+console = Console()
+
+_HTML_NAMES = ("app.html", "index.html")
+
+
+def verify_command(
+    app_id: str = APP_ID,
+    apps: Path = SPECS,
+    html: Path = APP_HTML,
+    model: str = typer.Option("offline", "--model", help="'offline' (reference checkers) or a model name / role."),
+    out: Path = typer.Option(..., "--out", help="Folder for verdicts.json."),
+    models_config: Path = MODELS_REGISTRY,
+    batch_size: int = typer.Option(10, "--batch-size", min=1, help="Tasks per model conversation."),
+    screenshot: bool = typer.Option(False, "--screenshot", help="Show the model a screenshot of the loaded app."),
+) -> None:
+    """Decide per task whether the app supports it, gate each checker, and report Function Completeness."""
+    try:
+        spec = load_app(app_id, apps)
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc))
+    if html is not None and not html.is_file():
+        raise _fail(f"--html: no file at {html}")
+    client = None
+    if not is_offline_provider("verifier", model):
+        try:
+            client = get_client(models_config)
+            client.registry.model_name(model)
+        except ModelConfigError as exc:
+            raise _fail(str(exc))
+    config = LLMVerifierConfig(batch_size=batch_size, screenshot=screenshot)
+
+    try:
+        verdicts = in_browser(verify_app(spec, html.read_text(encoding="utf-8") if html is not None else None,
+                                         verifier=model, client=client, config=config, out_dir=out))
+    except ValueError as exc:  # no HTML to judge; a model entry or ${ENV} key missing
+        raise _fail(str(exc))
+    except RuntimeError as exc:  # llm.ModelCallError: the model failed for good after retries
+        err_console.print(f"[red]model call failed:[/] {exc}", soft_wrap=True)
+        raise typer.Exit(1)
+
+    table = Table("task", "solvable", "kind", "gate", "proof", "reasons / warnings", title=f"{spec.id} — verifier: {verdicts.verifier}")
+    proof_style = {"proven": "[green]proven[/]", "claimed": "[yellow]claimed[/]", "unsupported": "[red]unsupported[/]"}
+    for verdict in verdicts.verdicts:
+        gate = "—" if verdict.gate is None else ("[green]pass[/]" if verdict.gate.accepted else "[red]fail[/]")
+        notes = "; ".join(verdict.reasons + [f"[yellow]{w}[/]" for w in verdict.warnings])
+        table.add_row(
+            verdict.task_id,
+            "[green]yes[/]" if verdict.valid else "[red]no[/]",
+            verdict.checker_kind or "—",
+            gate,
+            proof_style.get(verdict.proof, verdict.proof),
+            notes if verdict.proven else "; ".join(filter(None, [notes, verdict.proof_reason])),
+        )
+    console.print(table)
+    rate = function_completeness(verdicts)
+    tokens = verdicts.tokens
+    spent = f", {tokens.total_tokens} tokens in {tokens.calls} call(s)" if tokens.calls else ""
+    console.print(f"Function Completeness: [bold]{rate}[/] · proven: [bold]{function_completeness_proven(verdicts)}[/]{spent}")
+    console.print(f"wrote {out / 'verdicts.json'}")
+
+
+def rollout_command(
+    app_id: str = APP_ID,
+    task_id: str = typer.Option(..., "--task", help="Task id within the app."),
+    policy: str = typer.Option("heuristic", "--policy", help="heuristic | uitars | openai-cua"),
+    out: Path = typer.Option(..., "--out", help="Folder for trajectory.json and the step screenshots."),
+    model: str = typer.Option(None, "--model", help="Model name or role in the model registry (model policies)."),
+    html: Path = APP_HTML,
+    apps: Path = SPECS,
+    models: Path = MODELS_REGISTRY,
+    max_steps: int = typer.Option(20, "--max-steps", min=1, help="Step limit (the paper uses 20)."),
+    trace: bool = typer.Option(False, "--trace", help="Also record a Playwright trace.zip."),
+    viewport: Viewport = VIEWPORT,
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of text."),
+) -> None:
+    """Run one rollout of a task with its reference checker and print how it ended."""
+    try:
+        spec = load_app(app_id, apps)
+        task = spec.task(task_id)
+    except (KeyError, FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc).strip("'"))
+    html_path = html or reference_html_path(spec)
+    if html_path is None or not Path(html_path).is_file():
+        raise _fail(f"no app HTML for '{app_id}': give --html PATH (the spec has no reference_html)")
+    if not task.checker:
+        err_console.print(f"[yellow]warning:[/] task '{task_id}' has no reference checker; it cannot succeed")
+
+    try:
+        agent = get_policy(policy, model=model, models_path=str(models) if models else None)
+        checker = rollout_checker(task.checker)  # reference checkers may be rules: compiled here
+    except Exception as exc:  # unknown name, bad model entry, missing key variable, a checker that does not compile
+        raise _fail(f"policy '{policy}': {exc}")
+
+    config = RolloutConfig(max_steps=max_steps, trace=trace, browser=BrowserConfig(viewport=viewport))
+    trajectory = in_browser(rollout(Path(html_path).read_text(encoding="utf-8"), task.description, agent, checker, out,
+                                    config, app_id=spec.id, task_id=task.id, expected_outcome=task.expected_outcome))
+    tuples = write_tuples(trajectory, out)  # the transition tuples (before, action, after) of every step
+    summary = {
+        "app": spec.id,
+        "task": task.id,
+        "policy": policy,
+        "termination": trajectory.termination.value if trajectory.termination else None,
+        "success": trajectory.success,
+        "steps": len(trajectory.steps),
+        "error": trajectory.error,
+        "trajectory": str(out / "trajectory.json"),
+        "tuples": str(tuples),
+    }
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        colour = "green" if trajectory.success else "yellow"
+        console.print(
+            f"[{colour}]{summary['termination']}[/] after {summary['steps']} step(s) — {spec.id}/{task.id} "
+            f"with {policy}; trajectory: {summary['trajectory']}",
+            soft_wrap=True,
+        )
+        if trajectory.error:
+            console.print(f"  reason: {trajectory.error}", soft_wrap=True)
+    raise typer.Exit(1 if summary["termination"] == "error" else 0)
+
+
+def _load_trajectory_or_exit(folder: Path):
+    try:
+        return Trajectory.load(folder)
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc))
+
+
+def dashboard_command(
+    trajectory_dir: Path = typer.Argument(..., help="A trajectory folder (trajectory.json + screenshots)."),
+    out: Path = typer.Option(None, "--out", help="PNG to write; default TRAJECTORY_DIR/dashboard.png."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary (path, tiles, tokens) instead of text."),
+) -> None:
+    """Render a trajectory as one 1920×1080 dashboard PNG and report its visual-token savings."""
+    trajectory = _load_trajectory_or_exit(trajectory_dir)
+    target = out or trajectory_dir / DASHBOARD_FILE
+    rendered = render_trajectory(trajectory, trajectory_dir, target)
+    account = account_trajectory(trajectory_dir)
+    summary = {
+        "path": str(rendered.path),
+        "steps": len(trajectory.steps),
+        "grid": f"{rendered.layout.columns}x{rendered.layout.rows}",
+        "min_crop_scale": rendered.layout.min_action_scale,
+        "tokens": {
+            "raw_qwen": account.raw_qwen,
+            "dashboard_qwen": account.dashboard_qwen,
+            "reduction_qwen": round(account.reduction_qwen, 4),
+            "raw_openai": account.raw_openai,
+            "dashboard_openai": account.dashboard_openai,
+            "reduction_openai": round(account.reduction_openai, 4),
+        },
+    }
+    if as_json:
+        print(json.dumps(summary))
+        return
+    console.print(f"wrote [bold]{rendered.path}[/] — {summary['steps']} steps, grid {summary['grid']}", soft_wrap=True)
+    console.print(
+        f"visual tokens: Qwen2.5-VL {account.raw_qwen} → {account.dashboard_qwen} ({account.reduction_qwen:.1%} fewer), "
+        f"OpenAI high-detail {account.raw_openai} → {account.dashboard_openai} ({account.reduction_openai:.1%} fewer)"
+    )
+
+
+def comment_command(
+    trajectory_dir: Path = typer.Argument(..., help="A trajectory folder (trajectory.json + screenshots)."),
+    model: str = typer.Option("commenter", "--model", help="A model role or name from the model registry, or 'offline'."),
+    mode: str = typer.Option("dashboard", "--mode", help="What the model sees: dashboard, text-only or screenshots-only."),
+    html: Path = typer.Option(
+        None, "--html", help="The app's HTML (the offline commenter measures it); default app.html/index.html in the folder."
+    ),
+    models_config: Path = MODELS_REGISTRY,
+    out: Path = typer.Option(None, "--out", help="Write the comment JSON here instead of printing it."),
+) -> None:
+    """Comment on one trajectory: JSON with issues, actionable_changes, fit_within_screen, avoid_regressions."""
+    _load_trajectory_or_exit(trajectory_dir)
+    html_path = html or next((trajectory_dir / n for n in _HTML_NAMES if (trajectory_dir / n).is_file()), None)
+    if html is not None and not html.is_file():
+        raise _fail(f"--html {html}: no such file")
+    try:
+        client = None if is_offline_provider("commenter", model) else ModelClient(models_config)
+        commenter = get_commenter(model, client=client, mode=mode)
+    except (UnknownNameError, ModelConfigError) as exc:
+        raise _fail(str(exc))
+    if commenter.offline and html_path is None:
+        err_console.print("[yellow]note:[/] no app HTML (--html): the offline commenter uses the trajectory only")
+
+    result = in_browser(commenter.comment(trajectory_dir,
+                                          html=html_path.read_text(encoding="utf-8") if html_path else None))
+    text = result.model_dump_json(indent=2, exclude={"raw_replies"} if result.comment is not None else set())
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+        console.print(f"wrote {out}")
+    else:
+        print(text)
+    if result.comment is None:
+        err_console.print(f"[red]no valid comment:[/] {result.error}", soft_wrap=True)
+        raise typer.Exit(1)
