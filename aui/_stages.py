@@ -171,14 +171,9 @@ def dashboard_command(
         "steps": len(trajectory.steps),
         "grid": f"{rendered.layout.columns}x{rendered.layout.rows}",
         "min_crop_scale": rendered.layout.min_action_scale,
-        "tokens": {
-            "raw_qwen": account.raw_qwen,
-            "dashboard_qwen": account.dashboard_qwen,
-            "reduction_qwen": round(account.reduction_qwen, 4),
-            "raw_openai": account.raw_openai,
-            "dashboard_openai": account.dashboard_openai,
-            "reduction_openai": round(account.reduction_openai, 4),
-        },
+        # raw_qwen, dashboard_qwen, reduction_qwen, then the same for openai (round leaves the token counts ints)
+        "tokens": {f"{kind}_{rule}": round(getattr(account, f"{kind}_{rule}"), 4)
+                   for rule in ("qwen", "openai") for kind in ("raw", "dashboard", "reduction")},
     }
     if as_json:
         print(json.dumps(summary))

@@ -22,7 +22,7 @@ from results import INSIGHTS_FILE, AppRoundResult, TableRow, Track, interval_tex
 from verifier.judge import Judgement, Label, agreement_report, read_judgements, read_labels
 
 from ._runs import Run, RunIndex, TrajectoryEntry, track_id
-from ._variations import GAP_RULE, STATE_MARKS, app_variants, outcome_state, run_variations
+from ._variations import GAP_RULE, app_variants, run_variations, task_cell
 
 MAX_DIFF_LINES = 3_000
 
@@ -225,11 +225,8 @@ def app_page(run: Run, app_id: str, track_key: str | None, diff_a: int | None, d
             if outcome is None:
                 cells.append({"state": "absent", "label": "–"})
                 continue
-            state = outcome_state(outcome)
             k, n = counts[result.round].get(task_id, (0, 0))
-            cells.append({"state": state, "label": STATE_MARKS[state],
-                          "title": outcome.termination or outcome.reason or state, "trajectory": outcome.trajectory,
-                          "proof": outcome.proof, "repeats": f"{k}/{n}" if n > 1 else None})
+            cells.append({**task_cell(outcome), "proof": outcome.proof, "repeats": f"{k}/{n}" if n > 1 else None})
         level = next((t.level for r in rounds for t in r.tasks if t.task_id == task_id and t.level), None)
         grid.append({"task_id": task_id, "level": level, "cells": cells})
     diff = None
@@ -302,6 +299,7 @@ def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reve
                   "next": run.trajectories[position + 1].trajectory_id if position + 1 < len(run.trajectories) else None}
     mine = _labelled_by(run, settings.who).get(trajectory_id)
     shown = not settings.blind or reveal or mine is not None
+    checker = checker_verdict(entry)
     page = {"run": run, "entry": entry, "trajectory_id": trajectory_id, "position": position + 1,
             "variation": entry.variation, "injected_steps": [],
             "count": len(run.trajectories), "neighbours": neighbours, "label": mine, "verdict_shown": shown,
@@ -309,9 +307,8 @@ def trajectory_page(run: Run, trajectory_id: str, settings: ViewerSettings, reve
             "track_id": track_id(entry.result.track), "problems": [], "trajectory": None, "steps": [],
             "dashboard": file_url(run, entry.outcome.dashboard) if shown else None,
             "trace": file_url(run, entry.outcome.trace), "trace_path": entry.outcome.trace,
-            "judgements": _judgements(run, trajectory_id) if shown else []}
-    page["checker"] = checker_verdict(entry)
-    page["disagrees"] = bool(mine and disagrees(page["checker"], mine.label))
+            "judgements": _judgements(run, trajectory_id) if shown else [], "checker": checker,
+            "disagrees": bool(mine and disagrees(checker, mine.label))}
     try:
         trajectory = Trajectory.load(run.path / trajectory_id)
     except FileNotFoundError:

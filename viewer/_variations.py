@@ -59,16 +59,16 @@ def run_variations(run: Run) -> tuple[list[dict], list[str]]:
 STATE_MARKS = {"success": "✓", "failure": "✗", "unsupported": "n/a"}
 
 
-def outcome_state(outcome) -> str:
-    """A task outcome's cell: success, failure, or unsupported (no valid checker)."""
-    return ("success" if outcome.success and outcome.checker_valid else
-            "unsupported" if not outcome.checker_valid else "failure")
+def task_cell(outcome) -> dict:
+    """A task outcome's cell: success, failure, or unsupported (no valid checker), its mark, title and trajectory."""
+    state = ("success" if outcome.success and outcome.checker_valid else
+             "unsupported" if not outcome.checker_valid else "failure")
+    return {"state": state, "label": STATE_MARKS[state], "title": outcome.termination or outcome.reason or state,
+            "trajectory": outcome.trajectory}
 
 
 def _tasks(outcomes) -> list[dict]:
-    return [{"task_id": t.task_id, "state": outcome_state(t), "label": STATE_MARKS[outcome_state(t)],
-             "trajectory": t.trajectory, "modes": t.failure_modes,
-             "title": t.termination or t.reason or outcome_state(t)} for t in outcomes]
+    return [{"task_id": t.task_id, **task_cell(t), "modes": t.failure_modes} for t in outcomes]
 
 
 def app_variants(run: Run, result: AppRoundResult, file_url) -> list[dict]:
