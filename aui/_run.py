@@ -154,7 +154,9 @@ def _print_outcome(config: ExperimentConfig, plan: Plan, results: list) -> None:
     if stopped_by_budget:
         err_console.print(escape(stopped_by_budget), soft_wrap=True, highlight=False)
         raise typer.Exit(BUDGET_EXIT)
-    errors = recorded_errors(results)
+    # The stage errors the sweep recorded instead of raising, once each, naming the app and its track.
+    errors = list(dict.fromkeys(f"{result.app_id} ({result.coder} · {result.cua} · {result.mode}): {error}"
+                                for result in results for error in result.errors))
     if errors:
         more = f" (and {len(errors) - 1} more; see {config.run_dir / 'results.json'})" if len(errors) > 1 else ""
         raise _fail(f"run '{config.name}' finished, with {len(errors)} failed stage(s): {errors[0]}{more}", 1)
@@ -181,12 +183,6 @@ def cache_lines(run_dir: Path) -> list[str]:
         lines.append("--reuse-stale: " + ("; ".join(f"{kind} results reused although {why}" for kind, why in stale.items())
                                          if stale else "nothing was stale"))
     return lines
-
-
-def recorded_errors(results) -> list[str]:
-    """Stage errors the sweep recorded instead of raising, once each, naming the app and its track."""
-    return list(dict.fromkeys(f"{result.app_id} ({result.coder} · {result.cua} · {result.mode}): {error}"
-                              for result in results for error in result.errors))
 
 
 class _OneLineFormatter(logging.Formatter):
