@@ -52,8 +52,8 @@ def results_table(rows, width: int | None = None) -> Table:
         records.append((track_cells(row, labels), f"{row.round}{star}", figures, pct(row.sr_supported.get("overall")),
                         pct(row.sr_proven.get("overall")), str(row.tasks["overall"])))
     headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks")
-    stacked = width is not None and one_line_width(headers, [
-        [*names, round_, *(" / ".join(f) for f in figures), *rest] for names, round_, figures, *rest in records]) > width
+    one_line = [[*names, round_, *(" / ".join(f) for f in figures), *rest] for names, round_, figures, *rest in records]
+    stacked = width is not None and one_line_width(headers, one_line) > width
     table = Table(title="FC / FC proven / SR / weighted (%) — paper Table 3 shape, with OSUniverse's weighted score",
                   caption=("★ best round · each domain cell: FC, FC proven, SR, weighted (top to bottom)" if stacked else
                            "★ best round · each domain cell: FC / FC proven / SR / weighted")
@@ -77,7 +77,8 @@ def levels_table(rows) -> Table:
     for column in (*labels, "round", *levels):
         table.add_column(column, justify="left" if column in labels else "right", overflow="fold")
     for row in rows:
-        table.add_row(*track_cells(row, labels), str(row.round), *(pct(row.sr_per_level.get(level)) for level in levels))
+        table.add_row(*track_cells(row, labels), str(row.round),
+                      *(pct(row.sr_per_level.get(level)) for level in levels))
     return table
 
 

@@ -10,7 +10,8 @@ Pure drawing (Pillow): no browser, no model. The commenter (`commenter/`) reads 
 from ._layout import CANVAS_HEIGHT, CANVAS_WIDTH
 from ._render import DASHBOARD_FILE, draw_dashboard_file, plan_dashboard, render_dashboard, render_trajectory
 from ._tile import first_failure_signal
-from ._tokens import account_images, account_trajectory, openai_resized, openai_visual_tokens, qwen_visual_tokens, summarize
+from ._tokens import (account_images, account_trajectory, openai_resized, openai_visual_tokens, qwen_visual_tokens,
+                      summarize)
 
 __all__ = [
     "CANVAS_HEIGHT", "CANVAS_WIDTH", "DASHBOARD_FILE", "account_images", "account_trajectory", "draw_dashboard_file",

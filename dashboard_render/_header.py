@@ -21,8 +21,8 @@ PAD = 12
 MIN_HEIGHT = 100
 TASK_LINES = 3
 EXPECTED_LINES = 2
-LEGEND_WITHOUT_VERDICT = ("Markers: ring + number = click (double ring: double-click)   ➜ drag / scroll   ⌨ typed text   "
-                          "keys: hotkey   amber = no DOM change, red = error")
+LEGEND_WITHOUT_VERDICT = ("Markers: ring + number = click (double ring: double-click)   ➜ drag / scroll   "
+                          "⌨ typed text   keys: hotkey   amber = no DOM change, red = error")
 LEGEND = LEGEND_WITHOUT_VERDICT + " or final failure, green = checker passed"
 TEXT_WIDTH = CANVAS_WIDTH - 2 * MARGIN - BADGE_WIDTH - 3 * PAD  # beside the badge
 

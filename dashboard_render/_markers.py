@@ -64,10 +64,8 @@ def draw_markers(draw: ImageDraw.ImageDraw, tile: TileLayout, step: Step) -> Non
             if box is not None:
                 draw.rectangle(box, outline=MARKER, width=2)
             _pill(draw, tile.image.x + 8, tile.image.y + 8, f"keys: {chord}", tile, size=16, centred=True)
-        case "wait":
-            _pill(draw, tile.image.x + 8, tile.image.y + 8, "wait", tile, size=16, centred=True)
-        case "finished":
-            text = f"finished: {action.text}" if action.text else "finished"
+        case "wait" | "finished":
+            text = f"finished: {action.text}" if action.kind == "finished" and action.text else action.kind
             _pill(draw, tile.image.x + 8, tile.image.y + 8, text, tile, size=16, centred=True)
 
 

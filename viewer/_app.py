@@ -111,7 +111,8 @@ def _add_page_routes(app: FastAPI, index: RunIndex, settings: ViewerSettings, pa
 
     @app.get("/runs/{name}/t/{trajectory_id:path}", response_class=HTMLResponse)
     def trajectory(request: Request, name: str, trajectory_id: str, reveal: bool = False):
-        return page(request, "trajectory.html", trajectory_page(_run_or_404(index, name), trajectory_id, settings, reveal))
+        return page(request, "trajectory.html",
+                    trajectory_page(_run_or_404(index, name), trajectory_id, settings, reveal))
 
     @app.get("/runs/{name}/compare", response_class=HTMLResponse)
     def compare_rounds(request: Request, name: str, a: int | None = None, b: int | None = None):

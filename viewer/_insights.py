@@ -28,23 +28,20 @@ def _flip(run: Run, flip: TaskFlip, changes: dict) -> dict:
             "trajectories": flip.trajectories}
 
 
-def _changes(insights: Insights) -> dict[str, dict]:
-    return {c.id: {"id": c.id, "text": c.text, "principle": c.principle, "how": c.how} for c in insights.changes}
-
-
-def _read(run: Run) -> Insights:
+def _read(run: Run) -> tuple[Insights, dict[str, dict]]:
+    """The run's insights, and its changes by id as the pages show them (HTTP 404 without insights)."""
     try:
         insights = read_insights(run.path)
     except ValueError as exc:
         raise HTTPException(404, str(exc)) from None
     if insights is None:
         raise HTTPException(404, f"run '{run.name}' has no insights yet: aui insights {run.path}")
-    return insights
+    return insights, {c.id: {"id": c.id, "text": c.text, "principle": c.principle, "how": c.how}
+                      for c in insights.changes}
 
 
 def insights_page(run: Run) -> dict:
-    insights = _read(run)
-    changes = _changes(insights)
+    insights, changes = _read(run)
     rows = [{"principle": r.principle, "applied": r.applied, "unverifiable": r.unverifiable, "revisions": r.revisions,
              "apps": r.apps, "tasks": r.tasks, "gained": r.gained,
              "lost": r.lost, "net": pct(r.net), "ci": interval_text(r.net_ci95) or "–",
@@ -64,11 +61,10 @@ def insights_page(run: Run) -> dict:
 
 
 def principle_page(run: Run, principle: str) -> dict:
-    insights = _read(run)
+    insights, changes = _read(run)
     row = next((r for r in insights.principles if r.principle == principle), None)
     if row is None:
         raise HTTPException(404, f"run '{run.name}' has no applied change answering to '{principle}'")
-    changes = _changes(insights)
     return {"run": run, "principle": principle, "row": {"net": pct(row.net), "ci": interval_text(row.net_ci95) or "–", **row.model_dump()},
             "flips": [_flip(run, f, changes) for f in insights.flips if principle in f.principles],
             "changes": [c for c in insights.changes if c.principle == principle and c.counted],
@@ -76,8 +72,7 @@ def principle_page(run: Run, principle: str) -> dict:
 
 
 def app_insights_page(run: Run, app_id: str) -> dict:
-    insights = _read(run)
-    changes = _changes(insights)
+    insights, changes = _read(run)
     flips = [_flip(run, f, changes) for f in insights.flips if f.app_id == app_id]
     revised = [c for c in insights.changes if c.app_id == app_id and c.counted]
     if not flips and not revised:

@@ -95,7 +95,6 @@ class Run:
         return None if index is None else self.trajectories[index]
 
 
-
 def track_id(track: Track) -> str:
     """The track as it appears in URLs: its folder under `apps/<app>/` (e.g. `offline/heuristic/integrated/dashboard`)."""
     return track.folder.as_posix()
