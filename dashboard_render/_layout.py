@@ -60,6 +60,9 @@ class Rect(BaseModel):
     def bottom(self) -> int:
         return self.y + self.height
 
+    def contains(self, x: float, y: float) -> bool:
+        return self.x <= x <= self.right and self.y <= y <= self.bottom
+
 
 class Region(BaseModel):
     """A region of the screen (viewport px, floats)."""

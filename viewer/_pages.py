@@ -53,21 +53,18 @@ def file_url(run: Run, relative: str | None) -> str | None:
 # ---------------------------------------------------------------------------------------------- runs
 
 
-def _usage_rows(run: Run) -> list[dict]:
+def _usage(run: Run) -> dict:
+    """Token use and cost per role (and per commenter mode), and the model calls in all."""
     usage = run.results.usage if run.results else {}
-    rows = [{"role": role, **entry} for role, entry in (usage.get("by_role") or {}).items()]
+    by_role = usage.get("by_role") or {}
+    rows = [{"role": role, **entry} for role, entry in by_role.items()]
     rows += [{"role": f"commenter ({mode})", **entry} for mode, entry in (usage.get("by_commenter_mode") or {}).items()]
-    return [{"role": row["role"], "calls": int(row.get("calls", 0)), "prompt": int(row.get("prompt_tokens", 0)),
-             "completion": int(row.get("completion_tokens", 0)), "cost": float(row.get("cost_usd", 0) or 0)}
-            for row in rows]
-
-
-def _model_calls(run: Run) -> int:
-    usage = run.results.usage if run.results else {}
     calls = (usage.get("calls") or {}).get("calls")
-    if calls is not None:
-        return int(calls)
-    return sum(int(entry.get("calls", 0) or 0) for entry in (usage.get("by_role") or {}).values())
+    return {"usage": [{"role": row["role"], "calls": int(row.get("calls", 0)), "prompt": int(row.get("prompt_tokens", 0)),
+                       "completion": int(row.get("completion_tokens", 0)), "cost": float(row.get("cost_usd", 0) or 0)}
+                      for row in rows],
+            "model_calls": int(calls) if calls is not None else sum(int(entry.get("calls", 0) or 0)
+                                                                     for entry in by_role.values())}
 
 
 def _track_rows(run: Run) -> list[dict]:
@@ -100,7 +97,7 @@ def runs_page(index: RunIndex) -> dict:
         "cuas": run.config.get("cua_policies") or sorted({t.cua for t in run.tracks()}),
         "modes": run.config.get("revision_modes") or sorted({t.mode for t in run.tracks()}),
         "apps": len(run.app_ids()), "rounds": run.rounds, "tracks": _track_rows(run),
-        "trajectories": len(run.trajectories), "usage": _usage_rows(run), "model_calls": _model_calls(run),
+        "trajectories": len(run.trajectories), **_usage(run),
     } for run in index.runs()]
     return {"runs": runs, "roots": [str(root) for root in index.roots]}
 
@@ -132,8 +129,8 @@ def run_page(run: Run, settings: ViewerSettings) -> dict:
              for row in (run.results.table if run.results else [])]
     first = run.trajectories[0].trajectory_id if run.trajectories else None
     variations, variation_problems = run_variations(run)
-    return {"run": run, "apps": apps, "table": table, "rounds": run.rounds, "usage": _usage_rows(run),
-            "model_calls": _model_calls(run), "progress": label_progress(run, settings.who), "first_trajectory": first,
+    return {"run": run, "apps": apps, "table": table, "rounds": run.rounds, **_usage(run),
+            "progress": label_progress(run, settings.who), "first_trajectory": first,
             "report": file_url(run, "report.html"), "insights": (run.path / INSIGHTS_FILE).is_file(),
             "agreement": _agreement(run), "variations": variations,
             "variation_problems": variation_problems, "gap_rule": GAP_RULE, "comparisons": _comparisons(run)}
