@@ -30,7 +30,7 @@ from apps_prompts import (
 )
 from verifier import TaskProof, prove_task
 
-from ._output import _fail, err_console, in_browser
+from ._output import _fail, err_console, exit_on, in_browser
 
 apps_app = typer.Typer(help="App specs: list, import (AUI-Gym format), validate; fetch the public benchmarks.", no_args_is_help=True)
 console = Console()
@@ -38,10 +38,8 @@ console = Console()
 
 def _load_or_exit(path: Path) -> LoadResult:
     """The specs under `path`; one `error:` line per file that did not load (exit 2: nothing to load at all)."""
-    try:
+    with exit_on(FileNotFoundError):
         result = load_apps(path)
-    except FileNotFoundError as exc:
-        raise _fail(str(exc))
     for bad_file, problems in result.bad_files().items():
         _fail(f"{bad_file}: {problems}")
     if not result.apps and result.errors:
@@ -194,16 +192,12 @@ def fetch_apps(
         raise _fail("give --only or --tasks-file, not both")
     ids = [part.strip() for part in only.split(",") if part.strip()] if only is not None else None
     if tasks_file is not None:
-        try:
+        with exit_on(TasksFileError):
             ids = tasks_file_app_ids(tasks_file)
-        except TasksFileError as error:
-            raise _fail(str(error))
         if not ids:
             raise _fail(f"--tasks-file {tasks_file} does not say which apps its tasks are for: name them with --only ID,ID")
-    try:
+    with exit_on(FetchError):
         report = fetch_benchmark(name, to=to, source=source, base_url=base_url, only=ids, force=force)
-    except FetchError as error:
-        raise _fail(str(error))
     _print_fetch(report)
 
 

@@ -18,7 +18,7 @@ from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
 
 from ._options import MODELS_REGISTRY, VIEWPORT
-from ._output import _fail, console, in_browser
+from ._output import _fail, console, exit_on, in_browser
 
 defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
                           no_args_is_help=True)
@@ -77,15 +77,11 @@ def eval_command(
     for name in names:
         if is_offline_provider("detector", name):  # the detector's own rules: no model client
             continue
-        try:
+        with exit_on(UnknownNameError, ModelConfigError, ValueError):
             client = client or ModelClient(models_config)
             client.registry.model_name(name)
-        except (UnknownNameError, ModelConfigError, ValueError) as exc:
-            raise _fail(str(exc))
-    try:
+    with exit_on(FileNotFoundError, DefectRunError, ValueError):
         scored = in_browser(_eval(run_dir, names, client, concurrency))
-    except (FileNotFoundError, DefectRunError, ValueError) as exc:
-        raise _fail(str(exc))
     for metrics in scored:
         overall = metrics.overall
         console.print(f"{metrics.label}: {overall.tuples} tuples ({overall.defective} defective, {overall.normal} normal, "

@@ -12,7 +12,7 @@ import typer
 
 from results import ExportError, export_dataset
 
-from ._output import _fail, console
+from ._output import console, exit_on
 
 
 def export_command(
@@ -26,10 +26,8 @@ def export_command(
                                    "64 MB)."),
 ) -> None:
     """Runs out as a dataset: steps (screenshot, action as JSON / UI-TARS / computer use, reward), tasks, revisions."""
-    try:
+    with exit_on(ExportError):
         report = export_dataset(run_dirs, out, batch_rows=batch_rows, license=license, force=force)
-    except ExportError as exc:
-        raise _fail(str(exc)) from None
     rows = report.rows
     console.print(f"{rows['steps']:,} steps of {report.episodes:,} rollouts, {rows['tasks']:,} task rows, "
                   f"{rows['revisions']:,} revisions from {len(report.runs)} run(s) → {report.out} "

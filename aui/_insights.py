@@ -19,7 +19,7 @@ from insights import insights_of, write_insights
 from results import (INSIGHTS_FILE, PRINCIPLE_COLUMNS, Ablation, Insights, interval_text, p_value, pct, principle_cells,
                      read_results, table_rows, write_report)
 
-from ._output import _fail, console
+from ._output import _fail, console, exit_on
 
 
 def insights_command(
@@ -40,10 +40,8 @@ def insights_command(
     for run_dir in runs:
         if not (run_dir / "results.json").is_file():
             raise _fail(f"{run_dir}: not a finished run folder (no results.json)")
-    try:
+    with exit_on(FileNotFoundError, ValueError):
         found = asyncio.run(insights_of(runs))
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from None
     path = write_insights(found, out or (runs[0] / INSIGHTS_FILE if len(runs) == 1 else Path(INSIGHTS_FILE)))
     console.print(principle_table(found))
     ratio = "–" if found.flips_attributed_ratio is None else pct(found.flips_attributed_ratio)
@@ -77,10 +75,8 @@ def _ablate(targets: list[str], principle: str | None, change: str | None) -> No
         raise _fail(f"{run_dir}: not a finished run folder (no results.json and manifest.json)")
     from flows import ablation_flow  # Prefect loads with it: only when an ablation runs
 
-    try:
+    with exit_on(FileNotFoundError, ValueError):
         ablation = asyncio.run(ablation_flow(run_dir)(str(run_dir.resolve()), principle=principle, change=change))
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from None
     print_ablation(ablation)
     _refresh_report(run_dir)
 

@@ -18,7 +18,7 @@ from results import agreement_records
 from verifier.judge import JUDGEMENTS_FILE, AgreementReport, LabelImportError, get_judge, import_labels, judge_run
 
 from ._options import MODELS_REGISTRY
-from ._output import _fail, console, err_console
+from ._output import _fail, console, err_console, exit_on
 
 label_app = typer.Typer(help="People's labels of a run's trajectories (labels.jsonl).", no_args_is_help=True)
 
@@ -66,11 +66,9 @@ def judge_command(
     """Judge every trajectory of a finished run and append the verdicts to RUN_DIR/judgements.jsonl."""
     if not (run_dir / "results.json").is_file():
         raise _fail(f"{run_dir}: not a finished run folder (no results.json)")
-    try:
+    with exit_on(UnknownNameError, ModelConfigError, ValueError):
         client = None if is_offline_provider("judge", model) else ModelClient(models_config)
         chosen = get_judge(model, mode, client)  # bad names, modes and unset key variables: refused here
-    except (UnknownNameError, ModelConfigError, ValueError) as exc:
-        raise _fail(str(exc))
     async def run():
         try:
             return await judge_run(run_dir, model, mode, client, concurrency=concurrency)
@@ -78,10 +76,8 @@ def judge_command(
             if client is not None:
                 await client.aclose()
 
-    try:
+    with exit_on(FileNotFoundError, ValueError):
         judgements = asyncio.run(run())
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc))
 
     answered = [j for j in judgements if j.success is not None]
     errors = [j for j in judgements if j.success is None]

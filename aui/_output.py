@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import typer
@@ -25,6 +26,15 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     line = " ".join(str(message).split())  # one line, whatever the exception's text held
     err_console.print(f"[red]error:[/] {escape(line)}", soft_wrap=True)
     return typer.Exit(code)
+
+
+@contextmanager
+def exit_on(*kinds: type[Exception]) -> Iterator[None]:
+    """Inside the block, an exception of these kinds ends the command as `_fail(its message)`: one line, exit 2."""
+    try:
+        yield
+    except kinds as exc:
+        raise _fail(str(exc)) from None
 
 
 def in_browser(work: Coroutine[Any, Any, T]) -> T:

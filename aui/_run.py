@@ -30,7 +30,7 @@ from results import (
     write_results,
 )
 
-from ._output import _fail, console, err_console
+from ._output import _fail, console, err_console, exit_on
 from ._tables import levels_table, results_table
 
 BUDGET_EXIT = 3
@@ -42,11 +42,9 @@ def _execute(config: ExperimentConfig, source: str = "flags", assume_yes: bool =
     with SignalListener() as listener:
         if (stopped := listener.stopped()) is not None:  # a signal while the command started (`aui._entry`)
             raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
-        try:
+        with exit_on(ConfigError):
             plan = check_config(config, source=source)  # bad input fails here, before Prefect is even imported
             size = check_run_size(config, plan, assume_yes=assume_yes, source=source)
-        except ConfigError as exc:
-            raise _fail(str(exc)) from None
         if (stopped := listener.stopped()) is not None:
             raise _fail(_stopped_line(config, f"not started: {stopped}"), stopped.exit_code)
         _announce(config, plan, size)
@@ -74,10 +72,8 @@ def _announce(config: ExperimentConfig, plan: Plan, size) -> None:
                         "and export PREFECT_API_URL=http://127.0.0.1:4200/api")
         console.print("Prefect: ephemeral local server (SQLite). For the UI run [bold]aui ui[/] first and set PREFECT_API_URL.")
     if config.task_runner == "dask":
-        try:
+        with exit_on(RuntimeError):
             dask_task_runner(config.dask_address)  # fails now, with the install command, if prefect-dask is missing
-        except RuntimeError as exc:
-            raise _fail(str(exc)) from None
         console.print(f"Stages run on the Dask cluster at {config.dask_address} (prefect-dask).")
     if not config.budget.unlimited and os.environ.get("PREFECT_API_URL"):
         console.print("The budget is kept on the Prefect server: every process of the run charges it "
@@ -219,10 +215,8 @@ def _config_command(doc: str, config_file: typer.models.ParameterInfo) -> Callab
 
     def command(config_file: Path | None, offline: bool, yes: bool, verbose: bool, **values) -> None:
         given = {spec.field: values[name] for name, spec in specs.items() if values[name] not in (None, [], ())}
-        try:
+        with exit_on(ConfigError):
             config = command_config(given, config_file, offline)
-        except ConfigError as exc:
-            raise _fail(str(exc)) from None
         _execute(config, str(config_file) if config_file is not None else "flags", assume_yes=yes, verbose=verbose)
 
     def option(name: str, default: Any, kind: type, decls: list[str], group: str, text: str) -> inspect.Parameter:
@@ -257,10 +251,8 @@ sweep_command = _config_command(
 def report(run_dir: Path = typer.Argument(..., help="A run folder with results.json.")) -> None:
     """Rebuild results.md/.csv, the plot and report.html from a run's results.json; print the overall figures with
     their 95 % intervals and the paired comparisons of SR."""
-    try:
+    with exit_on(FileNotFoundError, ValueError):
         data = read_results(run_dir)
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from None
     rows = write_results(run_dir, data.apps, usage=data.usage, offline_roles=data.offline_roles, weights=data.weights,
                          cache=data.cache or None)
     out = write_report(run_dir, rows, data.apps, data.offline_roles, data.usage)
@@ -305,11 +297,9 @@ def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
     """Serve a scheduled sweep (flow.serve with a cron schedule; runs until interrupted), or deploy it to a work pool."""
     from flows import sweep  # Prefect loads with it: only when a schedule or a deployment is asked for
 
-    try:
+    with exit_on(ConfigError):
         config = load_config(config_file)
         check_config(config, source=str(config_file), probe_endpoints=False)  # endpoints may be up by the first run
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
     if pool is None and not cron:
         raise _fail("aui deploy: give --cron (served from this process) or --pool (deployed to a work pool's workers)")
     parameters = {"config": json.loads(config.model_dump_json())}

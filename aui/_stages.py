@@ -25,7 +25,7 @@ from llm import ModelClient, ModelConfigError, UnknownNameError, get_client
 from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, rollout_checker, verify_app
 
 from ._options import APP_HTML, APP_ID, MODELS_REGISTRY, SPECS, VIEWPORT
-from ._output import _fail, err_console, in_browser
+from ._output import _fail, err_console, exit_on, in_browser
 
 console = Console()
 
@@ -43,19 +43,15 @@ def verify_command(
     screenshot: bool = typer.Option(False, "--screenshot", help="Show the model a screenshot of the loaded app."),
 ) -> None:
     """Decide per task whether the app supports it, gate each checker, and report Function Completeness."""
-    try:
+    with exit_on(KeyError, FileNotFoundError, ValueError):
         spec = load_app(app_id, apps)
-    except (KeyError, FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc))
     if html is not None and not html.is_file():
         raise _fail(f"--html: no file at {html}")
     client = None
     if not is_offline_provider("verifier", model):
-        try:
+        with exit_on(ModelConfigError):
             client = get_client(models_config)
             client.registry.model_name(model)
-        except ModelConfigError as exc:
-            raise _fail(str(exc))
     config = LLMVerifierConfig(batch_size=batch_size, screenshot=screenshot)
 
     try:
@@ -150,10 +146,8 @@ def rollout_command(
 
 
 def _load_trajectory_or_exit(folder: Path):
-    try:
+    with exit_on(FileNotFoundError, ValueError):
         return Trajectory.load(folder)
-    except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc))
 
 
 def dashboard_command(
@@ -200,11 +194,9 @@ def comment_command(
     html_path = html or next((trajectory_dir / n for n in _HTML_NAMES if (trajectory_dir / n).is_file()), None)
     if html is not None and not html.is_file():
         raise _fail(f"--html {html}: no such file")
-    try:
+    with exit_on(UnknownNameError, ModelConfigError):
         client = None if is_offline_provider("commenter", model) else ModelClient(models_config)
         commenter = get_commenter(model, client=client, mode=mode)
-    except (UnknownNameError, ModelConfigError) as exc:
-        raise _fail(str(exc))
     if commenter.offline and html_path is None:
         err_console.print("[yellow]note:[/] no app HTML (--html): the offline commenter uses the trajectory only")
 

@@ -27,7 +27,7 @@ from perturb import (
 )
 from results import GAP_FACTOR, gap_label, pct
 
-from ._output import _fail, console
+from ._output import _fail, console, exit_on
 from ._tables import one_line_width, track_cells, track_columns
 
 
@@ -107,14 +107,12 @@ def variations_command(
     except KeyError as exc:  # names the known ids
         raise _fail(exc.args[0]) from None
     names = list(only) if only else offline_variation_names()
-    try:
+    with exit_on(VariationError):
         for name in names:
             resolve(name)
             if needed_roles(name):
                 raise VariationError(f"variation {name!r} needs the {', '.join(needed_roles(name))} role (a model); "
                                      "--show draws offline variations only")
-    except VariationError as exc:
-        raise _fail(str(exc)) from None
     target = out or Path(f"variations-{app.id}")
     written = asyncio.run(write_variation_pictures(app, names, target, seed=seed, width=width))
     for path in written:
