@@ -18,7 +18,8 @@ not finite, is refused (`OffScreenPoint`) and nothing is executed.
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from ._actions import Action, Point
@@ -70,14 +71,13 @@ def smart_resize(
     return new_width, new_height
 
 
-class CoordinateSpace(ABC):
-    """A mapping between a model's coordinates and viewport pixels of a `width`×`height` screen."""
+@dataclass(frozen=True)
+class CoordinateSpace:
+    """A mapping between a model's coordinates and viewport pixels of a `width`×`height` screen:
+    `scale(width, height)` is (sx, sy) such that screen = model × (sx, sy)."""
 
     name: str
-
-    @abstractmethod
-    def scale(self, width: int, height: int) -> tuple[float, float]:
-        """(sx, sy) such that screen = model × (sx, sy)."""
+    scale: Callable[[int, int], tuple[float, float]]
 
     def to_screen(self, point: Point, width: int, height: int) -> Point:
         """The viewport pixel for a model point, clamped inside the viewport (0 to width − 1, so a
@@ -102,44 +102,23 @@ class CoordinateSpace(ABC):
         return width / sx, height / sy
 
 
-class ScreenSpace(CoordinateSpace):
-    name = "screen"
-
-    def scale(self, width: int, height: int) -> tuple[float, float]:
-        return 1.0, 1.0
+def _smart_resized_scale(width: int, height: int) -> tuple[float, float]:
+    resized_width, resized_height = smart_resize(width, height)
+    return width / resized_width, height / resized_height
 
 
-class DisplaySpace(ScreenSpace):
-    """Absolute pixels of the declared display; the rollout makes the viewport equal to it."""
-
-    name = "openai-cua"
+def _identity_scale(width: int, height: int) -> tuple[float, float]:
+    return 1.0, 1.0
 
 
-class SmartResizedSpace(CoordinateSpace):
-    """Absolute pixels of the smart-resized image the model saw (UI-TARS-1.5, Qwen2.5-VL)."""
-
-    name = "uitars-1.5"
-
-    def scale(self, width: int, height: int) -> tuple[float, float]:
-        resized_width, resized_height = smart_resize(width, height)
-        return width / resized_width, height / resized_height
-
-
-class RelativeSpace(CoordinateSpace):
-    """Relative 0–`extent` on both axes (UI-TARS-1.0 uses 0–1000)."""
-
-    name = "uitars-1.0"
-
-    def __init__(self, extent: float = 1000.0):
-        self.extent = extent
-
-    def scale(self, width: int, height: int) -> tuple[float, float]:
-        return width / self.extent, height / self.extent
-
-
-_SPACES: dict[str, CoordinateSpace] = {
-    space.name: space for space in (ScreenSpace(), DisplaySpace(), SmartResizedSpace(), RelativeSpace())
-}
+# The spaces of the module docstring; `openai-cua` is the identity because the rollout makes the
+# declared display equal to the viewport.
+_SPACES: dict[str, CoordinateSpace] = {space.name: space for space in (
+    CoordinateSpace("screen", _identity_scale),
+    CoordinateSpace("openai-cua", _identity_scale),
+    CoordinateSpace("uitars-1.5", _smart_resized_scale),
+    CoordinateSpace("uitars-1.0", lambda width, height: (width / 1000.0, height / 1000.0)),
+)}
 
 
 def coordinate_space(name: str) -> CoordinateSpace:
