@@ -83,7 +83,7 @@ class UITarsPolicy(Policy):
 
     def messages(self, task: str) -> list[dict[str, Any]]:
         """The chat messages for the current turn (the last turn has no reply yet)."""
-        official = self.prompt.layout == "official"
+        official = self.prompt.name == "official"
         if official:
             messages = [system_message(OFFICIAL_SYSTEM), user_message(self.prompt.render(task, self.language))]
         else:
@@ -101,7 +101,7 @@ class UITarsPolicy(Policy):
         return messages
 
     async def act(self, observation: Observation) -> PolicyDecision:
-        note = _note(observation, step_count=self.prompt.layout == "compact")
+        note = _note(observation, step_count=self.prompt.name == "compact")
         self.turns.append(_Turn(observation.screenshot, note))
         started = time.perf_counter()
         result = await self.client.chat(

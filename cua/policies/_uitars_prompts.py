@@ -25,12 +25,8 @@ Each prompt declares the actions it offers; the policy parses replies accepting 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
-
 from .._coordinates import coordinate_space as space_named
 from .._parser import UITARS_ACTIONS
-
-Layout = Literal["official", "compact"]
 
 # UI-TARS-1.5: `COMPUTER_USE_DOUBAO`, verbatim (trailing spaces and `#Sleep` included).
 COMPUTER_USE_15 = r"""You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.
@@ -151,24 +147,24 @@ def system_prompt(task: str, coordinate_space: str = "uitars-1.5", language: str
 
 @dataclass(frozen=True)
 class UITarsPrompt:
-    """One prompt for one coordinate space: its text, the actions it offers, the conversation layout."""
+    """One prompt for one coordinate space: its text, the actions it offers; its name is also its conversation
+    layout (`official` or `compact`, see the module docstring)."""
 
     name: str  # the registry name (`prompt=` option of the policy)
     coordinate_space: str
-    layout: Layout
     offered: tuple[str, ...]  # canonical action names (`cua._parser.UITARS_ACTIONS`) the text lists
     template: str = ""  # the official text, with {language} and {instruction}; empty for compact
 
     def render(self, task: str, language: str = "English") -> str:
         """The prompt text for `task` (the first user message when official, the system message when compact)."""
-        if self.layout == "official":
+        if self.name == "official":
             return self.template.format(language=language, instruction=task)
         return system_prompt(task, self.coordinate_space, language)
 
     def listed_calls(self) -> list[str]:
         """The action lines the text lists, as written (comments included)."""
         text = self.render("TASK")
-        if self.layout == "official":
+        if self.name == "official":
             block = text.split("## Action Space", 1)[1].split("## Note", 1)[0]
         else:
             block = text.split("point at the centre of what you mean):", 1)[1].split("\n\n", 1)[0]
@@ -177,11 +173,11 @@ class UITarsPrompt:
 
 PROMPTS: dict[str, dict[str, UITarsPrompt]] = {
     "official": {
-        "uitars-1.5": UITarsPrompt("official", "uitars-1.5", "official", OFFICIAL_15_OFFERED, COMPUTER_USE_15),
-        "uitars-1.0": UITarsPrompt("official", "uitars-1.0", "official", OFFICIAL_10_OFFERED, COMPUTER_USE_10),
+        "uitars-1.5": UITarsPrompt("official", "uitars-1.5", OFFICIAL_15_OFFERED, COMPUTER_USE_15),
+        "uitars-1.0": UITarsPrompt("official", "uitars-1.0", OFFICIAL_10_OFFERED, COMPUTER_USE_10),
     },
     "compact": {
-        space: UITarsPrompt("compact", space, "compact", COMPACT_OFFERED) for space in COORDINATE_SENTENCES
+        space: UITarsPrompt("compact", space, COMPACT_OFFERED) for space in COORDINATE_SENTENCES
     },
 }
 
