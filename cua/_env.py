@@ -113,11 +113,13 @@ class AppEnv:
         """What the app tried (blocked requests, dialogs, pop-ups, page errors); None before `reset`."""
         return self._app.events if self._app is not None else None
 
-    def time_left(self) -> float:
-        """Seconds left of the episode limit, counted from when the app's context opened (loading included)."""
-        if self._app is None:
-            return self.config.episode_timeout_s
-        return self.config.episode_timeout_s - (time.monotonic() - self._app.events.started)
+    def time_left(self, deadline: float | None = None) -> float:
+        """Seconds left of the episode limit, counted from when the app's context opened (loading included);
+        with `deadline` (a `time.monotonic()` reading, the end of a step), of whichever ends first."""
+        left = self.config.episode_timeout_s
+        if self._app is not None:
+            left -= time.monotonic() - self._app.events.started
+        return left if deadline is None else min(left, deadline - time.monotonic())
 
     async def reset(
         self,
@@ -269,13 +271,13 @@ class AppEnv:
     def _wait_cap(self, deadline: float | None) -> int:
         """How long a `wait` may watch the page: the config's `wait_cap_ms`, cut to the time left of the step and
         the episode less a settle and the observation after it, so a wait never times the step out."""
-        left_s = self.time_left() if deadline is None else min(self.time_left(), deadline - time.monotonic())
+        left_s = self.time_left(deadline)
         return max(0, min(self.config.wait_cap_ms, int(left_s * 1000) - OBSERVE_RESERVE_MS - self.config.settle_cap_ms))
 
     def _settle_caps(self, deadline: float | None) -> tuple[int, int]:
         """(cap, motion cap) in ms for settling now: the configured ones, cut to the time left of the
         step (`deadline`) and of the episode, less what observing needs."""
-        left_s = self.time_left() if deadline is None else min(self.time_left(), deadline - time.monotonic())
+        left_s = self.time_left(deadline)
         budget_ms = max(50, int(left_s * 1000) - OBSERVE_RESERVE_MS)
         config = self.config
         return min(config.settle_cap_ms, budget_ms), min(max(config.settle_cap_ms, config.settle_motion_cap_ms), budget_ms)
@@ -293,7 +295,7 @@ class AppEnv:
         limit = self.config.browser.short_timers_ms
         if not limit:
             return False
-        left_s = self.time_left() if deadline is None else min(self.time_left(), deadline - time.monotonic())
+        left_s = self.time_left(deadline)
         cap_ms = max(0, min(limit + TIMERS_GRACE_MS, int(left_s * 1000) - OBSERVE_RESERVE_MS))
         waited = await wait_for_short_timers(self.page, cap_ms)
         if step is not None:

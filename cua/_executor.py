@@ -153,8 +153,6 @@ async def execute(page: Page, action: Action, *, default_scroll_px: int = DEFAUL
                 if waited is not None:
                     result.note = (f"wait: the page changed after {waited['ms']:.0f} ms" if waited.get("changed")
                                    else f"wait: no change in {waited['ms']:.0f} ms")
-            case "finished":
-                pass
     except UnknownKeyError as exc:
         result.error = str(exc)
     except Exception as exc:

@@ -143,6 +143,14 @@ def _in_bounds(number: float, element: Element) -> bool:
     return (element.min is None or number >= element.min) and (element.max is None or number <= element.max)
 
 
+def _says_the_verb(clause: Clause, own: list[str]) -> bool:
+    """Do the element's own words say the clause's verb ("Add expense" for "add")? Verbs that only
+    point at a thing ("click X", "open X", "select X", "set X", "type X") name no button by themselves."""
+    if not clause.verb or clause.verb in ("click", "open", "select", "set", "type"):
+        return False
+    return bool(concept_set([stem(clause.verb)] + ([clause.verb_word] if clause.verb_word else [])) & concept_set(own))
+
+
 # Leading words of a button's name that say "this picks or flips X": the X names it.
 _SELECTING = frozenset(stem(w) for w in ("choose", "select", "pick", "get", "toggle", "switch"))
 
@@ -157,11 +165,9 @@ def names_action(clause: Clause, element: Element) -> bool:
     if not own:
         return False
     named = [w for w in own if w not in _SELECTING] or own  # "Choose Business" is named by "Business"
-    verb = clause.verb or ""
-    if verb and verb not in ("click", "open", "select", "set", "type"):
-        if concept_set([stem(verb)] + ([clause.verb_word] if clause.verb_word else [])) & concept_set(own):
-            return True
-    query = list(clause.words) + [stem(verb), clause.verb_word]
+    if _says_the_verb(clause, own):
+        return True
+    query = list(clause.words) + [stem(clause.verb or ""), clause.verb_word]
     specific = [w for w in named if w not in GENERIC_WORDS]
     if specific and _coverage(query, specific) >= 0.99:
         return True
@@ -184,7 +190,7 @@ def option_score(value_text: str, option_text: str, number: float | None = None)
     return 3.0 if len(a) >= 3 and (mentions_phrase(b, a) or mentions_phrase(a, b)) and len(b) >= 2 else 0.0
 
 
-def click_score(clause: Clause, element: Element, *, verb_weight: float = 3.0) -> float:
+def click_score(clause: Clause, element: Element) -> float:
     """How well a button/link/tab/clickable matches the clause's verb and object words."""
     if element.disabled or element.kind in FIELD_KINDS or element.kind == "range":
         return 0.0
@@ -193,11 +199,7 @@ def click_score(clause: Clause, element: Element, *, verb_weight: float = 3.0) -
         own += content_words(f"{element.before} {element.after}")
     if not own:
         return 0.0
-    score = 0.0
-    verb = clause.verb or ""
-    verb_concepts = concept_set([stem(verb)] + ([clause.verb_word] if clause.verb_word else []))
-    if verb and verb_concepts & concept_set(own) and verb not in ("click", "open", "select", "set", "type"):
-        score += verb_weight
+    score = 3.0 if _says_the_verb(clause, own) else 0.0
     score += 1.5 * min(_hits(clause.words, own), 4)
     score += 2.0 * _coverage(list(clause.words), own)  # the verb already counted above
     name = element.name
