@@ -40,6 +40,7 @@ _DOCUMENT_COMPLETE = Path(__file__).with_name("_document_complete.js").read_text
 # An app that floods the logs (a request or dialog every tick) must not grow the trajectory
 # without bound; past the cap attempts are counted, not listed.
 MAX_LOGGED_EVENTS = 300
+_LOG_NAMES = ("blocked requests", "dialogs", "page errors")  # the capped logs, in the order of `overflow_notes`
 
 
 class BlockedRequest(BaseModel):
@@ -67,35 +68,31 @@ class PageEvents:
     crashed: bool = False
     transform_report: Any = None  # what the transform's script returned (e.g. what it changed)
     started: float = field(default_factory=time.monotonic)
-    # Attempts beyond MAX_LOGGED_EVENTS, counted but not listed.
-    blocked_unlisted: int = 0
-    dialogs_unlisted: int = 0
-    page_errors_unlisted: int = 0
+    # Attempts beyond MAX_LOGGED_EVENTS, counted but not listed, by log.
+    unlisted: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_LOG_NAMES, 0))
 
     def elapsed(self) -> float:
         return round(time.monotonic() - self.started, 3)
 
-    def _log(self, listed: str, unlisted: str, entry: Any) -> None:
-        if len(getattr(self, listed)) < MAX_LOGGED_EVENTS:
-            getattr(self, listed).append(entry)
+    def _log(self, entries: list, what: str, entry: Any) -> None:
+        if len(entries) < MAX_LOGGED_EVENTS:
+            entries.append(entry)
         else:
-            setattr(self, unlisted, getattr(self, unlisted) + 1)
+            self.unlisted[what] += 1
 
     def block(self, request: BlockedRequest) -> None:
-        self._log("blocked_requests", "blocked_unlisted", request)
+        self._log(self.blocked_requests, "blocked requests", request)
 
     def dialog(self, record: DialogRecord) -> None:
-        self._log("dialogs", "dialogs_unlisted", record)
+        self._log(self.dialogs, "dialogs", record)
 
     def page_error(self, text: str) -> None:
-        self._log("page_errors", "page_errors_unlisted", text)
+        self._log(self.page_errors, "page errors", text)
 
     def overflow_notes(self) -> list[str]:
         """One line per capped log, saying how many entries it left out."""
-        counts = ((self.blocked_unlisted, "blocked requests"), (self.dialogs_unlisted, "dialogs"),
-                  (self.page_errors_unlisted, "page errors"))
         return [f"{count} more {what} not listed (log capped at {MAX_LOGGED_EVENTS})"
-                for count, what in counts if count]
+                for what, count in self.unlisted.items() if count]
 
 
 @dataclass
