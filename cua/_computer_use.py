@@ -90,10 +90,8 @@ def format_computer_action(action: Action) -> dict[str, Any] | None:
     None for `finished`, which computer use says with a message, not an action."""
     point = {"x": _whole(action.point.x), "y": _whole(action.point.y)} if action.point is not None else {}
     match action.kind:
-        case "click":
-            return {"type": "click", **point, "button": "left"}
-        case "right_single":
-            return {"type": "click", **point, "button": "right"}
+        case "click" | "right_single":
+            return {"type": "click", **point, "button": "left" if action.kind == "click" else "right"}
         case "left_double":
             return {"type": "double_click", **point}
         case "move":

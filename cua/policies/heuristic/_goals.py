@@ -212,8 +212,7 @@ def _mentioned_choices(clause: Clause, elements: list[Element], used: set[str]) 
         mentioned.sort()
         if len(selects) == 1 and mentioned:
             mentioned = [min(mentioned, key=lambda m: (m[1], m[0]))]  # the most specific mention
-        mentioned = [(position, text) for position, _, text in mentioned]
-        for element, (_, text) in zip(selects, mentioned):
+        for element, (_, _, text) in zip(selects, mentioned):
             used.add(element.key)
             option = next(o for o in element.options if o.text == text)
             if not option.selected:
