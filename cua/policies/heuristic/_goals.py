@@ -277,6 +277,7 @@ def _value_goals(clause: Clause, values: list[Value], elements: list[Element], r
     options: list[tuple[float, int, Element, str]] = []
     form_depth = _form_depth(anchor, elements)
     for index, value in enumerate(values):
+        number = value.number if not value.quoted else None  # a quoted value is matched as text
         for element in elements:
             if element.key in used or (anchor is not None and element.key == anchor.key):
                 continue
@@ -291,13 +292,11 @@ def _value_goals(clause: Clause, values: list[Value], elements: list[Element], r
             elif value.extreme:
                 continue  # "as many as allowed" is a slider's end, not an option called "Max"
             elif element.kind == "select":
-                number = value.number if not value.quoted else None
                 best = max((option_score(value.text, o.text, number) for o in element.options), default=0.0)
                 if best > 0:
                     context = context_score(value, own_words(element) + content_words(element.before))
                     options.append((best + context + _near(anchor, element, form_depth), index, element, "select"))
             elif element.kind in CLICK_KINDS and clause.verb not in ("add", "type"):
-                number = value.number if not value.quoted else None
                 score = option_score(value.text, element.name, number)
                 if score >= 3.0:
                     if value.unit and concept_set([value.unit]) & concept_set(content_words(element.name)):
