@@ -16,8 +16,19 @@ from rich.table import Table
 
 from coder import PRINCIPLES
 from insights import insights_of, write_insights
-from results import (INSIGHTS_FILE, PRINCIPLE_COLUMNS, Ablation, Insights, interval_text, p_value, pct, principle_cells,
-                     read_results, table_rows, write_report)
+from results import (
+    INSIGHTS_FILE,
+    PRINCIPLE_COLUMNS,
+    Ablation,
+    Insights,
+    interval_text,
+    p_value,
+    pct,
+    principle_cells,
+    read_results,
+    table_rows,
+    write_report,
+)
 
 from ._output import _fail, console, exit_on
 

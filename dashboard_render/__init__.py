@@ -7,14 +7,45 @@
 Pure drawing (Pillow): no browser, no model. The commenter (`commenter/`) reads what this draws.
 """
 
-from ._layout import CANVAS_HEIGHT, CANVAS_WIDTH
-from ._render import DASHBOARD_FILE, draw_dashboard_file, plan_dashboard, render_dashboard, render_trajectory
+from ._layout import CANVAS_HEIGHT, CANVAS_WIDTH, DashboardLayout
+from ._render import (
+    DASHBOARD_FILE,
+    RenderedDashboard,
+    draw_dashboard_file,
+    plan_dashboard,
+    render_dashboard,
+    render_trajectory,
+)
 from ._tile import first_failure_signal
-from ._tokens import (account_images, account_trajectory, openai_resized, openai_visual_tokens, qwen_visual_tokens,
-                      summarize)
+from ._tokens import (
+    TokenAccount,
+    TokenSummary,
+    account_images,
+    account_trajectory,
+    openai_resized,
+    openai_visual_tokens,
+    qwen_visual_tokens,
+    summarize,
+)
 
+# The public functions, and the types they return.
 __all__ = [
-    "CANVAS_HEIGHT", "CANVAS_WIDTH", "DASHBOARD_FILE", "account_images", "account_trajectory", "draw_dashboard_file",
-    "first_failure_signal", "openai_resized", "openai_visual_tokens", "plan_dashboard", "qwen_visual_tokens",
-    "render_dashboard", "render_trajectory", "summarize",
+    "CANVAS_HEIGHT",
+    "CANVAS_WIDTH",
+    "DASHBOARD_FILE",
+    "DashboardLayout",
+    "RenderedDashboard",
+    "TokenAccount",
+    "TokenSummary",
+    "account_images",
+    "account_trajectory",
+    "draw_dashboard_file",
+    "first_failure_signal",
+    "openai_resized",
+    "openai_visual_tokens",
+    "plan_dashboard",
+    "qwen_visual_tokens",
+    "render_dashboard",
+    "render_trajectory",
+    "summarize",
 ]

@@ -18,6 +18,12 @@ small script (`static/viewer.js`).
 
 from ._app import create_app, serve_viewer
 from ._pages import ViewerSettings
-from ._runs import load_run
+from ._runs import Run, load_run
 
-__all__ = ["ViewerSettings", "create_app", "load_run", "serve_viewer"]
+__all__ = [
+    "Run",
+    "ViewerSettings",
+    "create_app",
+    "load_run",
+    "serve_viewer",
+]
