@@ -19,8 +19,7 @@ accuracy). Its names are used as `from verifier.judge import …`, not re-export
 has its own `PROMPT_VERSION`, and one name should have one home.
 """
 
-from ._answer_proof import AnswerProof, answer_on_page, prove_answer
-from ._answers import AnswerResult, match_answer, normalize_answer, numbers_in
+from ._answers import AnswerResult, answer_on_page, match_answer, normalize_answer, numbers_in
 from ._audit import ElementChange, RevisionAudit, ScriptChange, audit_revision
 from ._checker import MAX_CHECKER_CHARS, CheckerKind, CompiledChecker, compile_checker
 from ._gate import GateResult, gate_checker, gate_checkers, gate_on_fresh_app
@@ -37,11 +36,13 @@ from ._metrics import (
 )
 from ._proof import (
     PROOF_CONCURRENCY,
+    AnswerProof,
     ProofStatus,
     SolutionProof,
     StepFailure,
     gate_and_prove,
     gate_and_prove_all,
+    prove_answer,
     replay_solution,
 )
 from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, answer_schema, solution_schema, verdict_reply_schema

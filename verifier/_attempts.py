@@ -2,7 +2,7 @@
 
 Both verifiers use this: the offline one on the spec's reference checkers and solutions, the model
 one on each reply (and on each repair). A candidate may also carry an answer check (a question-style
-task), proven by reading the expected answer on the page after the same solution (`_answer_proof`),
+task), proven by reading the expected answer on the page after the same solution (`_proof`),
 or carry only that. An `Attempt` knows its proof status and how to say what happened to it, for the
 verdict and for the repair message.
 """
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from apps_prompts import AnswerCheck, SolutionStep, Task
 from cua import BrowserConfig
 
-from ._answer_proof import AnswerProof, prove_answer
 from ._checker import CheckerKind, CompiledChecker
 from ._gate import GateResult, precompile
-from ._proof import PROOF_TIMEOUT_S, STEP_TIMEOUT_MS, ProofStatus, SolutionProof, gate_and_prove_all, run_all
+from ._proof import (PROOF_TIMEOUT_S, STEP_TIMEOUT_MS, AnswerProof, ProofStatus, SolutionProof, gate_and_prove_all,
+                     prove_answer, run_all)
 from ._runtime import DEFAULT_TIMEOUT_MS
 from ._static import static_warnings
 from ._verdicts import JUDGE_CHECK_REASON, Verdict, VerdictCheck

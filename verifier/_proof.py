@@ -1,4 +1,4 @@
-"""Proving a checker: replay a selector-level solution on a fresh page; the checker must then be true.
+"""Proving a checker or an answer check: replay a selector-level solution on a fresh page, then read it.
 
 The gate shows a checker is false at load; only a replay shows it can turn true. One replay
 serves every caller: the spec proofs of `aui apps validate` (`prove_task`), the offline
@@ -6,6 +6,11 @@ verifier's reference checkers and the model verifier's checkers. Each proof load
 fresh browser context, gates the checker there, replays the steps (the page settles after each)
 and runs the checker again. Proofs mostly wait on the page, so a few run at once on the one
 browser — at most PROOF_CONCURRENCY per event loop, however many verifiers ask.
+
+An answer check cannot be run before an agent answers, so what is proven instead is that an agent
+*could* answer: after the same replay, the page's visible text (`document.body.innerText`, read in
+the harness's isolated world, so the app's scripts cannot change what is read; form fields' values
+and hidden elements are not part of it) shows the expected answer (`answer_on_page`).
 
 Solutions act through selectors (a spec author's or the verifier's shortcut); agents never do.
 """
@@ -16,16 +21,17 @@ import asyncio
 import re
 import time
 import weakref
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from playwright.async_api import Page
 from pydantic import BaseModel, Field
 
-from apps_prompts import SolutionStep
+from apps_prompts import AnswerCheck, SolutionStep
 from cua import BrowserConfig, JavaScriptError, JavaScriptTimeout, isolated_world, open_app, settle
 
+from ._answers import answer_on_page
 from ._checker import CompiledChecker
 from ._gate import GateResult, gate_checker, gate_checkers, precompile
 from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker_patiently
@@ -42,6 +48,9 @@ MAX_PROBED_SELECTORS = 6
 PROBED_TEXT_CHARS = 80
 _BLOCKING = re.compile(r"\bis not\b|intercepts pointer events|outside of the viewport|not attached")
 _PROBE_JS = Path(__file__).with_name("_proof_probe.js").read_text(encoding="utf-8")
+PAGE_TEXT_MAX_CHARS = 200_000
+PAGE_TEXT_TIMEOUT_MS = 5_000
+_PAGE_TEXT_JS = "(max) => ((document.body && document.body.innerText) || '').slice(0, max)"
 
 Key = TypeVar("Key")
 Value = TypeVar("Value")
@@ -58,26 +67,40 @@ class StepFailure(BaseModel):
         return f"solution step {self.number} ({self.step.action} {self.step.selector}) failed: {self.error}"
 
 
-class SolutionProof(BaseModel):
-    """One replay of a solution on a fresh page, and what the checker said after it."""
+class Replay(BaseModel):
+    """One replay of a solution on a fresh page, as far as it got (a checker's proof and an answer's share it)."""
 
-    proven: bool = False
     steps: int = Field(default=0, description="How many steps the solution has.")
     failed_step: StepFailure | None = None
     timed_out: bool = Field(default=False, description="The replay ran out of its time (PROOF_TIMEOUT_S).")
+    elapsed_ms: float = 0.0
+
+    def cut_short(self) -> str | None:
+        """Why the replay did not reach the solution's end, in one sentence; None when it did."""
+        if self.failed_step is not None:
+            return str(self.failed_step)
+        if self.timed_out:
+            return f"the replay of the {self.steps}-step solution did not finish within its time limit"
+        return None
+
+
+Proof = TypeVar("Proof", bound=Replay)
+
+
+class SolutionProof(Replay):
+    """One replay of a solution on a fresh page, and what the checker said after it."""
+
+    proven: bool = False
     final: CheckerOutcome | None = Field(default=None, description="The checker's run after the replay.")
     after: list[str] = Field(default_factory=list, description="What the elements the checker reads showed after the replay.")
-    elapsed_ms: float = 0.0
 
     @property
     def reason(self) -> str:
         """What the proof showed, in one sentence (for the verdict and the repair message)."""
         if self.proven:
             return f"the checker was false at load and true after replaying the {self.steps}-step solution"
-        if self.failed_step is not None:
-            return str(self.failed_step)
-        if self.timed_out:
-            return f"the replay of the {self.steps}-step solution did not finish within its time limit"
+        if (cut_short := self.cut_short()) is not None:
+            return cut_short
         if self.final is None:
             return "the checker was not run after the replay"
         if not self.final.ok:
@@ -86,6 +109,21 @@ class SolutionProof(BaseModel):
         value = "false" if kind in (None, "boolean") else kind if kind in ("null", "undefined") else f"a falsy {kind}"
         shown = f"; after the replay {'; '.join(self.after)}" if self.after else ""
         return f"the checker returned {value} after the replay of the {self.steps}-step solution{shown}"
+
+
+class AnswerProof(Replay):
+    """One replay of a solution on a fresh page, and whether the expected answer could be read after it."""
+
+    shown: bool = Field(default=False, description="The expected answer is in the page's visible text after the replay.")
+    detail: str = Field(default="", description="What the page's text showed, or why it could not be read.")
+
+    @property
+    def reason(self) -> str:
+        """What the proof showed, in one sentence (for the verdict, `aui apps validate` and the repair message)."""
+        if (cut_short := self.cut_short()) is not None:
+            return cut_short
+        after = f"after the {self.steps}-step solution" if self.steps else "at load (no solution steps)"
+        return f"{self.detail} {after}" if self.detail else f"the page's text was not read {after}"
 
 
 async def replay_step(page: Page, step: SolutionStep, step_timeout_ms: int = STEP_TIMEOUT_MS) -> None:
@@ -122,35 +160,45 @@ async def replay_solution(
     return None
 
 
-async def prove_solution(
-    page: Page,
-    compiled: CompiledChecker,
+async def replay_twice(
+    html: str,
     solution: Sequence[SolutionStep],
+    proof_type: type[Proof],
+    read: Callable[[Page, Proof], Awaitable[bool]],
     *,
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-    step_timeout_ms: int = STEP_TIMEOUT_MS,
-    proof_timeout_s: float = PROOF_TIMEOUT_S,
-    settle_each: bool = True,
-) -> SolutionProof:
-    """Replay `solution` on `page` (freshly loaded, the checker already gated there), then run the checker.
+    config: BrowserConfig | None,
+    step_timeout_ms: int,
+    proof_timeout_s: float,
+    before: Callable[[Page], Awaitable[bool]] | None = None,
+) -> Proof | None:
+    """Replay `solution` on a freshly loaded `html` within `proof_timeout_s`; when every step was carried out,
+    `read` the settled page into the proof (True: it shows what it should). `before` runs on the loaded page
+    first and may call the replay off (None). Never raises for anything the solution does.
 
-    Never raises for anything the solution or the checker does.
+    Settling after every step is most of a proof's time (CSS transitions) and rarely needed:
+    Playwright waits for each target to be actionable. So the first replay settles only at the
+    end; a proof still failing after it (a debounced input, a list re-rendered under the next
+    click) earns a second, careful replay on a fresh page, settling after every step. A step
+    that failed is not retried: Playwright already waited its full timeout for the element.
     """
-    started = time.perf_counter()
-    proof = SolutionProof(steps=len(solution))
-    try:
-        async with asyncio.timeout(proof_timeout_s):
-            proof.failed_step = await replay_solution(page, solution, step_timeout_ms, settle_each=settle_each)
-            if not settle_each:
-                await settle(page)  # the end state the checker reads: settled, as after an agent's step
-    except TimeoutError:
-        proof.timed_out = True
-    if proof.failed_step is None and not proof.timed_out:
-        proof.final, _ = await run_checker_patiently(page, compiled.javascript, timeout_ms)
-        proof.proven = proof.final.passed
-        if not proof.proven:
-            proof.after = await _what_it_reads(page, compiled.selectors)
-    proof.elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+    for settle_each in (False, True):
+        proof = proof_type(steps=len(solution))
+        async with open_app(html, config) as app:
+            await settle(app.page)
+            if before is not None and not await before(app.page):
+                return None
+            started = time.perf_counter()
+            try:
+                async with asyncio.timeout(proof_timeout_s):
+                    proof.failed_step = await replay_solution(app.page, solution, step_timeout_ms, settle_each=settle_each)
+                    if proof.failed_step is None and not settle_each:
+                        await settle(app.page)  # the end state that is read: settled, as after an agent's step
+            except TimeoutError:
+                proof.timed_out = True
+            holds = proof.cut_short() is None and await read(app.page, proof)
+            proof.elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+        if holds or proof.cut_short() is not None or not solution:
+            break
     return proof
 
 
@@ -171,24 +219,57 @@ async def gate_and_prove(
     compiled = precompile(checker)
     if isinstance(compiled, GateResult):
         return compiled, None
-    # Settling after every step is most of a proof's time (CSS transitions) and rarely needed:
-    # Playwright waits for each target to be actionable. So the first replay settles only at the
-    # end; a checker still false after it (a debounced input, a list re-rendered under the next
-    # click) earns a second, careful replay on a fresh page, settling after every step. A step
-    # that failed is not retried: Playwright already waited its full timeout for the element.
-    for settle_each in (False, True):
-        async with open_app(html, config) as app:
-            await settle(app.page)
-            gate = await gate_checker(app.page, compiled, timeout_ms=timeout_ms)
-            if not gate.accepted or not solution:
-                return gate, None
-            proof = await prove_solution(
-                app.page, compiled, solution, timeout_ms=timeout_ms, step_timeout_ms=step_timeout_ms,
-                proof_timeout_s=proof_timeout_s, settle_each=settle_each,
-            )
-        if proof.proven or proof.failed_step is not None or proof.timed_out:
-            break
-    return gate, proof
+    gates: list[GateResult] = []  # each replay gates the checker on its own fresh page; the last gate is kept
+
+    async def gate(page: Page) -> bool:
+        gates.append(await gate_checker(page, compiled, timeout_ms=timeout_ms))
+        return gates[-1].accepted and bool(solution)
+
+    async def check(page: Page, proof: SolutionProof) -> bool:
+        proof.final, _ = await run_checker_patiently(page, compiled.javascript, timeout_ms)
+        proof.proven = proof.final.passed
+        if not proof.proven:
+            proof.after = await _what_it_reads(page, compiled.selectors)
+        return proof.proven
+
+    proof = await replay_twice(html, solution, SolutionProof, check, config=config, step_timeout_ms=step_timeout_ms,
+                               proof_timeout_s=proof_timeout_s, before=gate)
+    return gates[-1], proof
+
+
+async def page_text(page: Page, max_chars: int = PAGE_TEXT_MAX_CHARS) -> str:
+    """The page's visible text, read in the harness's isolated world (at most `max_chars` characters).
+
+    Raises JavaScriptError / JavaScriptTimeout when the page cannot be read.
+    """
+    text = await isolated_world(page).call(_PAGE_TEXT_JS, max_chars, timeout_ms=PAGE_TEXT_TIMEOUT_MS)
+    return str(text or "").encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+async def prove_answer(
+    html: str,
+    check: AnswerCheck,
+    solution: Sequence[SolutionStep],
+    *,
+    config: BrowserConfig | None = None,
+    step_timeout_ms: int = STEP_TIMEOUT_MS,
+    proof_timeout_s: float = PROOF_TIMEOUT_S,
+) -> AnswerProof:
+    """Load `html` fresh, replay `solution` (may be empty: the answer shows at load), read the page's text
+    (twice, as `replay_twice` says). Never raises for anything the solution or the page does; raises only
+    what the browser raises (a context that cannot be opened)."""
+
+    async def read(page: Page, proof: AnswerProof) -> bool:
+        try:
+            result = answer_on_page(await page_text(page), check)
+            proof.shown, proof.detail = result.passed, result.reason
+        except (JavaScriptError, JavaScriptTimeout) as error:
+            proof.detail = f"the page's text could not be read ({error})"
+        return proof.shown
+
+    async with proof_slots():
+        return await replay_twice(html, solution, AnswerProof, read, config=config, step_timeout_ms=step_timeout_ms,
+                                  proof_timeout_s=proof_timeout_s)
 
 
 async def gate_and_prove_all(

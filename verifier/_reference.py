@@ -3,7 +3,7 @@
 This is how we know the bundled apps, tasks and reference checkers agree before any agent is
 judged by them (`aui apps validate`). The replay itself is `_proof`'s, the one every verifier uses.
 A task's answer check is proven too: after the reference solution on a fresh page, the expected
-answer must be readable in the page's visible text (`_answer_proof`). A task may have only an answer
+answer must be readable in the page's visible text (`_proof`). A task may have only an answer
 check (then an empty solution means the answer shows at load); judge checks cannot be proven before
 a rollout and are left alone.
 """
@@ -15,8 +15,7 @@ from pydantic import BaseModel, Field
 from apps_prompts import Task
 from cua import BrowserConfig
 
-from ._answer_proof import prove_answer
-from ._proof import gate_and_prove
+from ._proof import gate_and_prove, prove_answer
 
 
 class TaskProof(BaseModel):
