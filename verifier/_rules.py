@@ -36,6 +36,7 @@ they compare numerically. `> < >= <=` are numeric: the subject's first number is
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -60,12 +61,19 @@ class Token:
     value: object = None
 
 
-_SELECTOR = re.compile(r"(?:[#.](?:[A-Za-z0-9_\-]|\\.|[^\x00-\x7f])+)+")
-_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)")
-_WORD = re.compile(r"[A-Za-z_]+")
-_ATTRIBUTE = re.compile(r"\[\s*([A-Za-z_:][A-Za-z0-9_:.\-]*)\s*\]")
-# (kind, text) of the tokens one character makes; a lone '=' is a common slip for '=='
-_ONE_CHARACTER = {"<": ("op", "<"), ">": ("op", ">"), "=": ("op", "=="), "(": ("lparen", "("), ")": ("rparen", ")")}
+# One alternative per kind of token, tried in order (a number before a selector: `.5` is a number).
+_TOKEN = re.compile(
+    r"""(?P<space>\s+)|(?P<number>-?(?:\d+\.?\d*|\.\d+))|(?P<selector>(?:[#.](?:[A-Za-z0-9_\-]|\\.|[^\x00-\x7f])+)+)
+    |(?P<attribute>\[\s*[A-Za-z_:][A-Za-z0-9_:.\-]*\s*\])|(?P<string>'(?:\\[\s\S]|[^'\\])*'|"(?:\\[\s\S]|[^"\\])*")
+    |(?P<op>[=!<>]=|[<>=])|(?P<lparen>\()|(?P<rparen>\))|(?P<word>[A-Za-z_]+|&&|\|\|)""",
+    re.VERBOSE,
+)
+_VALUES = {
+    "number": float,
+    "attribute": lambda text: text[1:-1].strip(),
+    "string": lambda text: re.sub(r"\\([\s\S])", r"\1", text[1:-1]),  # a backslash escapes the next character
+    "word": lambda text: {"&&": "and", "||": "or"}.get(text, text.lower()),
+}
 
 
 def tokenize(rule: str) -> list[Token]:
@@ -73,59 +81,18 @@ def tokenize(rule: str) -> list[Token]:
     tokens: list[Token] = []
     i = 0
     while i < len(rule):
-        char = rule[i]
-        if char.isspace():
-            i += 1
-            continue
-        if char in "#." and (match := _SELECTOR.match(rule, i)) and not _NUMBER.match(rule, i):
-            tokens.append(Token("selector", match.group(0), i))
-            i = match.end()
-        elif char == "[":
-            match = _ATTRIBUTE.match(rule, i)
-            if not match:
+        match = _TOKEN.match(rule, i)
+        if match is None:
+            if rule[i] == "[":
                 raise RuleSyntaxError(rule, i, "expected an attribute name in brackets, e.g. [aria-pressed]")
-            tokens.append(Token("attribute", match.group(0), i, match.group(1)))
-            i = match.end()
-        elif char in "'\"":
-            value, end = _read_string(rule, i)
-            tokens.append(Token("string", rule[i:end], i, value))
-            i = end
-        elif match := _NUMBER.match(rule, i):
-            tokens.append(Token("number", match.group(0), i, float(match.group(0))))
-            i = match.end()
-        elif rule.startswith(("==", "!=", ">=", "<="), i):
-            tokens.append(Token("op", rule[i : i + 2], i))
-            i += 2
-        elif char in _ONE_CHARACTER:
-            tokens.append(Token(*_ONE_CHARACTER[char], i))
-            i += 1
-        elif match := _WORD.match(rule, i):
-            tokens.append(Token("word", match.group(0), i, match.group(0).lower()))
-            i = match.end()
-        elif rule.startswith(("&&", "||"), i):
-            tokens.append(Token("word", rule[i : i + 2], i, "and" if char == "&" else "or"))
-            i += 2
-        else:
-            raise RuleSyntaxError(rule, i, f"unexpected character {char!r}")
+            raise RuleSyntaxError(rule, i, "string is not closed" if rule[i] in "'\"" else f"unexpected character {rule[i]!r}")
+        kind, text = str(match.lastgroup), match.group()
+        if kind != "space":
+            text = "==" if text == "=" else text  # a lone '=' is a common slip for '=='
+            tokens.append(Token(kind, text, i, _VALUES[kind](text) if kind in _VALUES else None))
+        i = match.end()
     tokens.append(Token("end", "", len(rule)))
     return tokens
-
-
-def _read_string(rule: str, start: int) -> tuple[str, int]:
-    quote = rule[start]
-    out: list[str] = []
-    i = start + 1
-    while i < len(rule):
-        char = rule[i]
-        if char == "\\" and i + 1 < len(rule):
-            out.append(rule[i + 1])
-            i += 2
-        elif char == quote:
-            return "".join(out), i + 1
-        else:
-            out.append(char)
-            i += 1
-    raise RuleSyntaxError(rule, start, "string is not closed")
 
 
 # --- syntax tree -------------------------------------------------------------------------
@@ -186,18 +153,18 @@ class _Parser:
         return node
 
     def or_expr(self) -> Node:
-        operands = [self.and_expr()]
-        while self.is_word("or"):
-            self.advance()
-            operands.append(self.and_expr())
-        return operands[0] if len(operands) == 1 else Logical("||", tuple(operands))
+        return self.chain("or", self.and_expr)
 
     def and_expr(self) -> Node:
-        operands = [self.not_expr()]
-        while self.is_word("and"):
+        return self.chain("and", self.not_expr)
+
+    def chain(self, word: str, operand: Callable[[], Node]) -> Node:
+        """`operand (word operand)*`: one operand alone, or their Logical ('and' → &&, 'or' → ||)."""
+        operands = [operand()]
+        while self.is_word(word):
             self.advance()
-            operands.append(self.not_expr())
-        return operands[0] if len(operands) == 1 else Logical("&&", tuple(operands))
+            operands.append(operand())
+        return operands[0] if len(operands) == 1 else Logical("&&" if word == "and" else "||", tuple(operands))
 
     def not_expr(self) -> Node:
         if self.is_word("not"):
