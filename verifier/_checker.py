@@ -24,7 +24,7 @@ _LOOKUP = re.compile(
     r"""\b(querySelector|querySelectorAll|getElementById|getElementsByClassName|closest)\s*\(\s*(['"`])((?:\\.|(?!\2).)*?)\2\s*\)""",
     re.DOTALL,
 )
-_FUNCTION_EXPRESSION = re.compile(r"^\(?\s*(?:function\s*[\w$]*\s*\(\s*\)|\(\s*\)\s*=>)")
+FUNCTION_EXPRESSION = re.compile(r"^(?P<wrapped>\()?\s*(?:function\s*[\w$]*\s*\(\s*\)\s*|\(\s*\)\s*=>\s*)")
 _WINDOW_NAME = re.compile(r"\bwindow\s*\.\s*([A-Za-z_$][\w$]*)|\bwindow\s*\[\s*(['\"])([^'\"]+)\2\s*\]")
 
 
@@ -57,7 +57,7 @@ def compile_checker(source: str, kind: CheckerKind | None = None) -> CompiledChe
         return CompiledChecker(source=text, kind="rule", javascript=rule.javascript, selectors=rule.selectors)
     # Models often send a whole function (`() => ...`, `function () {...}`) where a body belongs;
     # calling it is what they meant, and saves a repair round-trip.
-    javascript = f"return ({text.rstrip(';')})();" if _FUNCTION_EXPRESSION.match(text) else text
+    javascript = f"return ({text.rstrip(';')})();" if FUNCTION_EXPRESSION.match(text) else text
     return CompiledChecker(
         source=text, kind="js", javascript=javascript, selectors=selectors_named(text), window_names=window_names(text)
     )

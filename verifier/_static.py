@@ -18,11 +18,10 @@ import re
 
 from source_scan import closing, mask, scan
 
-from ._checker import CompiledChecker, compile_checker
-from ._rules import RuleSyntaxError, parse_rule
+from ._checker import FUNCTION_EXPRESSION, CompiledChecker, compile_checker
+from ._rules import parse_rule
 from ._static_logic import contradiction_in_rule, js_conjuncts_contradict
 
-_FUNCTION_EXPRESSION = re.compile(r"^(?P<wrapped>\()?\s*(?:function\s*[\w$]*\s*\(\s*\)\s*|\(\s*\)\s*=>\s*)")
 _NESTED_FUNCTION_BODY = re.compile(r"=>\s*\{|\bfunction\b\s*\*?\s*[\w$]*\s*\([^()]*\)\s*\{")
 _CONSTANT_FALSY = re.compile(
     r"^(?:false|0|0\.0*|-0|0n|null|undefined|void\s*0|NaN|''|\"\"|``|!\s*1|!\s*true|!!\s*(?:0|false|null|''|\"\"))$"
@@ -41,12 +40,8 @@ def static_warnings(checker: str | CompiledChecker, html: str) -> list[str]:
     except ValueError:  # RuleSyntaxError is one
         return []
     warnings: list[str] = []
-    if compiled.kind == "rule":
-        try:
-            found = contradiction_in_rule(parse_rule(compiled.source))
-        except RuleSyntaxError:
-            found = None
-        if found:
+    if compiled.kind == "rule":  # compiled, so it parses
+        if found := contradiction_in_rule(parse_rule(compiled.source)):
             warnings.append(f"the rule can never be true: {found}")
     else:
         body = _function_body(compiled.source)
@@ -63,7 +58,7 @@ def static_warnings(checker: str | CompiledChecker, html: str) -> list[str]:
 def _function_body(source: str) -> str:
     """The body the checker runs: a whole function sent as a checker is unwrapped (`() => x` → `return x`)."""
     text = source.strip().rstrip(";")
-    head = _FUNCTION_EXPRESSION.match(text)
+    head = FUNCTION_EXPRESSION.match(text)
     if not head:
         return source
     rest = text[head.end():].strip()
