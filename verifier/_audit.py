@@ -20,8 +20,9 @@ lists and messages: such a checker's elements are simply not in the markup, and 
 not suspect); external scripts; state a script sets on load (an initial value that renders the
 success text is a script change, so not suspect; the checker gate's "false on the initial state"
 catches that one at run time); checkers that name no selector (`document.body.innerText...`).
-It errs towards "not suspect": any change inside a function that writes the elements counts,
-even an unrelated one, and a purely presentational change of a read element (its classes or
+Scripts are read, not run: named functions are found in `source_scan.mask`'s output (braces matched
+without being fooled by `'{'` or `// }`; not a parser). It errs towards "not suspect": any change
+inside a function that writes the elements counts, even an unrelated one, and a purely presentational change of a read element (its classes or
 inline style restyled) with no script change is reported as suspect: read `changed_elements`.
 """
 
@@ -30,16 +31,25 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
+from dataclasses import dataclass
 from typing import Literal
 
 from bs4 import BeautifulSoup, Tag
 from pydantic import BaseModel, Field
 
-from source_scan import mask
+from source_scan import closing, mask
 
 from ._checker import CompiledChecker, compile_checker
-from ._script_scan import FunctionSpan, function_spans, inline_scripts
 
+_JS_TYPES = ("", "text/javascript", "application/javascript", "module")
+_DEFINITIONS = (
+    re.compile(r"\b(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\("),
+    re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"),
+    re.compile(r"(?:^|[;{}\s])(?:window\.|this\.)?([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>)"),
+    # methods in classes and object literals: `save() {`, `async render(x) {`
+    re.compile(r"(?:^|[;{},]\s*)(?:async\s+)?([A-Za-z_$][\w$]*)\s*\([^()]*\)\s*\{", re.MULTILINE),
+)
+_NOT_NAMES = {"if", "for", "while", "switch", "catch", "function", "return", "typeof", "new", "with", "else"}
 _EXCERPT = 120
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _LOOKUP = r"(?:getElementById|querySelector(?:All)?|getElementsBy\w+|closest|\$\$?)\s*\("
@@ -144,6 +154,57 @@ def audit_revision(before_html: str, after_html: str, checker: str | CompiledChe
     )
 
 
+def inline_scripts(soup: BeautifulSoup) -> list[str]:
+    """The text of the page's own inline scripts, in order.
+
+    Scripts with `src` cannot be read from the file; scripts marked `data-aui` are helpers the
+    offline coder injects, which write only their own `aui-` elements, so both are left out.
+    """
+    return [
+        script.string or script.get_text()
+        for script in soup.find_all("script")
+        if not script.get("src") and not script.has_attr("data-aui")
+        and str(script.get("type") or "").strip().lower() in _JS_TYPES
+    ]
+
+
+@dataclass(frozen=True)
+class FunctionSpan:
+    """A named function (or method) and where its text lies in the script."""
+
+    name: str
+    start: int
+    end: int
+
+
+def function_spans(masked: str) -> list[FunctionSpan]:
+    """Named functions of a script (`mask`ed) with the span of their definition (through the closing brace).
+
+    An arrow function without braces spans to the end of its line.
+    """
+    spans: dict[tuple[str, int], FunctionSpan] = {}
+    for pattern in _DEFINITIONS:
+        for match in pattern.finditer(masked):
+            name = match.group(1)
+            if name in _NOT_NAMES:
+                continue
+            spans.setdefault((name, match.start(1)), FunctionSpan(name, match.start(1), _body_end(masked, match.end())))
+    return sorted(spans.values(), key=lambda span: (span.start, -span.end))
+
+
+def _body_end(masked: str, i: int) -> int:
+    """End of the body of the function whose definition's match ends at `i`."""
+    line_end = masked.find("\n", i)
+    line_end = len(masked) if line_end < 0 else line_end
+    if masked[:i].rstrip().endswith("=>") and not masked[i:].lstrip().startswith("{"):
+        return line_end  # an arrow function with an expression body
+    brace = masked.rfind("{", 0, i) if masked[:i].rstrip().endswith("{") else masked.find("{", i)
+    if brace < 0:
+        return line_end
+    close = closing(masked, brace)
+    return close + 1 if close >= 0 else len(masked)
+
+
 class _Version:
     """One version of the app as the audit reads it."""
 
@@ -152,12 +213,10 @@ class _Version:
         self.scripts = inline_scripts(self.soup)
         self.code = "\n".join(self.scripts)
         self.masked = mask(self.code)
-        self.functions = function_spans(self.code, self.masked)
+        self.functions = function_spans(self.masked)
+        self.function_names = {f.name for f in self.functions}
         self.lines = self.code.split("\n")
         self.line_offsets = list(itertools.accumulate((len(line) + 1 for line in self.lines[:-1]), initial=0))
-
-    def function_text(self, name: str) -> str:
-        return "\n".join(self.code[f.start:f.end] for f in self.functions if f.name == name)
 
     def enclosing(self, line: int) -> list[FunctionSpan]:
         """Named functions whose text contains the line, innermost last."""
@@ -249,7 +308,7 @@ def _script_changes(before: _Version, after: _Version, names: _Names, writers: s
                     continue
                 if functions:
                     name = (in_writer or [functions[-1].name])[-1]
-                    existed = [bool(v.function_text(name)) for v in (before, after)]
+                    existed = [name in v.function_names for v in (before, after)]
                     kind, what = "function", ("changed" if all(existed) else "added" if existed[1] else "removed")
                 else:
                     name, kind = text[:_EXCERPT], "statement"
