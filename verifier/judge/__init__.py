@@ -50,8 +50,15 @@ from ._run import (
 )
 
 # People's labels and agreement between judges (issue 14, §2 agreement report and §3).
-from ._agreement import ConfusionMatrix, PairAgreement, agreement
-from ._agreement_report import AGREEMENT_FILE, AgreementReport, JudgeSummary, agreement_report
+from ._agreement_report import (
+    AGREEMENT_FILE,
+    AgreementReport,
+    ConfusionMatrix,
+    JudgeSummary,
+    PairAgreement,
+    agreement,
+    agreement_report,
+)
 from ._labels import (
     LabelConflict,
     LabelImportError,
