@@ -34,9 +34,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ._jsonl_log import read_records
 from ._labels import LabelConflict, label_conflicts, merged_labels, read_labels
-from ._records import JUDGEMENTS_FILE, LABELS_FILE, Judgement, run_trajectories
+from ._records import JUDGEMENTS_FILE, LABELS_FILE, Judgement, read_records, run_trajectories
 
 AGREEMENT_FILE = "agreement.json"
 CHECKER = "checker"

@@ -38,8 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ._jsonl_log import append_records, read_records, validation_problems
-from ._records import LABELS_FILE, Label, LabelValue, run_trajectories
+from ._records import LABELS_FILE, Label, LabelValue, append_records, read_records, run_trajectories, validation_problems
 
 MAX_PROBLEMS_SHOWN = 20
 CSV_COLUMNS = ("trajectory_id", "label", "note", "who", "when")
@@ -82,14 +81,14 @@ class _ImportedLabel(Label):
 
 
 def append_labels(run_dir: Path | str, labels: Iterable[Label]) -> int:
-    """Append labels to the run's `labels.jsonl` as `_jsonl_log.append_records` does (whole locked lines, fsynced;
+    """Append labels to the run's `labels.jsonl` as `append_records` does (whole locked lines, fsynced;
     raises its OSError); returns how many were written."""
     return append_records(Path(run_dir) / LABELS_FILE, labels)
 
 
 def read_labels(run_dir: Path | str) -> LabelsRead:
     """All labels of the run's `labels.jsonl` in file order; lines that are not valid labels (a torn last line)
-    are skipped and listed in `problems`, as `_jsonl_log.read_records` does."""
+    are skipped and listed in `problems`, as `read_records` does."""
     labels, problems = read_records(Path(run_dir) / LABELS_FILE, Label)
     return LabelsRead(labels=labels, problems=problems)
 

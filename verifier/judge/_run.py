@@ -21,10 +21,10 @@ from pathlib import Path
 from cua import TRAJECTORY_FILE
 from llm import ModelClient, ModelConfigError, Registry
 
-from ._jsonl_log import append_records, read_records
 from ._offline import OFFLINE_JUDGE
 from ._prompts import MODES
-from ._records import JUDGEMENTS_FILE, Judgement, JudgeMode, TrajectoryJudge, TrajectoryRef, run_trajectories
+from ._records import (JUDGEMENTS_FILE, Judgement, JudgeMode, TrajectoryJudge, TrajectoryRef, append_records, read_records,
+                       run_trajectories)
 
 DEFAULT_CONCURRENCY = 4
 """Trajectories judged at once: model calls overlap their waits; the offline judge hardly waits at all."""
@@ -52,7 +52,7 @@ def latest_judgements(judgements: list[Judgement]) -> dict[tuple[str, str, str],
 
 
 def append_judgement(run_dir: Path | str, judgement: Judgement) -> None:
-    """Append one line to `run_dir/judgements.jsonl` as `_jsonl_log.append_records` does (raises its OSError)."""
+    """Append one line to `run_dir/judgements.jsonl` as `append_records` does (raises its OSError)."""
     append_records(Path(run_dir) / JUDGEMENTS_FILE, [judgement])
 
 
