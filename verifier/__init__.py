@@ -19,96 +19,62 @@ accuracy). Its names are used as `from verifier.judge import …`, not re-export
 has its own `PROMPT_VERSION`, and one name should have one home.
 """
 
-from ._answers import AnswerResult, answer_on_page, match_answer, normalize_answer, numbers_in
-from ._audit import ElementChange, RevisionAudit, ScriptChange, audit_revision
-from ._checker import MAX_CHECKER_CHARS, CheckerKind, CompiledChecker, compile_checker
+from ._answers import answer_on_page, match_answer
+from ._audit import audit_revision
+from ._checker import CompiledChecker, compile_checker
 from ._gate import GateResult, gate_checker, gate_checkers, gate_on_fresh_app
-from ._llm import LLMVerifierConfig, judge_app
-from ._metrics import (
-    CompletenessSummary,
-    Rate,
-    completeness_summary,
-    function_completeness,
-    function_completeness_proven,
-    success_outcomes,
-    success_rate,
-    success_rate_proven,
-)
-from ._proof import (
-    PROOF_CONCURRENCY,
-    AnswerProof,
-    ProofStatus,
-    SolutionProof,
-    StepFailure,
-    gate_and_prove,
-    gate_and_prove_all,
-    prove_answer,
-    replay_solution,
-)
-from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, answer_schema, solution_schema, verdict_reply_schema
+from ._llm import LLMVerifierConfig
+from ._proof import PROOF_CONCURRENCY, gate_and_prove, gate_and_prove_all, prove_answer, replay_solution
+from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, solution_schema, verdict_reply_schema
 from ._reference import TaskProof, prove_task
-from ._reply import VerdictEntry, VerifierReplyError, parse_answer, parse_reply, parse_solution
-from ._rules import RuleSyntaxError, looks_like_rule, parse_rule
-from ._rules_js import CompiledRule, compile_rule
+from ._reply import VerifierReplyError, parse_answer, parse_reply, parse_solution
+from ._rules import RuleSyntaxError, looks_like_rule
+from ._rules_js import compile_rule
 from ._rollout_checker import rollout_checker
-from ._scoring import CheckOutcome, TaskScore, dom_passed, score_rollout
+from ._scoring import CheckOutcome, score_rollout
 from ._static import static_warnings
-from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker
+from ._runtime import CheckerOutcome, run_checker
 from ._verdicts import (
     OFFLINE,
     VERDICTS_FILE,
     AppVerdicts,
-    TokenTotals,
+    Rate,
     Verdict,
     VerdictCheck,
+    completeness_summary,
+    function_completeness,
+    function_completeness_proven,
     html_sha256,
     read_verdicts,
+    success_outcomes,
+    success_rate,
+    success_rate_proven,
     write_verdicts,
 )
 from ._verify import reference_verdicts, verify_app
 
 __all__ = [
-    "AnswerProof",
     "CheckOutcome",
-    "TaskScore",
-    "dom_passed",
     "score_rollout",
-    "AnswerResult",
     "VerdictCheck",
     "answer_on_page",
-    "answer_schema",
     "parse_answer",
     "prove_answer",
     "match_answer",
-    "normalize_answer",
-    "numbers_in",
-    "DEFAULT_TIMEOUT_MS",
-    "MAX_CHECKER_CHARS",
     "OFFLINE",
     "PROOF_CONCURRENCY",
     "PROMPT_VERSION",
     "SYSTEM_PROMPT",
     "VERDICTS_FILE",
     "AppVerdicts",
-    "CheckerKind",
     "CheckerOutcome",
     "CompiledChecker",
-    "CompiledRule",
-    "CompletenessSummary",
-    "ElementChange",
     "GateResult",
     "LLMVerifierConfig",
-    "ProofStatus",
     "Rate",
-    "RevisionAudit",
     "RuleSyntaxError",
-    "ScriptChange",
-    "SolutionProof",
-    "StepFailure",
     "TaskProof",
-    "TokenTotals",
     "Verdict",
-    "VerdictEntry",
     "VerifierReplyError",
     "audit_revision",
     "compile_checker",
@@ -122,10 +88,8 @@ __all__ = [
     "gate_checkers",
     "gate_on_fresh_app",
     "html_sha256",
-    "judge_app",
     "looks_like_rule",
     "parse_reply",
-    "parse_rule",
     "parse_solution",
     "prove_task",
     "read_verdicts",
