@@ -26,12 +26,10 @@ from ._gate import GateResult, gate_checker, gate_checkers, gate_on_fresh_app
 from ._llm import LLMVerifierConfig
 from ._proof import PROOF_CONCURRENCY, gate_and_prove, gate_and_prove_all, prove_answer, replay_solution
 from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, solution_schema, verdict_reply_schema
-from ._reference import TaskProof, prove_task
 from ._reply import VerifierReplyError, parse_answer, parse_reply, parse_solution
 from ._rules import RuleSyntaxError, looks_like_rule
 from ._rules_js import compile_rule
-from ._rollout_checker import rollout_checker
-from ._scoring import CheckOutcome, score_rollout
+from ._scoring import CheckOutcome, rollout_checker, score_rollout
 from ._static import static_warnings
 from ._runtime import CheckerOutcome, run_checker
 from ._verdicts import (
@@ -51,7 +49,7 @@ from ._verdicts import (
     success_rate_proven,
     write_verdicts,
 )
-from ._verify import reference_verdicts, verify_app
+from ._verify import TaskProof, prove_task, reference_verdicts, verify_app
 
 __all__ = [
     "CheckOutcome",

@@ -1,4 +1,5 @@
-"""Scoring a rollout against every check of its task (OSUniverse's rule: all of them must pass).
+"""What a rollout is judged by: the checker it runs after every step (`rollout_checker`, one route for
+all callers), and its score against every check of its task (OSUniverse's rule: all of them must pass).
 
 - dom: the checker turned true after some step (it ran after every step; `Trajectory.success`, or
   the recorded step results when the rollout went on to collect an answer);
@@ -15,12 +16,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from playwright.async_api import Page
 from pydantic import BaseModel, Field
 
 from apps_prompts import AnswerCheck, Check, JudgeCheck
-from cua import Trajectory
+from cua import Checker, Trajectory
 
 from ._answers import match_answer
+from ._checker import compile_checker
+from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker_patiently
+from ._verdicts import Verdict
 
 CheckKind = Literal["dom", "answer", "final_screenshot", "flow"]
 
@@ -42,6 +47,30 @@ class TaskScore(BaseModel):
     @property
     def failed_checks(self) -> list[CheckOutcome]:
         return [check for check in self.checks if not check.passed]
+
+
+def rollout_checker(checker: Verdict | str | None, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Checker | None:
+    """The `cua.Checker` a rollout calls after every step, or None when there is nothing to check.
+
+    `checker` is a verdict (its gated checker; None when it has no valid one) or a checker's source,
+    JS or rule (compiled here; a gated JS body compiles to itself). Every route to a rollout — the
+    sweep's stages, `aui rollout`, the benchmarks — builds its checker here.
+
+    Raises:
+        RuleSyntaxError / ValueError: a source that does not compile.
+    """
+    if isinstance(checker, Verdict):
+        checker = checker.checker if checker.valid else None
+    if not checker:
+        return None
+    javascript = compile_checker(checker).javascript
+
+    async def check(page: Page) -> CheckerOutcome:
+        # The checker passed the gate, so it ends: a timeout is a page (or machine) too busy to
+        # answer in time, and the step's verdict should not depend on that.
+        return (await run_checker_patiently(page, javascript, timeout_ms))[0]
+
+    return check
 
 
 def dom_passed(trajectory: Trajectory) -> bool:
