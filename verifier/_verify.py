@@ -9,9 +9,8 @@ Proving a spec's tasks solvable (checker false at load, true after the reference
 know the bundled apps, tasks and reference checkers agree before any agent is judged by them (`aui
 apps validate`). The replay is `_proof`'s, the one every verifier uses. A task's answer check is
 proven too: after the reference solution on a fresh page, the expected answer must be readable in
-the page's visible text. A task may have only an answer
-check (then an empty solution means the answer shows at load); judge checks cannot be proven before
-a rollout and are left alone.
+the page's visible text. A task may have only an answer check (then an empty solution means the
+answer shows at load); judge checks cannot be proven before a rollout and are left alone.
 """
 
 from __future__ import annotations
