@@ -90,11 +90,7 @@ def _conjunction_contradiction(conjunction: list[Literal]) -> str | None:
             subjects.setdefault((css_selector(c.selector), "count", None), []).append((True, count, written))
         if c.test not in ("exists", "visible", "checked"):
             subjects.setdefault((css_selector(c.selector), c.reading, c.attribute), []).append((positive, c, written))
-    for literals in subjects.values():
-        reason = _subject_contradiction(literals)
-        if reason:
-            return reason
-    return None
+    return next(filter(None, map(_subject_contradiction, subjects.values())), None)
 
 
 def _subject_contradiction(literals: list[tuple[bool, Condition, str]]) -> str | None:
