@@ -22,9 +22,10 @@ has its own `PROMPT_VERSION`, and one name should have one home.
 from ._answers import answer_on_page, match_answer
 from ._audit import audit_revision
 from ._checker import CompiledChecker, compile_checker
-from ._gate import GateResult, gate_checker, gate_checkers, gate_on_fresh_app
+from ._gate import GateResult, gate_checker, gate_checkers
 from ._llm import LLMVerifierConfig
-from ._proof import PROOF_CONCURRENCY, gate_and_prove, gate_and_prove_all, prove_answer, replay_solution
+from ._proof import (PROOF_CONCURRENCY, gate_and_prove, gate_and_prove_all, gate_on_fresh_app, prove_answer,
+                     replay_solution)
 from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, solution_schema, verdict_reply_schema
 from ._reply import VerifierReplyError, parse_answer, parse_reply, parse_solution
 from ._rules import RuleSyntaxError, looks_like_rule

@@ -175,19 +175,3 @@ async def gate_checkers(
                 if result.initial is not None and not result.initial.ok:
                     break
     return results
-
-
-async def gate_on_fresh_app(
-    html: str,
-    checker: str | CompiledChecker,
-    *,
-    config: BrowserConfig | None = None,
-    timeout_ms: int = DEFAULT_TIMEOUT_MS,
-) -> GateResult:
-    """Load `html` in a fresh context and gate one checker on it."""
-    compiled = precompile(checker)
-    if isinstance(compiled, GateResult):
-        return compiled  # no need for a browser to reject what does not compile
-    async with open_app(html, config) as app:
-        await settle(app.page)
-        return await gate_checker(app.page, compiled, timeout_ms=timeout_ms)

@@ -237,6 +237,14 @@ async def gate_and_prove(
     return gates[-1], proof
 
 
+async def gate_on_fresh_app(
+    html: str, checker: str | CompiledChecker, *, config: BrowserConfig | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> GateResult:
+    """Load `html` in a fresh context and gate one checker on it (`gate_and_prove` with nothing to replay)."""
+    gate, _ = await gate_and_prove(html, checker, (), config=config, timeout_ms=timeout_ms)
+    return gate
+
+
 async def page_text(page: Page, max_chars: int = PAGE_TEXT_MAX_CHARS) -> str:
     """The page's visible text, read in the harness's isolated world (at most `max_chars` characters).
 
