@@ -22,8 +22,9 @@ success text is a script change, so not suspect; the checker gate's "false on th
 catches that one at run time); checkers that name no selector (`document.body.innerText...`).
 Scripts are read, not run: named functions are found in `source_scan.mask`'s output (braces matched
 without being fooled by `'{'` or `// }`; not a parser). It errs towards "not suspect": any change
-inside a function that writes the elements counts, even an unrelated one, and a purely presentational change of a read element (its classes or
-inline style restyled) with no script change is reported as suspect: read `changed_elements`.
+inside a function that writes the elements counts, even an unrelated one, and a purely
+presentational change of a read element (its classes or inline style restyled) with no script change
+is reported as suspect: read `changed_elements`.
 """
 
 from __future__ import annotations

@@ -238,7 +238,11 @@ async def gate_and_prove(
 
 
 async def gate_on_fresh_app(
-    html: str, checker: str | CompiledChecker, *, config: BrowserConfig | None = None, timeout_ms: int = DEFAULT_TIMEOUT_MS
+    html: str,
+    checker: str | CompiledChecker,
+    *,
+    config: BrowserConfig | None = None,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> GateResult:
     """Load `html` in a fresh context and gate one checker on it (`gate_and_prove` with nothing to replay)."""
     gate, _ = await gate_and_prove(html, checker, (), config=config, timeout_ms=timeout_ms)

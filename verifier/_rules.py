@@ -85,7 +85,8 @@ def tokenize(rule: str) -> list[Token]:
         if match is None:
             if rule[i] == "[":
                 raise RuleSyntaxError(rule, i, "expected an attribute name in brackets, e.g. [aria-pressed]")
-            raise RuleSyntaxError(rule, i, "string is not closed" if rule[i] in "'\"" else f"unexpected character {rule[i]!r}")
+            problem = "string is not closed" if rule[i] in "'\"" else f"unexpected character {rule[i]!r}"
+            raise RuleSyntaxError(rule, i, problem)
         kind, text = str(match.lastgroup), match.group()
         if kind != "space":
             text = "==" if text == "=" else text  # a lone '=' is a common slip for '=='

@@ -12,9 +12,10 @@ The reference of a pair (the truth for balanced accuracy) is the first of the tw
 human, checker, then the judges by name: so checker vs a model judge (the paper's Table 6) and
 human vs checker (OSUniverse's validator vs human).
 
-How far two judges agree (`agreement`; the paper's Table 6, OSUniverse's validator vs human): a judge
-is a mapping trajectory_id → True (success) | False (failure) | None (unsure, no answer, an error).
-Figures are computed over the trajectories **both** judges decided; the others are counted as left out. With `reference` as the rows and `other` as the columns of the 2×2 confusion matrix:
+How far two judges agree (`agreement`; the paper's Table 6, OSUniverse's validator vs human): a judge is a
+mapping trajectory_id → True (success) | False (failure) | None (unsure, no answer, an error). Figures are
+computed over the trajectories **both** judges decided; the others are counted as left out. With `reference`
+as the rows and `other` as the columns of the 2×2 confusion matrix:
 
 - agreement p_o = (both success + both failure) / n;
 - Cohen's κ = (p_o − p_e) / (1 − p_e), p_e = Σ over classes of (reference's share × other's share).

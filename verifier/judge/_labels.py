@@ -38,7 +38,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ._records import LABELS_FILE, Label, LabelValue, append_records, read_records, run_trajectories, validation_problems
+from ._records import LABELS_FILE, Label, LabelValue, append_records, read_records, run_trajectories
+from ._records import validation_problems
 
 MAX_PROBLEMS_SHOWN = 20
 CSV_COLUMNS = ("trajectory_id", "label", "note", "who", "when")
