@@ -23,16 +23,8 @@ from llm import ModelClient, ModelConfigError, Registry
 
 from ._offline import OFFLINE_JUDGE
 from ._prompts import MODES
-from ._records import (
-    JUDGEMENTS_FILE,
-    Judgement,
-    JudgeMode,
-    TrajectoryJudge,
-    TrajectoryRef,
-    append_records,
-    read_records,
-    run_trajectories,
-)
+from ._records import (JUDGEMENTS_FILE, Judgement, JudgeMode, TrajectoryJudge, TrajectoryRef, append_records,
+                       read_records, run_trajectories)
 
 DEFAULT_CONCURRENCY = 4
 """Trajectories judged at once: model calls overlap their waits; the offline judge hardly waits at all."""
