@@ -19,25 +19,37 @@ accuracy). Its names are used as `from verifier.judge import …`, not re-export
 has its own `PROMPT_VERSION`, and one name should have one home.
 """
 
-from ._answers import answer_on_page, match_answer
-from ._audit import audit_revision
-from ._checker import CompiledChecker, compile_checker
+from ._answers import AnswerResult, answer_on_page, match_answer, normalize_answer, numbers_in
+from ._audit import ElementChange, RevisionAudit, ScriptChange, audit_revision
+from ._checker import MAX_CHECKER_CHARS, CheckerKind, CompiledChecker, compile_checker
 from ._gate import GateResult, gate_checker, gate_checkers
-from ._llm import LLMVerifierConfig
-from ._proof import (PROOF_CONCURRENCY, gate_and_prove, gate_and_prove_all, gate_on_fresh_app, prove_answer,
-                     replay_solution)
-from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, solution_schema, verdict_reply_schema
-from ._reply import VerifierReplyError, parse_answer, parse_reply, parse_solution
-from ._rules import RuleSyntaxError, looks_like_rule
-from ._rules_js import compile_rule
-from ._scoring import CheckOutcome, rollout_checker, score_rollout
+from ._llm import LLMVerifierConfig, judge_app
+from ._prompts import PROMPT_VERSION, SYSTEM_PROMPT, answer_schema, solution_schema, verdict_reply_schema
+from ._proof import (
+    PROOF_CONCURRENCY,
+    AnswerProof,
+    ProofStatus,
+    SolutionProof,
+    StepFailure,
+    gate_and_prove,
+    gate_and_prove_all,
+    gate_on_fresh_app,
+    prove_answer,
+    replay_solution,
+)
+from ._reply import VerdictEntry, VerifierReplyError, parse_answer, parse_reply, parse_solution
+from ._rules import RuleSyntaxError, looks_like_rule, parse_rule
+from ._rules_js import CompiledRule, compile_rule
+from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker
+from ._scoring import CheckOutcome, TaskScore, dom_passed, rollout_checker, score_rollout
 from ._static import static_warnings
-from ._runtime import CheckerOutcome, run_checker
 from ._verdicts import (
     OFFLINE,
     VERDICTS_FILE,
     AppVerdicts,
+    CompletenessSummary,
     Rate,
+    TokenTotals,
     Verdict,
     VerdictCheck,
     completeness_summary,
@@ -53,32 +65,46 @@ from ._verdicts import (
 from ._verify import TaskProof, prove_task, reference_verdicts, verify_app
 
 __all__ = [
-    "CheckOutcome",
-    "score_rollout",
-    "VerdictCheck",
-    "answer_on_page",
-    "parse_answer",
-    "prove_answer",
-    "match_answer",
+    "DEFAULT_TIMEOUT_MS",
+    "MAX_CHECKER_CHARS",
     "OFFLINE",
-    "PROOF_CONCURRENCY",
     "PROMPT_VERSION",
+    "PROOF_CONCURRENCY",
     "SYSTEM_PROMPT",
     "VERDICTS_FILE",
+    "AnswerProof",
+    "AnswerResult",
     "AppVerdicts",
+    "CheckOutcome",
+    "CheckerKind",
     "CheckerOutcome",
     "CompiledChecker",
+    "CompiledRule",
+    "CompletenessSummary",
+    "ElementChange",
     "GateResult",
     "LLMVerifierConfig",
+    "ProofStatus",
     "Rate",
+    "RevisionAudit",
     "RuleSyntaxError",
+    "ScriptChange",
+    "SolutionProof",
+    "StepFailure",
     "TaskProof",
+    "TaskScore",
+    "TokenTotals",
     "Verdict",
+    "VerdictCheck",
+    "VerdictEntry",
     "VerifierReplyError",
+    "answer_on_page",
+    "answer_schema",
     "audit_revision",
     "compile_checker",
     "compile_rule",
     "completeness_summary",
+    "dom_passed",
     "function_completeness",
     "function_completeness_proven",
     "gate_and_prove",
@@ -87,15 +113,23 @@ __all__ = [
     "gate_checkers",
     "gate_on_fresh_app",
     "html_sha256",
+    "judge_app",
     "looks_like_rule",
+    "match_answer",
+    "normalize_answer",
+    "numbers_in",
+    "parse_answer",
     "parse_reply",
+    "parse_rule",
     "parse_solution",
+    "prove_answer",
     "prove_task",
     "read_verdicts",
-    "replay_solution",
     "reference_verdicts",
+    "replay_solution",
     "rollout_checker",
     "run_checker",
+    "score_rollout",
     "solution_schema",
     "static_warnings",
     "success_outcomes",
