@@ -32,8 +32,8 @@ from ._config import (
     make_config,
 )
 from ._flags import ConfigFlag, command_config, config_flags
-from ._offline_roles import ROLES, is_offline_provider, registry_at
-from ._players import RoleProvider, offline_roles, resolve_roles, role_players
+from ._offline_roles import (ROLES, RoleProvider, is_offline_provider, offline_roles, registry_at, resolve_roles,
+                             role_players)
 from ._preflight import Plan, apps_with_v0, check_config, check_run_size
 from ._run_size import RoleCalls, RunSize, expected_stages, run_size, sweep_tracks, tasks_per_app
 

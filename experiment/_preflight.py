@@ -19,15 +19,14 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from apps_prompts import TasksFileError, load_apps, load_tasks_file
+from apps_prompts import TasksFileError, load_apps
 from cua.policies import get_policy
 from llm import ModelConfigError, RoleProvider, load_model_registry
 from results import Track
 
 from ._config import MODEL_BOUND_SLOTS, ConfigError, ExperimentConfig
-from ._offline_roles import ROLE_FIELDS
-from ._players import offline_labels, players_of, resolve_roles
-from ._run_size import RunSize, run_size, sweep_tracks, tasks_per_app
+from ._offline_roles import ROLE_FIELDS, offline_labels, players_of, resolve_roles
+from ._run_size import RunSize, known_tasks, run_size, sweep_tracks, tasks_per_app
 
 if TYPE_CHECKING:
     from llm import ModelConfig
@@ -86,8 +85,10 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
         except LookupError as exc:
             raise ConfigError(f"field 'cua_policies': {exc}") from None
         app_ids = _check_apps(config, providers)
-        _check_tasks_file(config, app_ids)
-        tasks = tasks_per_app(config, app_ids, providers)
+        try:
+            tasks = tasks_per_app(config, app_ids, providers)
+        except TasksFileError as exc:
+            raise ConfigError(f"field 'tasks_file': {exc}") from None
         _check_task_counts(config, tasks)
         _check_judge_checks(config, app_ids, providers)
         models = _check_models(config, players_of(providers))
@@ -154,16 +155,6 @@ def rollout_slots(config: ExperimentConfig, providers: list[RoleProvider]) -> in
     return MODEL_BOUND_SLOTS
 
 
-def _check_tasks_file(config: ExperimentConfig, app_ids: list[str]) -> None:
-    if config.tasks_file is None:
-        return
-    for app_id in app_ids:
-        try:
-            load_tasks_file(config.tasks_file, app_id)
-        except TasksFileError as exc:
-            raise ConfigError(f"field 'tasks_file': {exc}") from None
-
-
 def _check_task_counts(config: ExperimentConfig, tasks: dict[str, int]) -> None:
     for app_id, count in tasks.items():
         if count > config.max_tasks_per_app:
@@ -174,13 +165,10 @@ def _check_task_counts(config: ExperimentConfig, tasks: dict[str, int]) -> None:
 
 def _check_judge_checks(config: ExperimentConfig, app_ids: list[str], providers: list[RoleProvider]) -> None:
     """A `flow` check reads the dashboard: only a model judge can; offline it is refused now, not after the rollouts."""
-    offline = {p.role: p.offline for p in providers if p.role in ("judge", "proposer")}
-    if not offline["judge"] or not offline["proposer"]:
+    known = known_tasks(config, app_ids, providers)
+    if not next(p for p in providers if p.role == "judge").offline or known is None:
         return  # a model judges, or a model proposes the tasks (their checks are not known yet)
-
-    specs = {spec.id: spec for spec in load_apps(config.apps).apps}
-    for app_id in app_ids:
-        tasks = load_tasks_file(config.tasks_file, app_id) if config.tasks_file is not None else specs[app_id].tasks
+    for app_id, tasks in known.items():
         for task in tasks:
             if any(check.kind == "flow" for check in task.checks):
                 raise ConfigError(f"task {task.id!r} of app {app_id!r} has a flow check, which needs a model judge "

@@ -21,12 +21,12 @@ import math
 
 from pydantic import BaseModel, Field
 
-from apps_prompts import load_apps, load_tasks_file
+from apps_prompts import Task, load_apps, load_tasks_file
 from llm import RoleProvider, load_model_registry
 from results import Track, minimum_detectable_difference
 
 from ._config import ExperimentConfig
-from ._players import resolve_roles
+from ._offline_roles import resolve_roles
 
 # (prompt tokens, completion tokens) per call, low and high, per role. Rough on purpose; see above.
 TOKENS_PER_CALL: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
@@ -119,16 +119,27 @@ def sweep_tracks(config: ExperimentConfig) -> list[Track]:
     return tracks
 
 
+def known_tasks(config: ExperimentConfig, app_ids: list[str],
+                providers: list[RoleProvider] | None = None) -> dict[str, list[Task]] | None:
+    """Each app's tasks, from its tasks file entry or its spec; None when a model proposes them. `providers`: the
+    run's, resolved (default: resolved from `config`).
+
+    Raises:
+        TasksFileError: the tasks file has no usable entry for an app.
+    """
+    if config.tasks_file is not None:
+        return {app_id: load_tasks_file(config.tasks_file, app_id) for app_id in app_ids}
+    if not _provider(providers or resolve_roles(config), "proposer", config.proposer).offline:
+        return None
+    specs = {spec.id: spec for spec in load_apps(config.apps).apps}
+    return {app_id: specs[app_id].tasks for app_id in app_ids}
+
+
 def tasks_per_app(config: ExperimentConfig, app_ids: list[str],
                   providers: list[RoleProvider] | None = None) -> dict[str, int]:
-    """How many tasks each app will have: its tasks file entry, its spec's tasks, or `tasks_per_app` proposed.
-    `providers`: the run's, resolved (default: resolved from `config`)."""
-    if config.tasks_file is not None:
-        return {app_id: len(load_tasks_file(config.tasks_file, app_id)) for app_id in app_ids}
-    if not _provider(providers or resolve_roles(config), "proposer", config.proposer).offline:
-        return {app_id: config.tasks_per_app for app_id in app_ids}
-    specs = {spec.id: spec for spec in load_apps(config.apps).apps}
-    return {app_id: len(specs[app_id].tasks) for app_id in app_ids}
+    """How many tasks each app will have: its tasks file entry, its spec's tasks, or `tasks_per_app` proposed."""
+    known = known_tasks(config, app_ids, providers)
+    return {app_id: config.tasks_per_app if known is None else len(known[app_id]) for app_id in app_ids}
 
 
 def _provider(providers: list[RoleProvider], role: str, name: str) -> RoleProvider:
