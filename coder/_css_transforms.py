@@ -3,12 +3,27 @@
 Each takes the parsed app and returns what it changed. They only touch presentation: no id,
 class, element or script of the app is renamed or removed, so checkers and handlers keep
 working (the offline coder checks the contract afterwards anyway).
+
+`reveal_hover` reveals what only shows on hover (state visibility): rules like
+`.row:hover .tools {opacity: 1}` hide controls from any agent that does not hover first. Two cases:
+
+- the revealed element sits in the normal flow (row tools, captions): the rule becomes an
+  always-on rule (`.row .tools {opacity: 1}`);
+- it is positioned (a dropdown or tooltip over other content): always showing it could cover
+  the controls below. A small script puts it into the flow when that fits (the host stays on
+  screen and nothing is covered), else shows it in place when it covers no control, and
+  otherwise leaves it as an overlay that a click on its host opens and closes (as do hover and
+  keyboard focus).
+
+Only rules whose `:hover` is on an ancestor or sibling and whose declarations show something are
+touched; `button:hover {background: ...}` styling is left alone.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from cua import DEFAULT_VIEWPORT, Viewport
 
@@ -30,7 +45,7 @@ from ._css import (
     to_hex,
     walk_style_rules,
 )
-from ._document import AppDocument, TransformOutcome
+from ._document import AppDocument, TransformOutcome, script_calling
 
 WHITE = (255.0, 255.0, 255.0, 1.0)
 MIN_CONTRAST = 4.5
@@ -70,7 +85,7 @@ def remove_animations(doc: AppDocument) -> TransformOutcome:
     css = doc.app_css()
     found = len(re.findall(r"(?<![\w-])(?:animation|transition)(?:-[a-z-]+)?\s*:", css))
     found += sum(1 for tag in doc.soup.find_all(style=True) if re.search(r"animation|transition", tag["style"]))
-    if found and doc.inject_style("remove_animations", NO_MOTION_CSS):
+    if found and doc.inject("remove_animations", NO_MOTION_CSS):
         outcome.note(f"neutralised {found} animation/transition declarations", found)
     return outcome
 
@@ -83,7 +98,7 @@ def enlarge_targets(doc: AppDocument) -> TransformOutcome:
     ] + doc.soup.find_all(onclick=True)
     static = [tag for tag in {id(t): t for t in static}.values() if tag.get("type") != "hidden"]
     # Controls the scripts create are covered too: the rules are selectors, not element edits.
-    if doc.inject_style("enlarge_targets", LARGE_TARGETS_CSS):
+    if doc.inject("enlarge_targets", LARGE_TARGETS_CSS):
         outcome.note(f"44 px minimum on {len(static)} controls in the markup and on any created later", max(1, len(static)))
     return outcome
 
@@ -199,3 +214,85 @@ def _looks_interactive(prelude: str, declarations) -> bool:
     return re.search(r"\b(button|btn|del|delete|remove|close|icon)\b", prelude) is not None
 
 
+_REVEAL_PROPERTIES = {"display", "visibility", "opacity", "max-height", "height", "transform", "pointer-events",
+                      "clip-path", "clip"}
+_COMBINATOR = re.compile(r"\s*[>+~]\s*|\s+")
+
+# A function of the panels ([{host, target}] selectors), run once at load (see `script_calling`).
+REVEAL_JS = Path(__file__).with_name("_reveal_hover.js").read_text(encoding="utf-8")
+
+
+def reveal_hover(doc: AppDocument) -> TransformOutcome:
+    """Make hover-only content visible (in-flow) or click-openable (overlays); see the module doc."""
+    outcome = TransformOutcome()
+    css = doc.app_css()
+    rules = walk_style_rules(parse_rules(css))
+    positioned = _positioned_compounds(css, rules)
+    new_rules: list[str] = []
+    panels: list[dict[str, str]] = []
+    for rule in rules:
+        reveal = [(n, v, True) for n, v, _ in parse_declarations(css[rule.body_start:rule.body_end])
+                  if n in _REVEAL_PROPERTIES and _reveals(n, v)]
+        if not reveal:
+            continue
+        for selector in split_selectors(rule.prelude):
+            split = _split_at_hover(selector)
+            if split is None:
+                continue
+            host, rest = split
+            always = f"{host}{rest}"
+            if _last_compound(always) not in positioned:
+                new_rules.append(f"{always} {{{format_declarations(reveal)}}}")
+                outcome.note(f"{selector} -> always {always}")
+                continue
+            inflow = f"{always}.aui-inflow"
+            new_rules.append(f"{host}.aui-open{rest}, {host}:focus-within{rest}, {inflow}, {always}.aui-pinned "
+                             f"{{{format_declarations(reveal)}}}")
+            new_rules.append(f"{inflow} {{{format_declarations([('position', 'static', True), ('box-shadow', 'none', True)])}}}")
+            new_rules.append(f"{host}.aui-closed{rest}:not(.aui-inflow):not(.aui-pinned) {{ display: none !important; }}")
+            panels.append({"host": host, "target": always})
+            outcome.note(f"{selector} -> in the flow when it fits, else opens on click of {host}")
+    style = "/* aui: shown without hovering */\n" + "\n".join(new_rules) + "\n" if new_rules else None
+    doc.inject("reveal_hover", style, script_calling(REVEAL_JS, panels) if panels else None)
+    return outcome
+
+
+def _reveals(name: str, value: str) -> bool:
+    value = value.strip().lower()
+    if name == "opacity":
+        return (number(value) or 0) >= 0.5
+    if name in ("max-height", "height"):
+        return value not in ("0", "0px")
+    if name == "visibility":
+        return value == "visible"
+    # display and pointer-events show unless none; transform / clip: the hover state is the shown state
+    return name not in ("display", "pointer-events") or value != "none"
+
+
+def _split_at_hover(selector: str) -> tuple[str, str] | None:
+    """`nav .menu:hover > .drop` -> (`nav .menu`, ` > .drop`); None when the hover is on the last
+    compound (self-styling) or inside :not()/:is()."""
+    if selector.count(":hover") != 1 or re.search(r"\([^)]*:hover", selector):
+        return None
+    index = selector.index(":hover")
+    head, tail = selector[:index], selector[index + len(":hover"):]
+    # The rest of the hovered compound (`:hover.open`) stays with the host.
+    compound_rest = re.match(r"[^\s>+~]*", tail).group(0)
+    rest = tail[len(compound_rest):]
+    if not rest.strip():
+        return None
+    return (head + compound_rest).strip(), rest.rstrip()
+
+
+def _last_compound(selector: str) -> str:
+    compounds = [c for c in _COMBINATOR.split(selector.strip()) if c]
+    return re.sub(r":[\w-]+(\([^)]*\))?", "", compounds[-1]) if compounds else ""
+
+
+def _positioned_compounds(css: str, rules) -> set[str]:
+    found = set()
+    for rule in rules:
+        for name, value, _ in parse_declarations(css[rule.body_start:rule.body_end]):
+            if name == "position" and value.strip() in ("absolute", "fixed"):
+                found |= {_last_compound(s) for s in split_selectors(rule.prelude)}
+    return found

@@ -52,21 +52,13 @@ class AppDocument:
     def __str__(self) -> str:
         return str(self.soup)
 
-    @property
-    def head(self) -> Tag:
-        head = self.soup.find("head")
-        if head is None:
-            head = self.soup.new_tag("head")
-            self.soup.find("html").insert(0, head)
-        return head
-
-    @property
-    def body(self) -> Tag:
-        body = self.soup.find("body")
-        if body is None:
-            body = self.soup.new_tag("body")
-            self.soup.find("html").append(body)
-        return body
+    def _part(self, name: str) -> Tag:
+        """<head> or <body>, made if missing (a head first in <html>, a body last)."""
+        part = self.soup.find(name)
+        if part is None:
+            part, html = self.soup.new_tag(name), self.soup.find("html")
+            html.insert(0 if name == "head" else len(html.contents), part)
+        return part
 
     def app_styles(self) -> list[Tag]:
         """The app's own <style> elements (not ones a transform injected)."""
@@ -82,29 +74,23 @@ class AppDocument:
     def variables(self) -> dict[str, str]:
         return custom_properties(self.app_css())
 
-    def injected(self, name: str, kind: str = "style") -> Tag | None:
-        """Our injected `<style>` or `<script>` (`kind`) called `name`, if present."""
-        return self.soup.find(kind, attrs={MARKER: name})
-
-    def inject_style(self, name: str, css: str) -> bool:
-        """Add (or refresh) our style sheet `name` at the end of <head>, after the app's rules so it wins
-        ties. Returns True when the document changed."""
-        return self._inject("style", name, Stylesheet(css), "head")
-
-    def inject_script(self, name: str, code: str) -> bool:
-        """Add (or refresh) our script `name` at the end of <body>, after the app's own scripts ran."""
-        return self._inject("script", name, Script(code), "body")
-
-    def _inject(self, kind: str, name: str, text: Stylesheet | Script, where: str) -> bool:
-        tag = self.injected(name, kind)
-        if tag is None:
-            tag = self.soup.new_tag(kind, attrs={MARKER: name})
-            getattr(self, where).append(tag)  # <head> or <body>, made if missing
-        elif tag.get_text() == text:
-            return False
-        tag.clear()
-        tag.append(text)
-        return True
+    def inject(self, name: str, style: str | None = None, script: str | None = None) -> bool:
+        """Add (or refresh) our style sheet `name` at the end of <head>, after the app's rules so it wins ties, and our
+        script `name` at the end of <body>, after the app's own scripts ran. Returns True when the document changed."""
+        changed = False
+        for kind, text, where in (("style", style, "head"), ("script", script, "body")):
+            if text is None:
+                continue
+            tag = self.soup.find(kind, attrs={MARKER: name})
+            if tag is None:
+                tag = self.soup.new_tag(kind, attrs={MARKER: name})
+                self._part(where).append(tag)
+            elif tag.get_text() == text:
+                continue
+            tag.clear()
+            tag.append(Stylesheet(text) if kind == "style" else Script(text))
+            changed = True
+        return changed
 
     def ensure_charset(self) -> None:
         """Declare UTF-8 if the file does not: the serialiser writes characters such as a
@@ -113,4 +99,4 @@ class AppDocument:
         for meta in self.soup.find_all("meta"):
             if meta.get("charset") or "charset" in str(meta.get("content", "")).lower():
                 return
-        self.head.insert(0, self.soup.new_tag("meta", attrs={"charset": "utf-8"}))
+        self._part("head").insert(0, self.soup.new_tag("meta", attrs={"charset": "utf-8"}))

@@ -1,9 +1,10 @@
-"""Offline rewrites of the app's markup, and the persistent status log.
+"""Offline rewrites of the app's markup, and the fixes that are injected scripts.
 
-`add_ids` edits the markup the file ships with. Transient messages are created by the app's
-scripts at run time, which no static rewrite can see, so that fix is a tiny injected script
-that watches the DOM, written without globals or named functions so it never collides with the
-app's own.
+`add_ids` edits the markup the file ships with. Transient messages, sliders and fields are often
+created by the app's own scripts after load, which no static rewrite can see, so the persistent
+status log and the input-permissiveness fixes (values can be typed, not only dragged or confirmed
+with a special key) are small injected scripts, written without globals or named functions so
+they never collide with the app's own.
 """
 
 from __future__ import annotations
@@ -71,11 +72,55 @@ def persistent_status(doc: AppDocument) -> TransformOutcome:
     is hidden on load stays hidden, so the log never shows a state the app did not reach.
     """
     outcome = TransformOutcome()
-    changed = doc.inject_style("persistent_status", STATUS_CSS)
-    changed = doc.inject_script("persistent_status", script_calling(STATUS_JS)) or changed
-    if changed:
+    if doc.inject("persistent_status", STATUS_CSS, script_calling(STATUS_JS)):
         outcome.note("messages the app shows are logged in #aui-status-log")
     return outcome
+
+
+# The slider and commit scripts are function expressions, run once at load (see `script_calling`).
+SLIDER_JS = Path(__file__).with_name("_slider_companions.js").read_text(encoding="utf-8")
+
+SLIDER_CSS = """/* aui: slider companions */
+.aui-range-group { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 4px; max-width: 100%; }
+.aui-range-group > input[type=range] { flex: 1 1 80px; min-width: 60px; }
+.aui-stepper { display: inline-flex; align-items: center; gap: 2px; }
+.aui-stepper .aui-step { min-width: 44px; min-height: 44px; font-size: 18px; background: #ffffff; color: #111111;
+  border: 1px solid #555555; border-radius: 4px; cursor: pointer; }
+.aui-stepper .aui-number { width: 64px; min-height: 44px; font-size: 15px; background: #ffffff; color: #111111;
+  border: 1px solid #555555; border-radius: 4px; padding: 0 4px; }
+"""
+
+
+def slider_companions(doc: AppDocument) -> TransformOutcome:
+    """Number inputs and step buttons beside sliders (input permissiveness)."""
+    outcome = TransformOutcome()
+    static = doc.soup.find_all("input", attrs={"type": re.compile("^range$", re.I)})
+    scripted = len(re.findall(r"""type\s*=\s*\\?["']?range|\.type\s*=\s*["']range""", _scripts_text(doc)))
+    if not static and not scripted:
+        return outcome
+    outcome.details += ["a slider without an id gets one at run time" for slider in static if not slider.get("id")]
+    if doc.inject("slider_companions", SLIDER_CSS, script_calling(SLIDER_JS)):
+        outcome.note(f"number input and -/+ buttons for {len(static)} sliders in the markup"
+                     + (" and sliders the scripts create" if scripted else ""), max(1, len(static)))
+    return outcome
+
+
+COMMIT_JS = Path(__file__).with_name("_commit_typed_values.js").read_text(encoding="utf-8")
+_ENTER_HANDLING = re.compile(r"""['"]Enter['"]|keyCode\s*===?\s*13|which\s*===?\s*13""")
+
+
+def commit_typed_values(doc: AppDocument) -> TransformOutcome:
+    """Fields that act only on Enter also act when left for another control (input permissiveness)."""
+    outcome = TransformOutcome()
+    if not _ENTER_HANDLING.search(_scripts_text(doc)):
+        return outcome  # nothing in the app waits for Enter
+    if doc.inject("commit_typed_values", script=script_calling(COMMIT_JS)):
+        outcome.note("fields that act on Enter also act when the agent moves on to another control")
+    return outcome
+
+
+def _scripts_text(doc: AppDocument) -> str:
+    return "\n".join(s.get_text() for s in doc.soup.find_all("script") if not s.has_attr(MARKER))
 
 
 def _interactive(doc: AppDocument) -> list[Tag]:

@@ -20,12 +20,11 @@ from bs4 import BeautifulSoup, Tag
 
 from cua import Viewport
 
-from ._css_transforms import enlarge_targets, fit_viewport, raise_contrast, remove_animations
+from ._css_transforms import enlarge_targets, fit_viewport, raise_contrast, remove_animations, reveal_hover
 from ._document import AppDocument, TransformOutcome
-from ._dom_transforms import add_ids, persistent_status
-from ._input_transforms import commit_typed_values, slider_companions
+from ._dom_transforms import add_ids, commit_typed_values, persistent_status, slider_companions
 from ._models import RevisionRequest
-from ._reveal import reveal_hover
+
 
 STATE_VISIBILITY = "state visibility"
 INTERACTION_ROBUSTNESS = "interaction robustness"
