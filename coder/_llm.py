@@ -14,7 +14,7 @@ from typing import Any
 
 from apps_prompts import AppSpec
 from cua import DEFAULT_VIEWPORT, Viewport
-from llm import ChatResult, ModelClient, ReplyAttempt, RoleClient, ask, assistant_message, system_message, user_message
+from llm import ChatResult, Message, ModelClient, ReplyAttempt, RoleClient, ask, assistant_message, user_message
 
 from ._base import Coder
 from ._contract import missing_items, plan_contract
@@ -24,10 +24,9 @@ from ._prompts import (
     PROMPT_VERSION,
     contract_retry_text,
     generation_messages,
+    html_retry_text,
     merge_feedback,
-    no_html_retry_text,
     revision_messages,
-    truncation_retry_text,
 )
 
 logger = logging.getLogger("coder")
@@ -60,7 +59,7 @@ class LLMCoder(Coder):
         self.params = dict(params or {})
 
     async def generate(self, app: AppSpec, *, viewport: Viewport = DEFAULT_VIEWPORT) -> GenerationResult:
-        messages = _to_messages(generation_messages(app, viewport))
+        messages = generation_messages(app, viewport)
         usage = CoderUsage()
         html, attempts, truncated, _ = await self._html_reply(messages, usage, app.id)
         return GenerationResult(
@@ -74,35 +73,28 @@ class LLMCoder(Coder):
         feedback = merge_feedback(request.active_feedback(), request.viewport)
         usage = CoderUsage()
         style_block = request.resolved_style_block()
-        if not request.needs_revision():
-            # Nothing to act on (every task supported, no failed rollout, no regression): a model
-            # call would only risk regressions, so the version carries over unchanged. The mode's
-            # default style block is a rule of how to revise, not a reason to.
-            return RevisionResult(
-                app_id=request.app.id, mode=request.mode, html=request.html, coder=self.name, model=self.model,
-                prompt_version=PROMPT_VERSION, style_block=style_block, contract=contract, changed=False,
-                attempts=0, usage=usage,
-            )
-        messages = _to_messages(revision_messages(
-            request.mode, request.app, request.html, unsupported, feedback, contract, style_block, request.regressions,
-            request.viewport,
-        ))
-        html, attempts, truncated, reply_text = await self._html_reply(messages, usage, request.app.id)
-
-        missing_ids, missing_functions = missing_items(contract, request.html, html)
-        if missing_ids or missing_functions:
-            contract.first_missing_ids, contract.first_missing_functions = missing_ids, missing_functions
-            contract.retried = True
-            logger.info("app %s: revision dropped ids %s and functions %s; retrying once",
-                        request.app.id, missing_ids, missing_functions)
-            retry = [*messages, assistant_message(reply_text), user_message(contract_retry_text(missing_ids, missing_functions))]
-            html, more_attempts, more_truncated, _ = await self._html_reply(retry, usage, request.app.id)
-            attempts += more_attempts
-            truncated += more_truncated
+        html, attempts, truncated = request.html, 0, 0
+        # With nothing to act on (every task supported, no failed rollout, no regression), a model call
+        # would only risk regressions, so the version carries over unchanged. The mode's default style
+        # block is a rule of how to revise, not a reason to.
+        if request.needs_revision():
+            messages = revision_messages(request.mode, request.app, request.html, unsupported, feedback, contract,
+                                         style_block, request.regressions, request.viewport)
+            html, attempts, truncated, reply_text = await self._html_reply(messages, usage, request.app.id)
             missing_ids, missing_functions = missing_items(contract, request.html, html)
-            contract.status = "violated" if (missing_ids or missing_functions) else "kept_after_retry"
-        contract.missing_ids, contract.missing_functions = missing_ids, missing_functions
-
+            if missing_ids or missing_functions:
+                contract.first_missing_ids, contract.first_missing_functions = missing_ids, missing_functions
+                contract.retried = True
+                logger.info("app %s: revision dropped ids %s and functions %s; retrying once",
+                            request.app.id, missing_ids, missing_functions)
+                retry = [*messages, assistant_message(reply_text),
+                         user_message(contract_retry_text(missing_ids, missing_functions))]
+                html, more_attempts, more_truncated, _ = await self._html_reply(retry, usage, request.app.id)
+                attempts += more_attempts
+                truncated += more_truncated
+                missing_ids, missing_functions = missing_items(contract, request.html, html)
+                contract.status = "violated" if (missing_ids or missing_functions) else "kept_after_retry"
+            contract.missing_ids, contract.missing_functions = missing_ids, missing_functions
         return RevisionResult(
             app_id=request.app.id, mode=request.mode, html=html, coder=self.name, model=self.model,
             prompt_version=PROMPT_VERSION, style_block=style_block, contract=contract,
@@ -111,7 +103,7 @@ class LLMCoder(Coder):
             changed=html != request.html, attempts=attempts, truncated_attempts=truncated, usage=usage,
         )
 
-    async def _html_reply(self, messages: list[dict[str, Any]], usage: CoderUsage,
+    async def _html_reply(self, messages: list[Message], usage: CoderUsage,
                           app_id: str) -> tuple[str, int, int, str]:
         """(html, attempts, truncated attempts, raw reply text); retries cut-off and non-HTML replies, bounded.
 
@@ -122,11 +114,10 @@ class LLMCoder(Coder):
         def read(result: ChatResult) -> str:
             return extract_html(result.text, finish_reason=result.finish_reason, model=self.model)
 
-        def nudge(asked: list[dict[str, Any]], sent: list[dict[str, Any]], attempt: ReplyAttempt) -> list[dict[str, Any]]:
+        def nudge(asked: list[Message], sent: list[Message], attempt: ReplyAttempt) -> list[Message]:
             # A fresh request (not the bad reply) with a nudge; the attempt number in it keeps the cache from
             # replaying the reply just refused.
-            text = truncation_retry_text if attempt.error.truncated else no_html_retry_text
-            return [*asked, user_message(text(attempt.number + 1))]
+            return [*asked, user_message(html_retry_text(attempt.number + 1, attempt.error.truncated))]
 
         answer = await ask(self._client, messages, read, repair=nudge, attempts=self.max_truncation_retries + 1,
                            params=self.params, invalid=HtmlExtractionError)
@@ -144,6 +135,3 @@ class LLMCoder(Coder):
                                       excerpt=error.excerpt) from error
         return answer.value, last.number, truncated, last.reply
 
-
-def _to_messages(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    return [system_message(text) if role == "system" else user_message(text) for role, text in pairs]

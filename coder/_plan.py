@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 
 from bs4 import BeautifulSoup, Tag
 
@@ -122,7 +121,7 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
     A transform the request omits (`omit_transforms`, or its principle in `omit_principles`: an ablation) is
     never planned, whatever calls for it."""
     reasons: dict[str, list[str]] = {}
-    elements = _ElementLookup(request.html)
+    elements_call_for = _element_transforms(request.html)
 
     def want(name: str, why: str) -> None:
         reasons.setdefault(name, [])
@@ -138,11 +137,16 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
             for transform in TRANSFORMS:
                 if fact.kind.lower() in transform.fact_kinds:
                     want(transform.name, label)
-            for name in elements.transforms_for(f"`{fact.selector}`" if fact.selector else ""):
+            for name in elements_call_for(f"`{fact.selector}`" if fact.selector else ""):
                 want(name, label)
         for line in [*item.actionable_changes, *item.issues]:
-            _match_line(line, want, request.viewport)
-            for name in elements.transforms_for(line):
+            # Keywords pick the specific fix; the principle a line names also picks that principle's
+            # default fixes. Each transform only acts where the page gives it something to do (hover
+            # rules, sliders, Enter handlers...), so a broad pick is safe.
+            called = [t.name for t in TRANSFORMS if t.called_for_by(line, request.viewport)]
+            called += [name for principle, pattern in _PRINCIPLES.items() if pattern.search(line)
+                       for name in PRINCIPLE_DEFAULTS[principle]]
+            for name in [*called, *elements_call_for(line)]:
                 want(name, line)
         if item.fit_within_screen:
             want("fit_viewport", "fit_within_screen")
@@ -157,37 +161,27 @@ def plan_transforms(request: RevisionRequest) -> dict[str, list[str]]:
     return {t.name: reasons[t.name] for t in TRANSFORMS if t.name in reasons and not request.omits(t.name, t.principle)}
 
 
-def _match_line(line: str, want: Callable[[str, str], None], viewport: Viewport) -> None:
-    # Keywords pick the specific fix; the principle a line names also picks that principle's
-    # default fixes. Each transform only acts where the page gives it something to do (hover
-    # rules, sliders, Enter handlers...), so a broad pick is safe.
-    for transform in TRANSFORMS:
-        if transform.called_for_by(line, viewport):
-            want(transform.name, line)
-    for principle, pattern in _PRINCIPLES.items():
-        if pattern.search(line):
-            for name in PRINCIPLE_DEFAULTS[principle]:
-                want(name, line)
-
-
 _SELECTOR_IN_TEXT = re.compile(r"`([^`]+)`|(#[A-Za-z_][\w-]*)")
 
 
-class _ElementLookup:
+def _element_transforms(html: str) -> Callable[[str], list[str]]:
     """What the elements a feedback line names are, in the current HTML: a line about `#dial`
     that is a range input calls for slider companions whatever words it uses."""
+    soup: BeautifulSoup | None = None  # parsed only when a line names an element
 
-    def __init__(self, html: str) -> None:
-        self._html = html
+    def select(selector: str) -> Tag | None:
+        nonlocal soup
+        if soup is None:
+            soup = BeautifulSoup(html, "html.parser")
+        try:
+            return soup.select_one(selector)
+        except Exception:  # soupsieve rejects selectors it cannot parse; the line still counts by words
+            return None
 
-    @cached_property
-    def _soup(self) -> BeautifulSoup:
-        return BeautifulSoup(self._html, "html.parser")  # parsed only when a line names an element
-
-    def transforms_for(self, line: str) -> list[str]:
+    def transforms_for(line: str) -> list[str]:
         names: list[str] = []
         for match in _SELECTOR_IN_TEXT.finditer(line):
-            element = self._select(match.group(1) or match.group(2))
+            element = select(match.group(1) or match.group(2))
             if element is None:
                 continue
             if element.name == "input" and (element.get("type") or "").lower() == "range":
@@ -197,9 +191,4 @@ class _ElementLookup:
                 names.append("add_ids")
         return names
 
-    def _select(self, selector: str) -> Tag | None:
-        soup = self._soup
-        try:
-            return soup.select_one(selector)
-        except Exception:  # soupsieve rejects selectors it cannot parse; the line still counts by words
-            return None
+    return transforms_for

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from apps_prompts import AppSpec
 from cua import DEFAULT_VIEWPORT, Viewport
+from llm import Message, system_message, user_message
 
 from ._models import ContractResult, Feedback, Regression, RevisionMode, UnsupportedTask
 
@@ -65,15 +66,15 @@ _MODE_INTRO = {
 }
 
 
-def generation_messages(app: AppSpec, viewport: Viewport = DEFAULT_VIEWPORT) -> list[tuple[str, str]]:
-    """(role, text) pairs for generating the first version of `app`, to be shown in `viewport`."""
+def generation_messages(app: AppSpec, viewport: Viewport = DEFAULT_VIEWPORT) -> list[Message]:
+    """The messages that ask for the first version of `app`, to be shown in `viewport`."""
     user = (
         f"Build this {app.domain.value} web app.\n\n"
         f"{app.prompt_text().strip()}\n\n"
         f"{requirements(viewport)}\n\n"
         "Answer with the complete HTML file in one ```html code block."
     )
-    return [("system", SYSTEM), ("user", user)]
+    return [system_message(SYSTEM), user_message(user)]
 
 
 def revision_messages(
@@ -86,8 +87,8 @@ def revision_messages(
     style_block: bool,
     regressions: Sequence[Regression] = (),
     viewport: Viewport = DEFAULT_VIEWPORT,
-) -> list[tuple[str, str]]:
-    """(role, text) pairs for one revision; `feedback` is already merged and de-duplicated.
+) -> list[Message]:
+    """The messages of one revision; `feedback` is already merged and de-duplicated.
 
     `style_block` is the resolved choice (see `RevisionRequest.resolved_style_block`); the
     revision rules are sent in every mode, and `regressions` (if any) come first, to fix first.
@@ -110,23 +111,17 @@ def revision_messages(
     parts += [requirements(viewport), style_rules(viewport) if style_block else "", REVISION_RULES,
               _contract_text(contract), f"The current version:\n```html\n{html.strip()}\n```",
               "Answer with the complete revised HTML file in one ```html code block."]
-    return [("system", SYSTEM), ("user", "\n\n".join(p for p in parts if p))]
+    return [system_message(SYSTEM), user_message("\n\n".join(p for p in parts if p))]
 
 
-def truncation_retry_text(attempt: int) -> str:
-    """Follow-up after a reply that stopped before </html>; the attempt number keeps cache keys apart."""
-    return (
-        f"(Attempt {attempt}.) Your previous answer was cut off before </html>. Send the whole file again, "
-        "complete this time: keep it compact (short CSS, no comments, no repeated markup) so it fits."
-    )
-
-
-def no_html_retry_text(attempt: int) -> str:
-    """Follow-up after a reply that held no HTML document; the attempt number keeps cache keys apart."""
-    return (
-        f"(Attempt {attempt}.) Your previous answer held no HTML document. Reply with the complete app as one "
-        "```html code block, from <!DOCTYPE html> to </html>, and nothing else."
-    )
+def html_retry_text(attempt: int, truncated: bool) -> str:
+    """Follow-up after a reply that stopped before </html> (`truncated`) or held no HTML document; the attempt
+    number keeps cache keys apart."""
+    if truncated:
+        return (f"(Attempt {attempt}.) Your previous answer was cut off before </html>. Send the whole file again, "
+                "complete this time: keep it compact (short CSS, no comments, no repeated markup) so it fits.")
+    return (f"(Attempt {attempt}.) Your previous answer held no HTML document. Reply with the complete app as one "
+            "```html code block, from <!DOCTYPE html> to </html>, and nothing else.")
 
 
 def contract_retry_text(missing_ids: list[str], missing_functions: list[str]) -> str:
