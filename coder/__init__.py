@@ -9,13 +9,13 @@
     v1.contract.status                          # "kept" | "kept_after_retry" | "violated"
 """
 
-from ._base import Coder
 from ._contract import checker_ids, named_functions, plan_contract, protected_ids
 from ._document import MARKER as INJECTED_MARK  # the attribute naming each <style>/<script> a transform injects
 from ._extract import extract_html
 from ._llm import LLMCoder
 from ._models import (
     AppliedTransform,
+    Coder,
     CoderError,
     CoderUsage,
     ContractResult,

@@ -16,10 +16,9 @@ from apps_prompts import AppSpec
 from cua import DEFAULT_VIEWPORT, Viewport
 from llm import ChatResult, Message, ModelClient, ReplyAttempt, RoleClient, ask, assistant_message, user_message
 
-from ._base import Coder
 from ._contract import missing_items, plan_contract
 from ._extract import extract_html
-from ._models import CoderUsage, GenerationResult, HtmlExtractionError, RevisionRequest, RevisionResult
+from ._models import Coder, CoderUsage, GenerationResult, HtmlExtractionError, RevisionRequest, RevisionResult
 from ._prompts import (
     PROMPT_VERSION,
     contract_retry_text,

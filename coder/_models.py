@@ -1,4 +1,5 @@
-"""The coder's seam: what a revision is asked to do, and what generation and revision return.
+"""The coder's seam: the interface every coder implements (`Coder`; the registry is in `_registry.py`), what a
+revision is asked to do, and what generation and revision return.
 
 The flows build a `RevisionRequest` from the verifier's verdicts (unsolvable tasks with reasons)
 and the commenter's feedback (merged per app from failed rollouts); every coder, LLM or offline,
@@ -7,7 +8,8 @@ answers with a `RevisionResult` carrying the non-regression `ContractResult`.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -306,3 +308,26 @@ class HtmlExtractionError(PicklesKeywordFields, CoderError):
         self.truncated = truncated
         """True when the reply looked like HTML cut off before `</html>` (worth a retry)."""
         self.excerpt = excerpt
+
+
+class Coder(ABC):
+    """Writes an app's first version and revises it. One instance may serve many apps."""
+
+    offline: ClassVar[bool] = False
+    name: str
+
+    @abstractmethod
+    async def generate(self, app: AppSpec, *, viewport: Viewport = DEFAULT_VIEWPORT) -> GenerationResult:
+        """The first version of `app`, for an agent working in `viewport` (the run's).
+
+        Raises:
+            CoderError: no usable HTML could be produced (the message names the model or file).
+        """
+
+    @abstractmethod
+    async def revise(self, request: RevisionRequest) -> RevisionResult:
+        """The next version (fitting `request.viewport`), with the non-regression contract checked and recorded.
+
+        Raises:
+            CoderError: no usable HTML could be produced.
+        """

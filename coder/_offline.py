@@ -17,10 +17,9 @@ from typing import Any
 from apps_prompts import AppSpec, reference_html_path
 from cua import DEFAULT_VIEWPORT, Viewport
 
-from ._base import Coder
 from ._contract import missing_items, plan_contract
 from ._document import AppDocument
-from ._models import AppliedTransform, CoderError, GenerationResult, RevisionRequest, RevisionResult
+from ._models import Coder, AppliedTransform, CoderError, GenerationResult, RevisionRequest, RevisionResult
 from ._plan import BY_NAME, plan_transforms
 from ._prompts import merge_feedback
 

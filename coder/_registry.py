@@ -7,8 +7,8 @@ from typing import Any
 
 from llm import ModelClient, Registry, get_client
 
-from ._base import Coder
 from ._llm import LLMCoder
+from ._models import Coder
 
 CODERS: Registry[Any] = Registry("coder")
 """Coder factories by name: `factory(name, client, **options) -> Coder`. Names not registered
