@@ -18,7 +18,6 @@ whether it is observable (`_defect_proof.py`) and the labelled dataset of a defe
 
 from ._catalogue import (
     DEFAULT,
-    TRANSLATED_ATTRIBUTES,
     VARIATIONS,
     KeptForCheckers,
     Variation,
@@ -31,22 +30,20 @@ from ._catalogue import (
     variation_names,
     variation_transform,
 )
-from ._dataset import CLEAN, DATASET_DIR, DatasetTrajectory, dataset_folder, dataset_trajectories, roll_out_dataset
+from ._dataset import DatasetTrajectory, dataset_folder, dataset_trajectories, roll_out_dataset
 from ._defect_proof import DefectProof, prove_defect
 from ._defects import (
     DEFECTS,
-    DefectDesign,
     DefectError,
     DefectSpec,
     binds_to,
-    defect_design,
     defect_transform,
     defect_types,
     draw_params,
     make_defect,
 )
-from ._inject import DEFECTS_FILE, DefectRecord, DefectSet, check_types, inject_defects
-from ._measure import CELL, changed_cells, changed_share, text_cells
+from ._inject import DefectRecord, DefectSet, inject_defects
+from ._measure import changed_share, text_cells
 from ._proof import VariantProof, VariantTask, prove_variant
 from ._solution_policy import SolutionPolicy
 from ._translate import (
@@ -54,37 +51,25 @@ from ._translate import (
     PROMPT_VERSION as TRANSLATOR_PROMPT_VERSION,
     TranslationError,
     Translations,
-    collect_texts,
     parse_translations,
     translate_app,
-    translation_schema,
 )
 from ._translate import prompt_sha256 as translator_prompt_sha256
 
 __all__ = [
-    "CELL",
-    "CLEAN",
-    "DATASET_DIR",
     "DEFAULT",
     "DEFECTS",
-    "DEFECTS_FILE",
     "NO_TRANSLATOR",
-    "TRANSLATED_ATTRIBUTES",
     "TRANSLATOR_PROMPT_VERSION",
     "VARIATIONS",
     "binds_to",
-    "changed_cells",
     "changed_share",
-    "check_types",
     "checker_reads",
-    "collect_texts",
     "dataset_folder",
     "dataset_trajectories",
     "DatasetTrajectory",
-    "defect_design",
     "defect_transform",
     "defect_types",
-    "DefectDesign",
     "DefectError",
     "DefectProof",
     "DefectRecord",
@@ -105,7 +90,6 @@ __all__ = [
     "SolutionPolicy",
     "text_cells",
     "translate_app",
-    "translation_schema",
     "TranslationError",
     "Translations",
     "translator_prompt_sha256",

@@ -143,21 +143,19 @@ async def inject_defects(apps: Sequence[tuple[AppSpec, str]], types: Sequence[st
     defect_set = DefectSet(apps=[spec.id for spec, _ in ordered], types=chosen, per_app=per_app, seed=seed)
     slots = asyncio.Semaphore(max(1, concurrency))
 
-    async def prove(html: str, record: DefectRecord, binding: _Binding | None, spec: DefectSpec | None) -> DefectProof:
+    async def prove(html: str, record: DefectRecord, binding: _Binding | None) -> DefectProof:
         if binding is None:  # planned unbound: dropped with the plan's reason
             return dropped(record.reason)
         async with slots:  # `_plan` binds to steps of proven tasks only
-            return await prove_defect(html, binding.task.checker, binding.task.solution, binding.step, spec,
+            return await prove_defect(html, binding.task.checker, binding.task.solution, binding.step, record.spec(),
                                       clean_proven=True, config=config)
 
     for app, html in ordered:
         sha = hashlib.sha256(html.encode("utf-8")).hexdigest()
         proven_tasks = await _clean_proofs(app, html, config)
-        planned: list[tuple[DefectRecord, _Binding | None, DefectSpec | None]] = []
-        for defect_type in chosen:
-            planned += _plan(app, sha, defect_type, per_app, seed, proven_tasks)
+        planned = [item for defect_type in chosen for item in _plan(app, sha, defect_type, per_app, seed, proven_tasks)]
         proofs = await asyncio.gather(*(prove(html, *item) for item in planned))
-        for (record, _, _), proof in zip(planned, proofs):
+        for (record, _), proof in zip(planned, proofs):
             defect_set.records.append(record.model_copy(update={
                 "status": proof.status, "reason": proof.reason, "region": proof.region, "failed_step": proof.failed_step}))
     return defect_set
@@ -173,7 +171,7 @@ async def _clean_proofs(app: AppSpec, html: str, config: BrowserConfig) -> set[s
 
 
 def _plan(app: AppSpec, sha: str, defect_type: str, per_app: int, seed: int,
-          proven_tasks: set[str]) -> list[tuple[DefectRecord, _Binding | None, DefectSpec | None]]:
+          proven_tasks: set[str]) -> list[tuple[DefectRecord, _Binding | None]]:
     """`per_app` bindings of `defect_type` in `app`, one per seed, distinct while there are enough."""
     design = DEFECTS.get(defect_type)
     candidates = [_Binding(task, number, step) for task in app.tasks if task.id in proven_tasks
@@ -188,22 +186,21 @@ def _plan(app: AppSpec, sha: str, defect_type: str, per_app: int, seed: int,
             actions = ", ".join(sorted(design.binds_to))
             base.reason = (f"no step of a proven task's reference solution can carry it (it binds to {actions} steps)"
                            if proven_tasks else "no task of the app has a reference solution proven on it")
-            planned.append((base, None, None))
+            planned.append((base, None))
             continue
         start = derived_seed(current, app.id, defect_type) % len(candidates)
         order = candidates[start:] + candidates[:start]
         binding = next((b for b in order if (b.task.id, b.step) not in used), None)
         if binding is None:
             base.reason = f"every one of the {len(candidates)} step(s) it can be bound to is taken by an earlier seed"
-            planned.append((base, None, None))
+            planned.append((base, None))
             continue
         used.add((binding.task.id, binding.step))
         params = draw_params(defect_type, derived_seed(current, app.id, binding.task.id, defect_type))
-        spec = DefectSpec(type=defect_type, selector=binding.solution_step.selector, seed=current, params=params)
-        transform = defect_transform(spec)
-        record = base.model_copy(update={
-            "task_id": binding.task.id, "step": binding.step, "action": binding.solution_step.action,
-            "selector": spec.selector, "params": params, "transform": transform.name,
-            "transform_sha256": transform.sha256})
-        planned.append((record, binding, spec))
+        record = base.model_copy(update={"task_id": binding.task.id, "step": binding.step,
+                                         "action": binding.solution_step.action,
+                                         "selector": binding.solution_step.selector, "params": params})
+        transform = record.transform_object()
+        record.transform, record.transform_sha256 = transform.name, transform.sha256
+        planned.append((record, binding))
     return planned
