@@ -21,6 +21,7 @@ from ._config import (
     Carry,
     CommenterMode,
     ConfigError,
+    ConfigFlag,
     ExperimentConfig,
     FeedbackSource,
     Flag,
@@ -28,10 +29,11 @@ from ._config import (
     RevisionMode,
     RunBudget,
     TraceMode,
+    command_config,
+    config_flags,
     load_config,
     make_config,
 )
-from ._flags import ConfigFlag, command_config, config_flags
 from ._offline_roles import (ROLES, RoleProvider, is_offline_provider, offline_roles, registry_at, resolve_roles,
                              role_players)
 from ._preflight import Plan, apps_with_v0, check_config, check_run_size

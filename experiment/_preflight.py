@@ -275,5 +275,3 @@ def _proxied(url: str) -> bool:
     parts = urlsplit(url)
     return bool(urllib.request.getproxies().get(parts.scheme or "https")) and not urllib.request.proxy_bypass(parts.hostname or "")
 
-
-__all__ = ["PROBE_TIMEOUT_S", "Plan", "apps_with_v0", "check_config", "check_run_size"]
