@@ -25,10 +25,6 @@ class CssRule:
     """Span of the text between the braces, in the style sheet's coordinates."""
     children: list["CssRule"] = field(default_factory=list)
 
-    @property
-    def is_at_rule(self) -> bool:
-        return self.prelude.startswith("@")
-
 
 def parse_rules(css: str, offset: int = 0) -> list[CssRule]:
     """Rules of `css` in order; grouping at-rules carry their inner rules as `children`."""
@@ -56,7 +52,7 @@ def walk_style_rules(rules: list[CssRule]) -> list[CssRule]:
     for rule in rules:
         if rule.children:
             found += walk_style_rules(rule.children)
-        elif not rule.is_at_rule:
+        elif not rule.prelude.startswith("@"):
             found.append(rule)
     return found
 

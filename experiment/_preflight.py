@@ -117,10 +117,7 @@ def _check_apps(config: ExperimentConfig, providers: list[RoleProvider]) -> list
                           f"(known: {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})")
     app_ids = list(config.app_ids) or known
     if config.v0_dir is not None and any(p.role == "coder" and p.offline for p in providers):
-        try:
-            app_ids = apps_with_v0(config, app_ids)
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from None
+        app_ids = apps_with_v0(config, app_ids)
     return app_ids
 
 
@@ -129,17 +126,17 @@ def apps_with_v0(config: ExperimentConfig, app_ids: list[str]) -> list[str]:
     names, the run covers the apps that do (a 12-app folder against 52 prompts).
 
     Raises:
-        ValueError: a named app has no first version there, or none of the apps has one.
+        ConfigError: a named app has no first version there, or none of the apps has one.
     """
     have = {path.parent.name for path in Path(config.v0_dir).glob("*/index.html")}
     if config.app_ids:
         missing = [app_id for app_id in app_ids if app_id not in have]
         if missing:
-            raise ValueError(f"--v0-dir {config.v0_dir}: no {missing[0]}/index.html (missing for {len(missing)} app(s): {', '.join(missing[:5])})")
+            raise ConfigError(f"--v0-dir {config.v0_dir}: no {missing[0]}/index.html (missing for {len(missing)} app(s): {', '.join(missing[:5])})")
         return app_ids
     chosen = [app_id for app_id in app_ids if app_id in have]
     if not chosen:
-        raise ValueError(f"--v0-dir {config.v0_dir}: none of the {len(app_ids)} apps in {config.apps} has an ID/index.html there")
+        raise ConfigError(f"--v0-dir {config.v0_dir}: none of the {len(app_ids)} apps in {config.apps} has an ID/index.html there")
     return chosen
 
 

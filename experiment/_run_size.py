@@ -165,20 +165,18 @@ def run_size(config: ExperimentConfig, counts: dict[str, int], providers: list[R
     if model_coders:
         per_app = len(model_coders) + sum(1 for t in tracks if by_model("coder", t.coder)) * config.rounds
         calls["coder"] = (",".join(model_coders), apps * per_app, 2 * apps * per_app)  # a contract retry at most
-    if by_model("proposer", config.proposer) and config.tasks_file is None:
-        calls["proposer"] = (config.proposer, apps, 2 * apps)
-    if by_model("verifier", config.verifier):
-        calls["verifier"] = (config.verifier, verifier_calls, 2 * verifier_calls)  # one repair at most
-    if "commenter" in config.feedback and by_model("commenter", config.commenter):
-        failures = tasks * commenting * config.rounds  # the last round is not commented on
-        calls["commenter"] = (config.commenter, 0, 2 * failures)
-    if "defects" in config.feedback and by_model("detector", config.detector):
-        # every step of every failed rollout commented on is one tuple, one call (one repair at most)
-        tuples = tasks * commenting * config.rounds * config.most_steps
-        calls["detector"] = (config.detector, 0, 2 * tuples)
-    translated = sum(1 for name in config.variations if name != "default" and "german" in name.split("+"))
-    if translated:  # one translation per app version (composed variations share it)
-        calls["translator"] = (config.translator, apps * versions_per_app, 2 * apps * versions_per_app)  # 1 repair
+    # The other roles' calls (at least, at most) where a model plays them and the run uses them (a tasks file
+    # proposes; no commenter or detector without their feedback, no translator unless a variation translates).
+    rounds_failing = tasks * commenting * config.rounds  # the last round is not commented on
+    bounds = {"proposer": (apps, 2 * apps), "verifier": (verifier_calls, 2 * verifier_calls),  # one repair at most
+              "commenter": (0, 2 * rounds_failing),
+              # every step of every failed rollout commented on is one tuple, one call (one repair at most)
+              "detector": (0, 2 * rounds_failing * config.most_steps),
+              # one translation per app version (composed variations share it), one repair at most
+              "translator": (apps * versions_per_app, 2 * apps * versions_per_app)}
+    for player in providers:
+        if player.role in bounds and player.used and not player.offline:
+            calls[player.role] = (player.name, *bounds[player.role])
     model_agents = [p.model for p in providers if p.role == "cua" and p.model]
     if model_agents:
         agent_rollouts = rollouts * len(model_agents) // len(config.cua_policies)

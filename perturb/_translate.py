@@ -99,11 +99,6 @@ def _what_is_wrong(error: JsonReplyError, count: int) -> str:
     return str(error)
 
 
-def build_messages(texts: list[str]) -> list[dict[str, Any]]:
-    return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": json.dumps({"texts": texts}, ensure_ascii=False)}]
-
-
 async def translate_app(html: str, client: ModelClient, model: str = DEFAULT_ROLE,
                         config: BrowserConfig | None = None) -> Translations:
     """Collect the app's visible text and translate it (one model call, one repair at most).
@@ -119,7 +114,9 @@ async def translate_app(html: str, client: ModelClient, model: str = DEFAULT_ROL
         return result
     repair = Repair(f"That reply cannot be used: {{problem}}. Reply again with the JSON object only, with exactly "
                     f"{len(texts)} translations in the order of the texts.", resend="question", reply_chars=20_000)
-    answer = await ask_json(translator, build_messages(texts), parse=lambda text: parse_translations(text, len(texts)),
+    messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": json.dumps({"texts": texts}, ensure_ascii=False)}]
+    answer = await ask_json(translator, messages, parse=lambda text: parse_translations(text, len(texts)),
                             repair=repair, attempts=1 + MAX_REPAIRS, call_errors=CALL_FAILURES)
     result.tokens = answer.tokens
     if answer.call_error is not None:
