@@ -32,7 +32,7 @@ from ._models import (
 )
 from ._offline import OFFLINE_VERSION, OfflineCoder
 from ._plan import PRINCIPLES, TRANSFORMS, plan_transforms, principle_of
-from ._prompts import PROMPT_VERSION, REVISION_RULES, STYLE_BLOCK, merge_feedback
+from ._prompts import PROMPT_VERSION, REVISION_RULES, STYLE_BLOCK
 from ._registry import CODERS, get_coder
 
 __all__ = [
@@ -63,7 +63,6 @@ __all__ = [
     "checker_ids",
     "extract_html",
     "get_coder",
-    "merge_feedback",
     "named_functions",
     "plan_contract",
     "plan_transforms",

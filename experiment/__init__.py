@@ -34,16 +34,14 @@ from ._config import (
     load_config,
     make_config,
 )
-from ._offline_roles import (ROLES, RoleProvider, is_offline_provider, offline_roles, registry_at, resolve_roles,
-                             role_players)
-from ._preflight import Plan, apps_with_v0, check_config, check_run_size
-from ._run_size import RoleCalls, RunSize, expected_stages, run_size, sweep_tracks, tasks_per_app
+from ._offline_roles import ROLES, RoleProvider, is_offline_provider, offline_roles, resolve_roles, role_players
+from ._preflight import Plan, check_config, check_run_size
+from ._run_size import RoleCalls, RunSize, expected_stages, run_size, tasks_per_app
 
 __all__ = [
     "DEFAULT_LEVELS", "GROUPS", "ROLES", "UNLEVELLED_MAX_STEPS", "Carry", "CommenterMode", "ConfigError", "ConfigFlag",
     "ExperimentConfig", "FeedbackSource", "Flag", "LevelSetting", "Plan", "RevisionMode", "RoleCalls", "RoleProvider", "RunBudget",
-    "RunSize", "TraceMode", "apps_with_v0", "check_config", "check_run_size", "command_config", "config_flags",
+    "RunSize", "TraceMode", "check_config", "check_run_size", "command_config", "config_flags",
     "expected_stages", "is_offline_provider", "load_config", "make_config", "offline_roles",
-    "registry_at", "resolve_roles", "role_players", "run_size", "sweep_tracks",
-    "tasks_per_app",
+    "resolve_roles", "role_players", "run_size", "tasks_per_app",
 ]
