@@ -34,7 +34,8 @@ from ._config import (
     load_config,
     make_config,
 )
-from ._offline_roles import ROLES, RoleProvider, is_offline_provider, offline_roles, resolve_roles, role_players
+from ._offline_roles import ROLES, is_offline_provider
+from ._players import RoleProvider, offline_roles, resolve_roles, role_players
 from ._preflight import Plan, check_config, check_run_size
 from ._run_size import RoleCalls, RunSize, expected_stages, run_size, tasks_per_app
 

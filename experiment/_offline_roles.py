@@ -1,6 +1,5 @@
-"""Which names play a role as offline providers — the one rule behind every label — and who plays each role of a
-run (`resolve_roles`: each name resolved once, `provider_of`), which of them a run or one of its tracks uses, and how
-every output labels those played by offline providers.
+"""Which names play a role as offline providers — the one rule behind every label — and each name's provider,
+resolved once (`provider_of`; `_players` applies it to a run).
 
 The console, results (.json/.md), the report, the manifest and the viewer all say which roles ran on
 offline providers, and the config's own checks need it too (a variation that translates needs a model);
@@ -22,9 +21,7 @@ from its task list at any round.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from apps_prompts import OFFLINE_PROPOSERS
 from coder import CODERS
@@ -32,13 +29,9 @@ from commenter import COMMENTERS
 from commenter.detector import OFFLINE_DETECTORS
 from cua.policies import POLICIES, is_offline_policy
 from llm import ModelConfigError, ModelRegistry, RoleProvider, UnknownModelError, load_model_registry
-from perturb import NO_TRANSLATOR, needed_roles
-from results import Track
+from perturb import NO_TRANSLATOR
 from verifier import OFFLINE
 from verifier.judge import OFFLINE_JUDGE
-
-if TYPE_CHECKING:
-    from ._config import ExperimentConfig
 
 ROLES = ("coder", "proposer", "verifier", "commenter", "judge", "detector", "translator", "cua")
 """Every role of the loop, in the order labels list them."""
@@ -110,71 +103,3 @@ def provider_of(role: str, name: str, registry: ModelRegistry | None = None, *, 
     offline = own or is_offline_provider(role, name, registry) or (role == "proposer" and tasks_file)
     known = registry is not None and (name in registry.names() or name in registry.roles)
     return RoleProvider(role=role, name=name, offline=offline, model=name if known and not own else None, used=used)
-
-
-def plays(provider: RoleProvider, track: Track) -> bool:
-    """Whether `provider` plays its role in `track` (its own coder and CUA; no commenter or detector in the
-    `unsupported` mode)."""
-    if provider.role in ("coder", "cua"):
-        return provider.name == getattr(track, provider.role)
-    return provider.used and not (provider.role in ("commenter", "detector") and track.mode == "unsupported")
-
-
-def resolve_roles(config: ExperimentConfig, registry: ModelRegistry | None = None,
-                  strict: bool = False) -> list[RoleProvider]:
-    """Every role's provider (one per coder and per CUA policy), in `ROLES` order, each name looked up once
-    (`provider_of`).
-
-    `registry`: the model registry to ask (default: the run's, `config.models_config`).
-
-    Raises:
-        UnknownNameError: (`strict`) a CUA policy no registry knows.
-    """
-    registry = registry if registry is not None else registry_at(config.models_config)
-    used = {"commenter": "commenter" in config.feedback, "detector": "defects" in config.feedback,
-            "translator": any("translator" in needed_roles(name) for name in config.variations)}
-    providers = []
-    for role in ROLES:
-        names = getattr(config, ROLE_FIELDS[role])
-        for name in dict.fromkeys(names if isinstance(names, list) else [names]):
-            providers.append(provider_of(role, name, registry, cua_model=config.cua_model,
-                                         tasks_file=config.tasks_file is not None, used=used.get(role, True),
-                                         strict=strict))
-    return providers
-
-
-def role_players(config: ExperimentConfig, track: Track | None = None,
-                 registry: ModelRegistry | None = None) -> list[RoleProvider]:
-    """Every role the run (or one `track` of it) uses and who plays it, in `ROLES` order."""
-    return players_of(resolve_roles(config, registry), track)
-
-
-def players_of(providers: Iterable[RoleProvider], track: Track | None = None) -> list[RoleProvider]:
-    """The providers the run (or one `track` of it) uses."""
-    return [p for p in providers if (plays(p, track) if track is not None else p.used)]
-
-
-def offline_labels(players: list[RoleProvider], track: Track | None = None) -> list[str]:
-    """The roles played by offline providers, as every output labels them.
-
-    For one track: the role names (`["coder", "verifier", …, "cua"]`). For the run: the same, except
-    that the CUA names its policy (`cua (heuristic)`), and so does a coder when some coders of the
-    run are offline and others not (`coder (offline)`).
-    """
-    labels = []
-    for role in ROLES:
-        mine = [player for player in players if player.role == role]
-        offline = [player for player in mine if player.offline]
-        if not offline:
-            continue
-        if track is None and (role == "cua" or len(offline) < len(mine)):
-            labels += [f"{role} ({player.name})" for player in offline]
-        else:
-            labels.append(role)
-    return labels
-
-
-def offline_roles(config: ExperimentConfig, track: Track | None = None,
-                  registry: ModelRegistry | None = None) -> list[str]:
-    """The roles played by offline providers (`offline_labels` of the run's, or `track`'s, players)."""
-    return offline_labels(role_players(config, track, registry), track)

@@ -25,7 +25,8 @@ from llm import ModelConfigError, RoleProvider, load_model_registry
 from results import Track
 
 from ._config import MODEL_BOUND_SLOTS, ConfigError, ExperimentConfig
-from ._offline_roles import ROLE_FIELDS, offline_labels, players_of, resolve_roles
+from ._offline_roles import ROLE_FIELDS
+from ._players import offline_labels, players_of, resolve_roles
 from ._run_size import RunSize, known_tasks, run_size, sweep_tracks, tasks_per_app
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from llm import RoleProvider, load_model_registry
 from results import Track, minimum_detectable_difference
 
 from ._config import ExperimentConfig
-from ._offline_roles import resolve_roles
+from ._players import resolve_roles
 
 # (prompt tokens, completion tokens) per call, low and high, per role. Rough on purpose; see above.
 TOKENS_PER_CALL: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
