@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from apps_prompts import AppSpec
 from cua import DEFAULT_VIEWPORT, Viewport
@@ -41,8 +41,6 @@ def style_block_default(mode: RevisionMode | str) -> bool:
 class UnsupportedTask(BaseModel):
     """A task the current version cannot support, and why the verifier said so."""
 
-    model_config = ConfigDict(extra="ignore")
-
     task_id: str
     description: str
     reason: str = ""
@@ -50,8 +48,6 @@ class UnsupportedTask(BaseModel):
 
 class Regression(BaseModel):
     """A task that passed in the previous round and fails on the current version."""
-
-    model_config = ConfigDict(extra="ignore")
 
     task_id: str
     description: str
@@ -66,8 +62,6 @@ class MeasuredFact(BaseModel):
     `kind` is a short tag such as `offscreen`, `small_target`, `low_contrast`, `missing_id`,
     `slider_only`, `animation`, `hover_only`, `transient_status`, `no_effect`.
     """
-
-    model_config = ConfigDict(extra="ignore")
 
     kind: str
     selector: str | None = None
@@ -99,8 +93,6 @@ class Feedback(BaseModel):
     Unknown fields are ignored, so `Feedback.model_validate(commenter_feedback.model_dump())`
     works; `facts` also accepts the offline commenter's measured-facts objects and flattens them.
     """
-
-    model_config = ConfigDict(extra="ignore")
 
     issues: list[str] = Field(default_factory=list)
     actionable_changes: list[str] = Field(default_factory=list)
