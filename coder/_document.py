@@ -19,11 +19,7 @@ MARKER = "data-aui"
 
 
 def script_calling(function: str, *args: Any) -> str:
-    """The text of a `<script>` that calls the JS function expression `function` once, at load.
-
-    `args` are passed as JSON. The text is `(<function>)(<args>);` and a newline, with the
-    function's trailing newline (a `.js` file's last) dropped.
-    """
+    """The text of a `<script>` that calls the JS function expression `function` once, at load, with `args` as JSON."""
     arguments = ", ".join(json.dumps(value) for value in args)
     return f"({function.rstrip()})({arguments});\n"
 
