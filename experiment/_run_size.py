@@ -157,13 +157,9 @@ def run_size(config: ExperimentConfig, counts: dict[str, int], providers: list[R
     versions_per_app = len({t.coder for t in tracks}) + len(tracks) * config.rounds
     verifier_calls = sum(math.ceil(n / VERIFIER_BATCH) for n in counts.values() if n) * versions_per_app
     calls: dict[str, tuple[str, int, int]] = {}
-
-    def by_model(role: str, name: str) -> bool:
-        return not _provider(providers, role, name).offline
-
-    model_coders = [c for c in config.coders if by_model("coder", c)]
+    model_coders = [c for c in config.coders if not _provider(providers, "coder", c).offline]
     if model_coders:
-        per_app = len(model_coders) + sum(1 for t in tracks if by_model("coder", t.coder)) * config.rounds
+        per_app = len(model_coders) + sum(1 for t in tracks if t.coder in model_coders) * config.rounds
         calls["coder"] = (",".join(model_coders), apps * per_app, 2 * apps * per_app)  # a contract retry at most
     # The other roles' calls (at least, at most) where a model plays them and the run uses them (a tasks file
     # proposes; no commenter or detector without their feedback, no translator unless a variation translates).
