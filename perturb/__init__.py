@@ -30,10 +30,11 @@ from ._catalogue import (
     variation_names,
     variation_transform,
 )
-from ._dataset import DatasetTrajectory, dataset_folder, dataset_trajectories, roll_out_dataset
+from ._dataset import DATASET_DIR, DatasetTrajectory, dataset_folder, dataset_trajectories, roll_out_dataset
 from ._defect_proof import DefectProof, prove_defect
 from ._defects import (
     DEFECTS,
+    DefectDesign,
     DefectError,
     DefectSpec,
     binds_to,
@@ -42,7 +43,7 @@ from ._defects import (
     draw_params,
     make_defect,
 )
-from ._inject import DefectRecord, DefectSet, inject_defects
+from ._inject import DEFECTS_FILE, DefectRecord, DefectSet, inject_defects
 from ._measure import changed_share, text_cells
 from ._proof import VariantProof, VariantTask, prove_variant
 from ._solution_policy import SolutionPolicy
@@ -57,8 +58,10 @@ from ._translate import (
 from ._translate import prompt_sha256 as translator_prompt_sha256
 
 __all__ = [
+    "DATASET_DIR",
     "DEFAULT",
     "DEFECTS",
+    "DEFECTS_FILE",
     "NO_TRANSLATOR",
     "TRANSLATOR_PROMPT_VERSION",
     "VARIATIONS",
@@ -68,6 +71,7 @@ __all__ = [
     "dataset_folder",
     "dataset_trajectories",
     "DatasetTrajectory",
+    "DefectDesign",
     "defect_transform",
     "defect_types",
     "DefectError",
