@@ -7,6 +7,7 @@ import logging
 import time
 import weakref
 from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,9 +25,26 @@ from ._usage import CallRecord, Usage, UsageLedger, count
 logger = logging.getLogger("llm")
 
 T = TypeVar("T")
+Result = TypeVar("Result", ChatResult, ResponsesResult)
 
 # Chat parameter names that the Responses API spells differently.
 _RESPONSES_RENAMES = {"max_tokens": "max_output_tokens", "max_completion_tokens": "max_output_tokens"}
+
+
+@dataclass
+class _Call:
+    """One call under way: what each of its records and errors names."""
+
+    api: Api
+    config: ModelConfig
+    label: str
+    cap: tuple[int, str]
+    """The reply's byte cap, and where it comes from (`reply_cap`)."""
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self.started
 
 
 class ModelClient:
@@ -36,14 +54,9 @@ class ModelClient:
     lazily, one per model and event loop, with the SDK's own retries off.
     """
 
-    def __init__(
-        self,
-        registry: ModelRegistry | str | Path | None = None,
-        *,
-        cache: bool | CallCache | str | Path = True,
-        ledger: UsageLedger | None = None,
-        retry: RetryPolicy | None = None,
-    ) -> None:
+    def __init__(self, registry: ModelRegistry | str | Path | None = None, *,
+                 cache: bool | CallCache | str | Path = True, ledger: UsageLedger | None = None,
+                 retry: RetryPolicy | None = None) -> None:
         """`registry` may be a registry, a YAML path, or None for the default `configs/models.yaml`.
         `cache` is True (default directory), False (no cache), a directory, or a `CallCache`.
 
@@ -58,25 +71,17 @@ class ModelClient:
         self.retry = retry or RetryPolicy()
         self._sdk_clients: dict[tuple[str, int], tuple[weakref.ref[Any], ModelConfig, Any]] = {}
 
-    async def chat(
-        self,
-        messages: Sequence[Mapping[str, Any]],
-        *,
-        role: str | None = None,
-        model: str | None = None,
-        timeout_s: float | None = None,
-        cache: bool | None = None,
-        max_reply_bytes: int | None = None,
-        **params: Any,
-    ) -> ChatResult:
+    async def chat(self, messages: Sequence[Mapping[str, Any]], *, role: str | None = None, model: str | None = None,
+                   timeout_s: float | None = None, cache: bool | None = None, max_reply_bytes: int | None = None,
+                   **params: Any) -> ChatResult:
         """One chat-completions call for `role` (or the model named `model`).
 
         `params` override the model's configured params for this call; a value of None removes a
         configured param. `timeout_s` overrides the model's per-attempt limit; `cache=False`
         bypasses the cache for this call (the reply is still stored). `max_reply_bytes`
         overrides the reply's size cap (default: the model's `max_reply_bytes`, else the role's
-        `reply_caps:` entry in the registry, else its `DEFAULT_REPLY_CAPS` entry; `llm.reply_cap`). The result's `tool_calls` are validated; a malformed one
-        leaves them empty and sets `result.invalid`.
+        `reply_caps:` entry in the registry, else its `DEFAULT_REPLY_CAPS` entry; `llm.reply_cap`). The result's
+        `tool_calls` are validated; a malformed one leaves them empty and sets `result.invalid`.
 
         Raises:
             ReplyTooLargeError: the reply body is over its cap (not retried, cached or returned).
@@ -86,22 +91,12 @@ class ModelClient:
             ModelConfigError: unknown role/model, or a `${ENV}` the model needs is unset.
             ValueError: `max_reply_bytes` is not a positive integer.
         """
-        config, label = self._target(role, model)
-        body = {"model": _request_model(config), "messages": [dict(m) for m in messages]}
-        body.update(_merge_params(config.params.to_request(), params))
-        raw, info = await self._call("chat", config, label, body, timeout_s, cache, max_reply_bytes)
-        return ChatResult.from_raw(raw, model=config.name, role=label, **info)
+        request = {"messages": [dict(m) for m in messages]}
+        return await self._call(ChatResult, role, model, request, params, timeout_s, cache, max_reply_bytes)
 
-    async def responses(
-        self,
-        *,
-        role: str | None = None,
-        model: str | None = None,
-        timeout_s: float | None = None,
-        cache: bool | None = None,
-        max_reply_bytes: int | None = None,
-        **kwargs: Any,
-    ) -> ResponsesResult:
+    async def responses(self, *, role: str | None = None, model: str | None = None, timeout_s: float | None = None,
+                        cache: bool | None = None, max_reply_bytes: int | None = None,
+                        **kwargs: Any) -> ResponsesResult:
         """One Responses API call (`input=...`, `tools=...`, `truncation="auto"`, ...).
 
         The model's configured params are translated for this API (`max_tokens` →
@@ -114,11 +109,7 @@ class ModelClient:
             ReplyTooLargeError, ModelCallError, OfflineModelError, ModelConfigError, ValueError:
                 as for `chat`.
         """
-        config, label = self._target(role, model)
-        body = {"model": _request_model(config)}
-        body.update(_merge_params(_responses_params(config.params.to_request()), kwargs))
-        raw, info = await self._call("responses", config, label, body, timeout_s, cache, max_reply_bytes)
-        return ResponsesResult.from_raw(raw, model=config.name, role=label, **info)
+        return await self._call(ResponsesResult, role, model, {}, kwargs, timeout_s, cache, max_reply_bytes)
 
     def chat_sync(self, messages: Sequence[Mapping[str, Any]], **kwargs: Any) -> ChatResult:
         """`chat` for synchronous callers (the CLI). Not for use inside a running event loop.
@@ -143,7 +134,6 @@ class ModelClient:
         if (role is None) == (model is None):
             raise ValueError("pass exactly one of role=... or model=...")
         label = role if role is not None else model
-        assert label is not None
         config = self.registry.get(label)
         if config.is_offline:
             raise OfflineModelError(
@@ -154,54 +144,48 @@ class ModelClient:
             )
         return config, label
 
-    async def _call(
-        self,
-        api: Api,
-        config: ModelConfig,
-        label: str,
-        body: dict[str, Any],
-        timeout_s: float | None,
-        cache: bool | None,
-        max_reply_bytes: int | None,
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    async def _call(self, result_type: type[Result], role: str | None, model: str | None, request: dict[str, Any],
+                    overrides: Mapping[str, Any], timeout_s: float | None, cache: bool | None,
+                    max_reply_bytes: int | None) -> Result:
+        api: Api = "chat" if result_type is ChatResult else "responses"
+        config, label = self._target(role, model)
+        configured = config.params.to_request()
+        body = {"model": _request_model(config), **request,
+                **_merge_params(configured if api == "chat" else _responses_params(configured), overrides)}
         if body.get("stream"):
             raise ValueError("streaming is not supported by ModelClient; omit stream=True")
         cap = reply_cap(config, label, self.registry.roles, max_reply_bytes, self.registry.reply_caps)
-        endpoint = config.endpoint()
         material = {
             "api": api,
             "provider": config.provider,
-            "endpoint": endpoint,
+            "endpoint": config.endpoint(),
             "api_version": config.resolved("api_version"),
             "body": body,
         }
         key = request_key(material)
         use_cache = self.cache.enabled and cache is not False
-        started = time.monotonic()
+        call = _Call(api, config, label, cap)
         if use_cache and (entry := self.cache.get(key)) is not None:
             count("cache_hits")
             raw = entry["response"]
-            latency = time.monotonic() - started
-            if (size := stored_size(raw)) > cap[0]:
+            latency = call.elapsed_s
+            if (size := stored_size(raw)) > call.cap[0]:
                 # Stored under a larger cap (or before caps): refused as a live reply would be.
-                raise self._refuse(api, config, label, cap, ReplyOverCap(size, exact=True, status=0), started,
-                                   retries=0, cached=True)
-            usage = Usage.from_response(raw)
-            self._record(api, config, label, usage=usage, latency_s=latency, cached=True)
+                raise self._refuse(call, ReplyOverCap(size, exact=True, status=0), retries=0, cached=True)
+            self._record(call, usage=Usage.from_response(raw), latency_s=latency, cached=True)
             logger.debug("cache hit for model %r (%s) key %s", config.name, api, key[:12])
-            return raw, {"cached": True, "latency_s": latency, "retries": 0}
+            return result_type.from_raw(raw, model=config.name, role=label, cached=True, latency_s=latency, retries=0)
 
         budget = current_budget()
         if budget is not None:
             await budget.start_call(label, config.name)  # raises BudgetReached: no new call once a limit is reached
-        sdk = self._sdk_client(config)
         limit = timeout_s if timeout_s is not None else config.timeout_s
-        raw, retries = await self._send_with_retries(sdk, api, config, label, body, limit, started, cap)
+        raw, retries = await self._send_with_retries(self._sdk_client(config), call, body, limit)
 
-        latency = time.monotonic() - started
+        latency = call.elapsed_s
         usage = Usage.from_response(raw)
         cost = usage.cost_usd(config.prices)
-        self._record(api, config, label, usage=usage, latency_s=latency, cost_usd=cost, retries=retries)
+        self._record(call, usage=usage, latency_s=latency, cost_usd=cost, retries=retries)
         if budget is not None:
             await budget.add_cost(label, cost)
         if self.cache.enabled and raw.get("status") != "failed":
@@ -210,19 +194,12 @@ class ModelClient:
             await asyncio.to_thread(self.cache.put, key, request=material, response=raw, latency_s=latency)
         logger.debug("model %r (%s) answered in %.2fs, %d+%d tokens", config.name, api, latency,
                      usage.prompt_tokens, usage.completion_tokens)
-        return raw, {"cached": False, "latency_s": latency, "retries": retries}
+        return result_type.from_raw(raw, model=config.name, role=label, cached=False, latency_s=latency,
+                                    retries=retries)
 
-    async def _send_with_retries(
-        self,
-        sdk: Any,
-        api: Api,
-        config: ModelConfig,
-        label: str,
-        body: dict[str, Any],
-        limit: float,
-        started: float,
-        cap: tuple[int, str],
-    ) -> tuple[dict[str, Any], int]:
+    async def _send_with_retries(self, sdk: Any, call: _Call, body: dict[str, Any],
+                                 limit: float) -> tuple[dict[str, Any], int]:
+        config = call.config
         endpoint = config.endpoint()
         secret = config.resolved("api_key") or ""
         count("calls")
@@ -235,9 +212,9 @@ class ModelClient:
                 # part of the attempt's time limit.
                 async with endpoint_slot(config):
                     async with asyncio.timeout(limit):
-                        return await send(sdk, api, body, limit, cap[0]), retries
+                        return await send(sdk, call.api, body, limit, call.cap[0]), retries
             except ReplyOverCap as over:
-                raise self._refuse(api, config, label, cap, over, started, retries=retries) from None
+                raise self._refuse(call, over, retries=retries) from None
             except Exception as error:
                 failure = classify(error)
                 if failure is None:
@@ -249,17 +226,17 @@ class ModelClient:
                     delay = self.retry.delay_s(retries, failure.retry_after_s)
                     logger.warning(
                         "model %r at %s (%s): %s on attempt %d/%d; retrying in %.2fs",
-                        config.name, endpoint, api, reason, attempts, config.max_retries + 1, delay,
+                        config.name, endpoint, call.api, reason, attempts, config.max_retries + 1, delay,
                     )
                     retries += 1
                     count("retries")
                     await asyncio.sleep(delay)
                     continue
                 count("failures")
-                self._record(api, config, label, latency_s=time.monotonic() - started, retries=retries, error=reason)
+                self._record(call, latency_s=call.elapsed_s, retries=retries, error=reason)
                 verdict = "retries exhausted" if failure.retryable else "not retryable"
                 call_error = ModelCallError(
-                    f"model {config.name!r} at {endpoint} ({api}): {reason} after {attempts} attempt(s), {verdict}",
+                    f"model {config.name!r} at {endpoint} ({call.api}): {reason} after {attempts} attempt(s), {verdict}",
                     model=config.name,
                     endpoint=endpoint,
                     status=failure.status,
@@ -270,36 +247,24 @@ class ModelClient:
                 leaks = bool(secret) and secret in str(error)
                 raise call_error from (None if leaks else error)
 
-    def _refuse(
-        self,
-        api: Api,
-        config: ModelConfig,
-        label: str,
-        cap: tuple[int, str],
-        over: ReplyOverCap,
-        started: float,
-        *,
-        retries: int,
-        cached: bool = False,
-    ) -> ReplyTooLargeError:
+    def _refuse(self, call: _Call, over: ReplyOverCap, *, retries: int, cached: bool = False) -> ReplyTooLargeError:
         """Record a reply refused for its size as a failed call, and the error that says so."""
-        limit, source = cap
+        limit, source = call.cap
         size = f"{over.size_bytes:,} bytes"
         if not over.exact:
             size = f"at least {size} (reading stopped there)"
-        whose = f"role {label!r}" if label in self.registry.roles else f"{label!r}"
+        whose = f"role {call.label!r}" if call.label in self.registry.roles else f"{call.label!r}"
         reason = f"{'cached ' if cached else ''}reply of {size} is over the cap of {limit:,} bytes ({source})"
         count("failures")
-        self._record(api, config, label, latency_s=time.monotonic() - started, retries=retries, cached=cached,
-                     error=reason)
-        endpoint = config.endpoint()
+        self._record(call, latency_s=call.elapsed_s, retries=retries, cached=cached, error=reason)
+        endpoint = call.config.endpoint()
         return ReplyTooLargeError(
-            f"model {config.name!r} at {endpoint} ({api}), for {whose}: {reason}; not retried (asking again "
+            f"model {call.config.name!r} at {endpoint} ({call.api}), for {whose}: {reason}; not retried (asking again "
             f"would cost as much). If replies this large are expected, set reply_caps: for the role or "
             f"max_reply_bytes on the model in {self.registry.source}, or pass max_reply_bytes= to the call",
-            model=config.name,
+            model=call.config.name,
             endpoint=endpoint,
-            role=label,
+            role=call.label,
             size_bytes=over.size_bytes,
             cap_bytes=limit,
             size_exact=over.exact,
@@ -307,11 +272,11 @@ class ModelClient:
             attempts=retries + 1,
         )
 
-    def _record(self, api: Api, config: ModelConfig, label: str, **fields: Any) -> None:
+    def _record(self, call: _Call, **fields: Any) -> None:
         # The prices let a cache hit report what it saved (the ledger ignores them for other calls).
-        self.ledger.record(CallRecord(role=label, model=config.name, api=api, priced=config.prices is not None,
-                                      **fields), prices=config.prices)
-
+        prices = call.config.prices
+        self.ledger.record(CallRecord(role=call.label, model=call.config.name, api=call.api, priced=prices is not None,
+                                      **fields), prices=prices)
     def _sdk_client(self, config: ModelConfig) -> Any:
         loop = asyncio.get_running_loop()
         slot_key = (config.name, id(loop))
