@@ -8,21 +8,19 @@ The model commenter sees the app and each failed rollout's 1920×1080 dashboard 
 targets, axe-core contrast and names, no-effect steps, …) and writes the same JSON.
 """
 
-from ._facts import AnimationFact, ElementFact, NoEffectStep, OfflineFacts, collect_facts
+from ._facts import ElementFact, NoEffectStep, OfflineFacts, collect_facts
 from ._feedback import (
     COMMENT_SCHEMA,
     PRINCIPLES,
     Comment,
-    CommentSource,
     CommentValidationError,
     Feedback,
     TaskComment,
     merge_comments,
     validate_comment,
 )
-from ._model import COMMENT_MODES, PROMPT_VERSION, CommentInputs, ModelCommenter, build_messages, parse_reply
-from ._offline import comment_from_facts, offline_comment
-from ._registry import COMMENTERS, Commenter, OfflineCommenter, comment_app, get_commenter
+from ._model import COMMENT_MODES, PROMPT_VERSION, parse_reply
+from ._registry import COMMENTERS, comment_app, get_commenter
 
 __all__ = [
     "COMMENTERS",
@@ -30,26 +28,17 @@ __all__ = [
     "COMMENT_SCHEMA",
     "PRINCIPLES",
     "PROMPT_VERSION",
-    "AnimationFact",
     "Comment",
-    "CommentInputs",
-    "CommentSource",
     "CommentValidationError",
-    "Commenter",
     "ElementFact",
     "Feedback",
-    "ModelCommenter",
     "NoEffectStep",
-    "OfflineCommenter",
     "OfflineFacts",
     "TaskComment",
-    "build_messages",
     "collect_facts",
     "comment_app",
-    "comment_from_facts",
     "get_commenter",
     "merge_comments",
-    "offline_comment",
     "parse_reply",
     "validate_comment",
 ]

@@ -19,9 +19,9 @@ Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against sc
 """
 
 from ._ask import CALL_FAILURES, REPAIR_PROMPT, Answer, Repair, ReplyAttempt, RoleClient, ask, ask_json
-from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, BudgetTally, LocalTally, RunBudget, Spent,
+from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, RunBudget, Spent,
                       budget_in_this_task, current_budget, use_budget)
-from ._cache import CallCache, cache_disabled_by_env, default_cache_dir, request_key
+from ._cache import CallCache, default_cache_dir, request_key
 from ._client import ModelClient
 from ._concurrency import ProcessSemaphore, endpoint_limit, model_calls_now, set_cross_process_limiter
 from ._config import (
@@ -29,18 +29,15 @@ from ._config import (
     MissingEnvironmentVariableError,
     ModelConfig,
     ModelConfigError,
-    ModelParams,
     Prices,
-    Provider,
 )
-from ._items import ComputerAction, ComputerCall, FunctionCall, PathPoint, ToolCall
-from ._json_reply import JsonReplyError, JsonReplyProblem, parse_json_reply
+from ._items import ComputerAction, ComputerCall, ToolCall
+from ._json_reply import JsonReplyError, parse_json_reply
 from ._latency import Latency
 from ._limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_REPLY_CAPS, reply_cap
 from ._messages import (
     Message,
     assistant_message,
-    count_images,
     hash_inline_images,
     image_data_url,
     system_message,
@@ -60,7 +57,7 @@ from ._results import (
 from ._retry import RetryPolicy
 from ._shared import get_client, shared_clients
 from ._transport import make_sdk_client
-from ._usage import CallRecord, CallStats, RoleUsage, Usage, UsageLedger, call_stats, reset_call_stats
+from ._usage import CallRecord, Usage, UsageLedger, call_stats, reset_call_stats
 
 __all__ = [
     "CALL_FAILURES",
@@ -76,20 +73,16 @@ __all__ = [
     "BudgetLimits",
     "RunBudget",
     "BudgetReached",
-    "BudgetTally",
     "DEFAULT_MAX_REPLY_BYTES",
     "DEFAULT_MODELS_PATH",
     "DEFAULT_REPLY_CAPS",
     "ROLES",
     "CallCache",
     "CallRecord",
-    "CallStats",
     "ChatResult",
     "ComputerAction",
     "ComputerCall",
-    "FunctionCall",
     "JsonReplyError",
-    "JsonReplyProblem",
     "Latency",
     "LazyEntry",
     "Message",
@@ -99,21 +92,16 @@ __all__ = [
     "ModelClient",
     "ModelConfig",
     "ModelConfigError",
-    "ModelParams",
     "ModelRegistry",
     "OfflineModelError",
-    "PathPoint",
     "PicklesKeywordFields",
     "ProcessSemaphore",
     "Prices",
-    "LocalTally",
-    "Provider",
     "Registry",
     "ReplyTooLargeError",
     "ResponsesResult",
     "RetryPolicy",
     "RoleProvider",
-    "RoleUsage",
     "Spent",
     "ToolCall",
     "UnknownModelError",
@@ -121,9 +109,7 @@ __all__ = [
     "Usage",
     "UsageLedger",
     "assistant_message",
-    "cache_disabled_by_env",
     "call_stats",
-    "count_images",
     "budget_in_this_task",
     "current_budget",
     "default_cache_dir",

@@ -133,10 +133,6 @@ class Budget:
         self.reached: str | None = None
         """Why the first call was refused, once one was (in this process; `note_reached` adds another's)."""
 
-    @property
-    def unlimited(self) -> bool:
-        return self.run.unlimited and all(limits.unlimited for limits in self.roles.values())
-
     async def spent(self) -> dict[str, dict[str, Any]]:
         """`{"*": {calls, cost_usd}, role: {...}}`: the run's total and each role's (to save and pass back in)."""
         return {key: value.model_dump() for key, value in (await self.tally.spent()).items()}

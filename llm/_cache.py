@@ -35,11 +35,6 @@ def default_cache_dir() -> Path:
     return Path(root) / "llm" if root else PROJECT_ROOT / ".cache" / "llm"
 
 
-def cache_disabled_by_env() -> bool:
-    """True when `$AUI_LLM_CACHE` is `off` (or `0`, `false`, `no`, `disabled`)."""
-    return os.environ.get("AUI_LLM_CACHE", "").strip().lower() in _OFF_VALUES
-
-
 def request_key(material: dict[str, Any]) -> str:
     """The cache key of a request: sha256 of its canonical JSON with inline images hashed."""
     canonical = json.dumps({"cache_format": CACHE_FORMAT_VERSION, **hash_inline_images(material)}, sort_keys=True,
@@ -61,9 +56,10 @@ class CallCache:
 
     @property
     def enabled(self) -> bool:
-        """False when constructed with `enabled=False` or while `$AUI_LLM_CACHE=off`."""
+        """False when constructed with `enabled=False` or while `$AUI_LLM_CACHE` is `off` (or `0`, `false`, `no`,
+        `disabled`)."""
         # Read the variable on every call so it can be flipped for one run without new clients.
-        return self._enabled and not cache_disabled_by_env()
+        return self._enabled and os.environ.get("AUI_LLM_CACHE", "").strip().lower() not in _OFF_VALUES
 
     def path_for(self, key: str) -> Path:
         """Where the entry for `key` lives (whether or not it exists)."""

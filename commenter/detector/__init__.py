@@ -16,27 +16,20 @@ lack, so its figures say *reference-assisted* (`DetectorMetrics.reference_assist
 runs the same rules without it, for a like-for-like comparison. The commenter's findings are mapped to the tuples they name (`map_comment`).
 """
 
-from ._commenter_map import COMMENTER_DETECTOR, FACT_TYPES, map_comment
+from ._commenter_map import COMMENTER_DETECTOR, map_comment
 from ._metrics import (
     ERROR,
-    REFERENCE_ASSISTED,
     REFERENCE_NOTE,
     UNTYPED,
     DetectorMetrics,
-    Rates,
-    Scored,
     percent,
-    said,
     score,
 )
-from ._model import DEFAULT_ROLE, DetectionError, ModelDetector, parse_detection
-from ._offline import OFFLINE_BLIND_DETECTOR, OFFLINE_DETECTOR, OFFLINE_VERSION, OfflineDetector, judge
-from ._prompts import DEFINITIONS, DETECTION_SCHEMA, PROMPT_VERSION, build_messages, prompt_sha256, system_prompt
+from ._model import DetectionError, ModelDetector, parse_detection
+from ._offline import OFFLINE_BLIND_DETECTOR, OFFLINE_DETECTOR, judge
+from ._prompts import DEFINITIONS, DETECTION_SCHEMA, PROMPT_VERSION, prompt_sha256, system_prompt
 from ._records import (
-    DETECTIONS_FILE,
-    METRICS_FILE,
     Detection,
-    detections_path,
     metrics_path,
     read_detections,
     write_detections,
@@ -54,34 +47,23 @@ from ._run import (
 
 __all__ = [
     "COMMENTER_DETECTOR",
-    "DEFAULT_ROLE",
     "DEFINITIONS",
-    "DETECTIONS_FILE",
     "DETECTION_SCHEMA",
     "DETECTORS",
     "ERROR",
-    "FACT_TYPES",
-    "METRICS_FILE",
     "MODEL_DETECTOR",
     "OFFLINE_BLIND_DETECTOR",
     "OFFLINE_DETECTOR",
     "OFFLINE_DETECTORS",
-    "OFFLINE_VERSION",
     "PROMPT_VERSION",
-    "REFERENCE_ASSISTED",
     "REFERENCE_NOTE",
     "UNTYPED",
     "Detection",
     "DetectionError",
     "DetectorMetrics",
     "ModelDetector",
-    "OfflineDetector",
-    "Rates",
-    "Scored",
     "TrajectoryInput",
-    "build_messages",
     "detect_trajectories",
-    "detections_path",
     "get_detector",
     "judge",
     "map_comment",
@@ -91,7 +73,6 @@ __all__ = [
     "prompt_sha256",
     "read_detections",
     "reference_assisted",
-    "said",
     "score",
     "score_detections",
     "system_prompt",

@@ -18,28 +18,25 @@ with a mean, `Latency`): the stand-in for a real model's speed in benchmarks of 
 """
 
 from ._replies import (
-    ApiKind,
     RecordedRequest,
     Reply,
     assistant_turns,
     reply_flood,
     reply_hang,
-    reply_json,
     reply_malformed,
     reply_reset,
     reply_responses,
     reply_status,
     reply_text,
-    responses_body,
     uitars_click,
     uitars_finished,
     uitars_type,
 )
-from ._server import Answer, LatencyOpenAIServer, Script, ScriptedOpenAIServer, scripted_model, scripted_registry
+from ._server import LatencyOpenAIServer, ScriptedOpenAIServer, scripted_model, scripted_registry
 
 __all__ = [
-    "Answer", "ApiKind", "LatencyOpenAIServer", "RecordedRequest", "Reply", "Script", "ScriptedOpenAIServer",
-    "assistant_turns", "reply_flood", "reply_hang", "reply_json", "reply_malformed", "reply_reset", "reply_responses",
-    "reply_status", "reply_text", "responses_body", "scripted_model", "scripted_registry", "uitars_click",
+    "LatencyOpenAIServer", "RecordedRequest", "Reply", "ScriptedOpenAIServer",
+    "assistant_turns", "reply_flood", "reply_hang", "reply_malformed", "reply_reset", "reply_responses",
+    "reply_status", "reply_text", "scripted_model", "scripted_registry", "uitars_click",
     "uitars_finished", "uitars_type",
 ]

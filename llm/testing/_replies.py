@@ -3,7 +3,7 @@ and the UI-TARS replies tests script."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -110,11 +110,6 @@ def reply_responses(
         return responses_body(list(output_items), served, input_tokens, output_tokens, response_id)
 
     return Reply(body=body)
-
-
-def reply_json(body: Any, *, status: int = 200, headers: Mapping[str, str] | None = None) -> Reply:
-    """Any JSON body with any status."""
-    return Reply(status=status, body=body, headers=dict(headers or {}))
 
 
 def reply_status(status: int, *, retry_after: float | None = None, message: str | None = None) -> Reply:
