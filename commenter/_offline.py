@@ -123,26 +123,37 @@ def comment_from_facts(facts: OfflineFacts) -> Comment:
     return validate_comment(data)
 
 
-async def offline_comment(
-    trajectory_dir: Path | str,
-    *,
-    html: str | bytes | None = None,
-    task_selectors: tuple[str, ...] = (),
-    use_axe: bool = True,
-    replay: bool = True,
-    transform: PageTransform | None = None,
-) -> TaskComment:
-    """Comment on one trajectory offline; `html` is the app version the trajectory ran on (under `transform`)."""
-    trajectory = Trajectory.load(Path(trajectory_dir))
-    facts = await collect_facts(html, trajectory, task_selectors=task_selectors, use_axe=use_axe, replay=replay,
-                                transform=transform)
-    return TaskComment(
-        app_id=trajectory.app_id,
-        task_id=trajectory.task_id,
-        task=trajectory.task,
-        commenter="offline",
-        mode="facts",
-        offline=True,
-        comment=comment_from_facts(facts),
-        facts=facts,
-    )
+class OfflineCommenter:
+    """The commenter JSON from measured facts of the app (when `html` is given) and the trajectory."""
+
+    offline = True
+    mode = "facts"
+
+    def __init__(self, task_selectors: tuple[str, ...] = (), use_axe: bool = True, replay: bool = True):
+        self.task_selectors = tuple(task_selectors)
+        self.use_axe = use_axe
+        self.replay = replay
+
+    async def comment(
+        self,
+        trajectory_dir: Path | str,
+        *,
+        app_screenshot: bytes | None = None,  # unused: facts are measured on the live page
+        dashboard_png: bytes | None = None,
+        html: str | bytes | None = None,
+        transform: PageTransform | None = None,
+    ) -> TaskComment:
+        """Comment on one trajectory; `html` is the app version the trajectory ran on (under `transform`)."""
+        trajectory = Trajectory.load(Path(trajectory_dir))
+        facts = await collect_facts(html, trajectory, task_selectors=self.task_selectors, use_axe=self.use_axe,
+                                    replay=self.replay, transform=transform)
+        return TaskComment(
+            app_id=trajectory.app_id,
+            task_id=trajectory.task_id,
+            task=trajectory.task,
+            commenter="offline",
+            mode="facts",
+            offline=True,
+            comment=comment_from_facts(facts),
+            facts=facts,
+        )

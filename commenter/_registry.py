@@ -17,7 +17,7 @@ from llm import ModelClient, Registry
 
 from ._model import DEFAULT_ROLE, MAX_REPAIRS, ModelCommenter
 from ._feedback import MAX_CHANGES, MAX_ISSUES, Feedback, TaskComment, merge_comments
-from ._offline import offline_comment
+from ._offline import OfflineCommenter
 
 
 class Commenter(Protocol):
@@ -31,30 +31,6 @@ class Commenter(Protocol):
         dashboard_png: bytes | None = None,
         html: str | bytes | None = None,
     ) -> TaskComment: ...
-
-
-class OfflineCommenter:
-    """The commenter JSON from measured facts of the app (when `html` is given) and the trajectory."""
-
-    offline = True
-    mode = "facts"
-
-    def __init__(self, task_selectors: tuple[str, ...] = (), use_axe: bool = True, replay: bool = True):
-        self.task_selectors = tuple(task_selectors)
-        self.use_axe = use_axe
-        self.replay = replay
-
-    async def comment(
-        self,
-        trajectory_dir: Path | str,
-        *,
-        app_screenshot: bytes | None = None,  # unused: facts are measured on the live page
-        dashboard_png: bytes | None = None,
-        html: str | bytes | None = None,
-    ) -> TaskComment:
-        return await offline_comment(
-            trajectory_dir, html=html, task_selectors=self.task_selectors, use_axe=self.use_axe, replay=self.replay
-        )
 
 
 COMMENTERS: Registry[type] = Registry("commenter")

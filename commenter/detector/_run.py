@@ -22,7 +22,7 @@ from typing import Protocol
 from cua import PageTransform, TransitionTuple, read_tuples
 from llm import Registry
 
-from .._offline import offline_comment
+from .._offline import OfflineCommenter
 from ._commenter_map import COMMENTER_DETECTOR, map_comment
 from ._metrics import DetectorMetrics, score
 from ._offline import OFFLINE_BLIND_DETECTOR, OFFLINE_DETECTOR, OfflineDetector
@@ -65,7 +65,7 @@ class _Commenter:
     name, offline, uses_reference = COMMENTER_DETECTOR, True, False
 
     async def detect_trajectory(self, folder, html, *, trajectory_id, transform, reference_html, tuples, task):
-        comment = await offline_comment(folder, html=html, transform=transform, replay=False)
+        comment = await OfflineCommenter(replay=False).comment(folder, html=html, transform=transform)
         return map_comment(comment, tuples, trajectory_id=trajectory_id)
 
 
