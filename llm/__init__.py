@@ -22,7 +22,7 @@ from ._ask import CALL_FAILURES, REPAIR_PROMPT, Answer, Repair, ReplyAttempt, Ro
 from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, RunBudget, Spent,
                       budget_in_this_task, current_budget, use_budget)
 from ._cache import CallCache, default_cache_dir, request_key
-from ._client import ModelClient
+from ._client import ModelClient, get_client, shared_clients
 from ._concurrency import ProcessSemaphore, endpoint_limit, model_calls_now, set_cross_process_limiter
 from ._config import (
     ROLES,
@@ -55,7 +55,6 @@ from ._results import (
     ResponsesResult,
 )
 from ._retry import RetryPolicy
-from ._shared import get_client, shared_clients
 from ._transport import make_sdk_client
 from ._usage import CallRecord, Usage, UsageLedger, call_stats, reset_call_stats
 

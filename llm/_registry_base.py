@@ -72,21 +72,6 @@ class LazyEntry:
     requires_module: str | None = None
     """The module that package installs, when it is not the pip name with `-`/`.` as `_`."""
 
-    @property
-    def optional_module(self) -> str | None:
-        """The top module of the optional package (`prefect_dask`), or None when none is declared."""
-        if self.requires is None:
-            return None
-        return self.requires_module or re.sub(r"[-.]", "_", _distribution_name(self.requires)).lower()
-
-    def is_optional_module(self, missing: str | None) -> bool:
-        """Whether a missing module (`ModuleNotFoundError.name`) is the declared optional package,
-        one of its submodules, or a package that contains it."""
-        optional = self.optional_module
-        if optional is None or not missing:
-            return False
-        return missing == optional or missing.startswith(optional + ".") or optional.startswith(missing + ".")
-
     def load(self, kind: str, name: str) -> object:
         """Import the target and return its attribute.
 
@@ -99,8 +84,13 @@ class LazyEntry:
         try:
             imported = importlib.import_module(module)
         except ModuleNotFoundError as exc:
-            if self.requires is not None and self.is_optional_module(exc.name):
-                raise MissingOptionalPackageError(kind, name, self.requires, exc.name) from exc
+            if self.requires is None or not exc.name:
+                raise
+            # The declared package's top module: `requires_module`, else the pip name with `-`/`.` as `_`.
+            optional = self.requires_module or re.sub(r"[-.]", "_", _distribution_name(self.requires)).lower()
+            missing = exc.name  # the optional package, one of its submodules, or a package that contains it
+            if missing == optional or missing.startswith(optional + ".") or optional.startswith(missing + "."):
+                raise MissingOptionalPackageError(kind, name, self.requires, missing) from exc
             raise
         return getattr(imported, attribute)
 
