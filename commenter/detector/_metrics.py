@@ -121,15 +121,6 @@ class DetectorMetrics(BaseModel):
         """The confusion matrix's rows that hold any tuple, in the taxonomy's order (then `none`)."""
         return [row for row in [*DEFECT_TYPES, NO_DEFECT] if row in self.confusion]
 
-    def summary(self) -> dict:
-        """The figures as plain JSON (rates as fractions)."""
-        return {"detector": self.detector, "offline": self.offline, "reference_assisted": self.reference_assisted,
-                "unknown": self.unknown,
-                "overall": self.overall.model_dump(),
-                "by_kind": {kind: rates.model_dump() for kind, rates in self.by_kind.items()},
-                "by_type": {name: rates.model_dump() for name, rates in self.by_type.items()},
-                "confusion": self.confusion}
-
 
 def said(item: Scored) -> str:
     """The confusion-matrix column of what the detector said about one tuple."""
@@ -140,17 +131,15 @@ def said(item: Scored) -> str:
     return item.type if item.type in DEFECT_TYPES else UNTYPED
 
 
-def score(detector: str, items: Iterable[Scored | tuple[str | None, bool | None, str | None]],
+def score(detector: str, items: Iterable[tuple[str | None, bool | None, str | None]],
           offline: bool = False, reference_assisted: bool = False) -> DetectorMetrics:
     """The metrics of `detector` over `items`: (truth, defect, type) — truth None when unknown."""
     metrics = DetectorMetrics(detector=detector, offline=offline, reference_assisted=reference_assisted)
-    for item in items:
-        if isinstance(item, tuple):
-            truth, defect, kind = item
-            if truth is None:
-                metrics.unknown += 1
-                continue
-            item = Scored(truth=truth, defect=defect, type=kind)
+    for truth, defect, kind in items:
+        if truth is None:
+            metrics.unknown += 1
+            continue
+        item = Scored(truth=truth, defect=defect, type=kind)
         if item.truth != NO_DEFECT and item.truth not in DEFECT_TYPES:
             raise ValueError(f"ground truth {item.truth!r} is not a defect type nor '{NO_DEFECT}'")
         metrics.overall.add(item)
