@@ -8,7 +8,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,7 +26,6 @@ from ._usage import CallRecord, Usage, UsageLedger, count
 
 logger = logging.getLogger("llm")
 
-T = TypeVar("T")
 Result = TypeVar("Result", ChatResult, ResponsesResult)
 
 # Chat parameter names that the Responses API spells differently.
@@ -120,7 +119,20 @@ class ModelClient:
             RuntimeError: called from a thread that is running an event loop.
             (and whatever `chat` raises)
         """
-        return self._run_sync(self.chat(messages, **kwargs))
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise RuntimeError("the *_sync methods cannot run inside an event loop; await chat()/responses() instead")
+
+        async def chat_and_close() -> ChatResult:
+            try:
+                return await self.chat(messages, **kwargs)
+            finally:
+                await self._close_loop_clients(asyncio.get_running_loop())
+
+        return asyncio.run(chat_and_close())
 
     async def aclose(self) -> None:
         """Close the SDK clients made on the running event loop."""
@@ -295,23 +307,6 @@ class ModelClient:
                 self._sdk_clients.pop(slot_key, None)
                 if loop_ref() is loop:
                     await client.close()
-
-    def _run_sync(self, call: Coroutine[Any, Any, T]) -> T:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            call.close()
-            raise RuntimeError("the *_sync methods cannot run inside an event loop; await chat()/responses() instead")
-
-        async def run_and_close() -> T:
-            try:
-                return await call
-            finally:
-                await self._close_loop_clients(asyncio.get_running_loop())
-
-        return asyncio.run(run_and_close())
 
 
 _lock = threading.Lock()

@@ -10,8 +10,7 @@ from typing import Any, Literal
 Message = dict[str, Any]
 """An OpenAI chat message as a plain dict (`{"role": ..., "content": ...}`)."""
 
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_JPEG_SIGNATURE = b"\xff\xd8\xff"
+_MIME_BY_SIGNATURE = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg"}
 
 
 def image_data_url(image: bytes, mime: str | None = None) -> str:
@@ -23,12 +22,9 @@ def image_data_url(image: bytes, mime: str | None = None) -> str:
     if not image:
         raise ValueError("image is empty")
     if mime is None:
-        if image.startswith(_PNG_SIGNATURE):
-            mime = "image/png"
-        elif image.startswith(_JPEG_SIGNATURE):
-            mime = "image/jpeg"
-        else:
-            raise ValueError("image is neither PNG nor JPEG; pass mime=... explicitly")
+        mime = next((sniffed for signature, sniffed in _MIME_BY_SIGNATURE.items() if image.startswith(signature)), None)
+    if mime is None:
+        raise ValueError("image is neither PNG nor JPEG; pass mime=... explicitly")
     return f"data:{mime};base64,{base64.b64encode(image).decode('ascii')}"
 
 
