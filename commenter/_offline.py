@@ -134,15 +134,8 @@ class OfflineCommenter:
         self.use_axe = use_axe
         self.replay = replay
 
-    async def comment(
-        self,
-        trajectory_dir: Path | str,
-        *,
-        app_screenshot: bytes | None = None,  # unused: facts are measured on the live page
-        dashboard_png: bytes | None = None,
-        html: str | bytes | None = None,
-        transform: PageTransform | None = None,
-    ) -> TaskComment:
+    async def comment(self, trajectory_dir: Path | str, *, html: str | bytes | None = None,
+                      transform: PageTransform | None = None) -> TaskComment:
         """Comment on one trajectory; `html` is the app version the trajectory ran on (under `transform`)."""
         trajectory = Trajectory.load(Path(trajectory_dir))
         facts = await collect_facts(html, trajectory, task_selectors=self.task_selectors, use_axe=self.use_axe,

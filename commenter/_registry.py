@@ -16,21 +16,14 @@ from cua import Trajectory
 from llm import ModelClient, Registry
 
 from ._model import DEFAULT_ROLE, MAX_REPAIRS, ModelCommenter
-from ._feedback import MAX_CHANGES, MAX_ISSUES, Feedback, TaskComment, merge_comments
+from ._feedback import Feedback, TaskComment, merge_comments
 from ._offline import OfflineCommenter
 
 
 class Commenter(Protocol):
     offline: bool
 
-    async def comment(
-        self,
-        trajectory_dir: Path | str,
-        *,
-        app_screenshot: bytes | None = None,
-        dashboard_png: bytes | None = None,
-        html: str | bytes | None = None,
-    ) -> TaskComment: ...
+    async def comment(self, trajectory_dir: Path | str, *, html: str | bytes | None = None) -> TaskComment: ...
 
 
 COMMENTERS: Registry[type] = Registry("commenter")
@@ -65,10 +58,7 @@ async def comment_app(
     commenter: Commenter,
     *,
     html: str | bytes | None = None,
-    app_screenshot: bytes | None = None,
     concurrency: int = 4,
-    max_issues: int = MAX_ISSUES,
-    max_changes: int = MAX_CHANGES,
 ) -> Feedback:
     """Comment on the failed trajectories among `trajectory_dirs` and merge them into one `Feedback`.
 
@@ -80,7 +70,7 @@ async def comment_app(
 
     async def one(folder: Path) -> TaskComment:
         async with gate:
-            return await commenter.comment(folder, app_screenshot=app_screenshot, html=html)
+            return await commenter.comment(folder, html=html)
 
     comments = await asyncio.gather(*(one(folder) for folder in failed))
-    return merge_comments(app_id, comments, max_issues=max_issues, max_changes=max_changes)
+    return merge_comments(app_id, comments)
