@@ -86,7 +86,7 @@ class OfflineFacts(BaseModel):
     controls: int = Field(default=0, description="Visible interactive elements measured.")
     off_viewport_controls: list[ElementFact] = Field(default_factory=list)
     task_controls_off_viewport: list[ElementFact] = Field(
-        default_factory=list, description="Off-viewport controls the task needed (named by the task, a checker or a step)."
+        default_factory=list, description="Off-viewport controls the task needed (named by the task or a step)."
     )
     obscured_controls: list[ElementFact] = Field(default_factory=list, description="In the viewport but covered or clipped.")
     small_targets: list[ElementFact] = Field(default_factory=list)
@@ -205,8 +205,6 @@ async def collect_facts(
     trajectory: Trajectory | None = None,
     *,
     task: str | None = None,
-    task_selectors: tuple[str, ...] = (),
-    viewport: Viewport = DEFAULT_VIEWPORT,
     use_axe: bool = True,
     replay: bool = True,
     transform: PageTransform | None = None,
@@ -214,13 +212,10 @@ async def collect_facts(
     """Measure the app (when `html` is given) and the trajectory (when given).
 
     `transform`: the serve-time change the app was shown with (a variation, an injected defect), so the
-    page measured is the one the agent saw.
-
-    `task_selectors` (e.g. the selectors a checker reads) mark controls the task needs, beside
-    those the task's words name. Never raises for what the app does: failures become `notes`.
+    page measured is the one the agent saw. Controls the task needs are those its words or the
+    trajectory's steps name. Never raises for what the app does: failures become `notes`.
     """
-    if trajectory is not None:
-        viewport = trajectory.viewport  # measured at the size the agent saw
+    viewport = trajectory.viewport if trajectory is not None else DEFAULT_VIEWPORT  # the size the agent saw
     facts = OfflineFacts(viewport_width=viewport.width, viewport_height=viewport.height)
     if trajectory is not None:
         facts.no_effect_steps = no_effect_steps(trajectory)
@@ -237,7 +232,7 @@ async def collect_facts(
             measured = await _measure_load_state(app.page, viewport, use_axe)
             await _name_no_effect_targets(app.page, facts, trajectory)
         _remember_load_state(key, measured)
-    _fill_from_load_state(facts, measured, task_text, trajectory, set(task_selectors))
+    _fill_from_load_state(facts, measured, task_text, trajectory)
     replaying = replay and trajectory is not None and bool(trajectory.steps)
     if not named or replaying:
         async with open_app(html, config) as app:
@@ -313,8 +308,8 @@ async def _name_no_effect_targets(page: Page, facts: OfflineFacts, trajectory: T
             item.selector, item.text = found["selector"], found["text"][:60]
 
 
-def _fill_from_load_state(facts: OfflineFacts, measured: _LoadState, task_text: str, trajectory: Trajectory | None,
-                          selectors: set[str]) -> None:
+def _fill_from_load_state(facts: OfflineFacts, measured: _LoadState, task_text: str,
+                          trajectory: Trajectory | None) -> None:
     raw = copy.deepcopy(measured.raw)
     facts.measured_page = True
     facts.page_width, facts.page_height = int(raw["page_width"]), int(raw["page_height"])
@@ -333,7 +328,7 @@ def _fill_from_load_state(facts: OfflineFacts, measured: _LoadState, task_text: 
     facts.toast_like = as_facts(raw["toast_like"])
     words = task_words(task_text)
     targets = [step.target for step in trajectory.steps if step.target is not None] if trajectory else []
-    selectors |= {name for t in targets for name in (t.selector, t.id and f"#{t.id}") if name}
+    selectors = {name for t in targets for name in (t.selector, t.id and f"#{t.id}") if name}
     facts.task_controls_off_viewport = [f for f in facts.off_viewport_controls if needed_by_task(f, words, selectors)]
     facts.low_contrast = [fact.model_copy(deep=True) for fact in measured.low_contrast]
     facts.unnamed_controls = [fact.model_copy(deep=True) for fact in measured.unnamed_controls]

@@ -129,8 +129,7 @@ class OfflineCommenter:
     offline = True
     mode = "facts"
 
-    def __init__(self, task_selectors: tuple[str, ...] = (), use_axe: bool = True, replay: bool = True):
-        self.task_selectors = tuple(task_selectors)
+    def __init__(self, use_axe: bool = True, replay: bool = True):
         self.use_axe = use_axe
         self.replay = replay
 
@@ -138,8 +137,7 @@ class OfflineCommenter:
                       transform: PageTransform | None = None) -> TaskComment:
         """Comment on one trajectory; `html` is the app version the trajectory ran on (under `transform`)."""
         trajectory = Trajectory.load(Path(trajectory_dir))
-        facts = await collect_facts(html, trajectory, task_selectors=self.task_selectors, use_axe=self.use_axe,
-                                    replay=self.replay, transform=transform)
+        facts = await collect_facts(html, trajectory, use_axe=self.use_axe, replay=self.replay, transform=transform)
         return TaskComment(
             app_id=trajectory.app_id,
             task_id=trajectory.task_id,

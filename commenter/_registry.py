@@ -41,7 +41,7 @@ def get_commenter(
 ) -> Commenter:
     """The commenter for `name`: "offline", or a model role/name of `client`'s registry.
 
-    `options` go to the offline commenter (task_selectors, use_axe, replay) or become chat params
+    `options` go to the offline commenter (use_axe, replay) or become chat params
     of the model commenter. Raises UnknownModelError (listing names) for an unknown model.
     """
     if name in COMMENTERS and getattr(COMMENTERS.get(name), "offline", False):  # its own offline implementation
