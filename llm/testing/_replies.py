@@ -96,18 +96,12 @@ def reply_text(
     return Reply(body=body)
 
 
-def reply_responses(
-    output_items: Sequence[dict[str, Any]],
-    *,
-    response_id: str = "resp_scripted",
-    input_tokens: int = 11,
-    output_tokens: int = 7,
-) -> Reply:
-    """A Responses API reply with these output items (e.g. `computer_call`, `message`)."""
+def reply_responses(output_items: Sequence[dict[str, Any]], *, response_id: str = "resp_scripted") -> Reply:
+    """A Responses API reply with these output items (e.g. `computer_call`, `message`), 11 input and 7 output tokens."""
 
     def body(request: RecordedRequest) -> dict[str, Any]:
         served = (request.json or {}).get("model", "scripted")
-        return responses_body(list(output_items), served, input_tokens, output_tokens, response_id)
+        return responses_body(list(output_items), served, 11, 7, response_id)
 
     return Reply(body=body)
 
