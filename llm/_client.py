@@ -250,7 +250,8 @@ class ModelClient:
                 self._record(call, latency_s=call.elapsed_s, retries=retries, error=reason)
                 verdict = "retries exhausted" if failure.retryable else "not retryable"
                 call_error = ModelCallError(
-                    f"model {config.name!r} at {endpoint} ({call.api}): {reason} after {attempts} attempt(s), {verdict}",
+                    f"model {config.name!r} at {endpoint} ({call.api}): {reason} after {attempts} attempt(s), "
+                    f"{verdict}",
                     model=config.name,
                     endpoint=endpoint,
                     status=failure.status,
