@@ -8,31 +8,39 @@ The model commenter sees the app and each failed rollout's 1920×1080 dashboard 
 targets, axe-core contrast and names, no-effect steps, …) and writes the same JSON.
 """
 
-from ._facts import ElementFact, NoEffectStep, OfflineFacts, collect_facts
+from ._facts import AnimationFact, ElementFact, NoEffectStep, OfflineFacts, collect_facts
 from ._feedback import (
     COMMENT_SCHEMA,
     PRINCIPLES,
     Comment,
+    CommentSource,
     CommentValidationError,
     Feedback,
     TaskComment,
     merge_comments,
     validate_comment,
 )
-from ._model import COMMENT_MODES, PROMPT_VERSION, parse_reply
-from ._registry import COMMENTERS, comment_app, get_commenter
+from ._model import COMMENT_MODES, PROMPT_VERSION, CommentInputs, ModelCommenter, parse_reply
+from ._offline import OfflineCommenter
+from ._registry import COMMENTERS, Commenter, comment_app, get_commenter
 
 __all__ = [
-    "COMMENTERS",
     "COMMENT_MODES",
     "COMMENT_SCHEMA",
+    "COMMENTERS",
     "PRINCIPLES",
     "PROMPT_VERSION",
+    "AnimationFact",
     "Comment",
+    "Commenter",
+    "CommentInputs",
+    "CommentSource",
     "CommentValidationError",
     "ElementFact",
     "Feedback",
+    "ModelCommenter",
     "NoEffectStep",
+    "OfflineCommenter",
     "OfflineFacts",
     "TaskComment",
     "collect_facts",

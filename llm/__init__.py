@@ -19,8 +19,19 @@ Tests use `llm.testing.ScriptedOpenAIServer` to drive the real client against sc
 """
 
 from ._ask import CALL_FAILURES, REPAIR_PROMPT, Answer, Repair, ReplyAttempt, RoleClient, ask, ask_json
-from ._budget import (BUDGET_REACHED, Budget, BudgetLimits, BudgetReached, RunBudget, Spent,
-                      budget_in_this_task, current_budget, use_budget)
+from ._budget import (
+    BUDGET_REACHED,
+    Budget,
+    BudgetLimits,
+    BudgetReached,
+    BudgetTally,
+    LocalTally,
+    RunBudget,
+    Spent,
+    budget_in_this_task,
+    current_budget,
+    use_budget,
+)
 from ._cache import CallCache, default_cache_dir, request_key
 from ._client import ModelClient, get_client, shared_clients
 from ._concurrency import ProcessSemaphore, endpoint_limit, model_calls_now, set_cross_process_limiter
@@ -29,20 +40,15 @@ from ._config import (
     MissingEnvironmentVariableError,
     ModelConfig,
     ModelConfigError,
+    ModelParams,
     Prices,
+    Provider,
 )
-from ._items import ComputerAction, ComputerCall, ToolCall
-from ._json_reply import JsonReplyError, parse_json_reply
+from ._items import ComputerAction, ComputerCall, FunctionCall, PathPoint, ToolCall
+from ._json_reply import JsonReplyError, JsonReplyProblem, parse_json_reply
 from ._latency import Latency
 from ._limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_REPLY_CAPS, reply_cap
-from ._messages import (
-    Message,
-    assistant_message,
-    hash_inline_images,
-    image_data_url,
-    system_message,
-    user_message,
-)
+from ._messages import Message, assistant_message, hash_inline_images, image_data_url, system_message, user_message
 from ._provider import RoleProvider
 from ._registry import DEFAULT_MODELS_PATH, ModelRegistry, UnknownModelError, load_model_registry
 from ._registry_base import LazyEntry, MissingOptionalPackageError, Registry, UnknownNameError
@@ -56,34 +62,33 @@ from ._results import (
 )
 from ._retry import RetryPolicy
 from ._transport import make_sdk_client
-from ._usage import CallRecord, Usage, UsageLedger, call_stats, reset_call_stats
+from ._usage import CallRecord, CallStats, RoleUsage, Usage, UsageLedger, call_stats, reset_call_stats
 
 __all__ = [
-    "CALL_FAILURES",
-    "REPAIR_PROMPT",
-    "Answer",
-    "Repair",
-    "ReplyAttempt",
-    "RoleClient",
-    "ask",
-    "ask_json",
     "BUDGET_REACHED",
-    "Budget",
-    "BudgetLimits",
-    "RunBudget",
-    "BudgetReached",
+    "CALL_FAILURES",
     "DEFAULT_MAX_REPLY_BYTES",
     "DEFAULT_MODELS_PATH",
     "DEFAULT_REPLY_CAPS",
+    "REPAIR_PROMPT",
     "ROLES",
+    "Answer",
+    "Budget",
+    "BudgetLimits",
+    "BudgetReached",
+    "BudgetTally",
     "CallCache",
     "CallRecord",
+    "CallStats",
     "ChatResult",
     "ComputerAction",
     "ComputerCall",
+    "FunctionCall",
     "JsonReplyError",
+    "JsonReplyProblem",
     "Latency",
     "LazyEntry",
+    "LocalTally",
     "Message",
     "MissingEnvironmentVariableError",
     "MissingOptionalPackageError",
@@ -91,25 +96,35 @@ __all__ = [
     "ModelClient",
     "ModelConfig",
     "ModelConfigError",
+    "ModelParams",
     "ModelRegistry",
     "OfflineModelError",
+    "PathPoint",
     "PicklesKeywordFields",
-    "ProcessSemaphore",
     "Prices",
+    "ProcessSemaphore",
+    "Provider",
     "Registry",
+    "Repair",
+    "ReplyAttempt",
     "ReplyTooLargeError",
     "ResponsesResult",
     "RetryPolicy",
+    "RoleClient",
     "RoleProvider",
+    "RoleUsage",
+    "RunBudget",
     "Spent",
     "ToolCall",
     "UnknownModelError",
     "UnknownNameError",
     "Usage",
     "UsageLedger",
+    "ask",
+    "ask_json",
     "assistant_message",
-    "call_stats",
     "budget_in_this_task",
+    "call_stats",
     "current_budget",
     "default_cache_dir",
     "endpoint_limit",

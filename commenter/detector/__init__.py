@@ -16,24 +16,12 @@ lack, so its figures say *reference-assisted* (`DetectorMetrics.reference_assist
 runs the same rules without it, for a like-for-like comparison. The commenter's findings are mapped to the tuples they name (`map_comment`).
 """
 
-from ._commenter_map import COMMENTER_DETECTOR, map_comment
-from ._metrics import (
-    ERROR,
-    REFERENCE_NOTE,
-    UNTYPED,
-    DetectorMetrics,
-    percent,
-    score,
-)
-from ._model import DetectionError, ModelDetector, parse_detection
-from ._offline import OFFLINE_BLIND_DETECTOR, OFFLINE_DETECTOR, judge
+from ._commenter_map import COMMENTER_DETECTOR, FACT_TYPES, map_comment
+from ._metrics import ERROR, REFERENCE_ASSISTED, REFERENCE_NOTE, UNTYPED, DetectorMetrics, Rates, Scored, percent, score
+from ._model import DEFAULT_ROLE, DetectionError, ModelDetector, parse_detection
+from ._offline import OFFLINE_BLIND_DETECTOR, OFFLINE_DETECTOR, OFFLINE_VERSION, OfflineDetector, judge
 from ._prompts import DEFINITIONS, DETECTION_SCHEMA, PROMPT_VERSION, prompt_sha256, system_prompt
-from ._records import (
-    Detection,
-    metrics_path,
-    read_detections,
-    write_detections,
-)
+from ._records import DETECTIONS_FILE, METRICS_FILE, Detection, metrics_path, read_detections, write_detections
 from ._run import (
     DETECTORS,
     MODEL_DETECTOR,
@@ -47,21 +35,30 @@ from ._run import (
 
 __all__ = [
     "COMMENTER_DETECTOR",
+    "DEFAULT_ROLE",
     "DEFINITIONS",
     "DETECTION_SCHEMA",
+    "DETECTIONS_FILE",
     "DETECTORS",
     "ERROR",
+    "FACT_TYPES",
+    "METRICS_FILE",
     "MODEL_DETECTOR",
     "OFFLINE_BLIND_DETECTOR",
     "OFFLINE_DETECTOR",
     "OFFLINE_DETECTORS",
+    "OFFLINE_VERSION",
     "PROMPT_VERSION",
+    "REFERENCE_ASSISTED",
     "REFERENCE_NOTE",
     "UNTYPED",
     "Detection",
     "DetectionError",
     "DetectorMetrics",
     "ModelDetector",
+    "OfflineDetector",
+    "Rates",
+    "Scored",
     "TrajectoryInput",
     "detect_trajectories",
     "get_detector",

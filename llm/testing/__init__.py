@@ -18,6 +18,7 @@ with a mean, `Latency`): the stand-in for a real model's speed in benchmarks of 
 """
 
 from ._replies import (
+    ApiKind,
     RecordedRequest,
     Reply,
     assistant_turns,
@@ -32,11 +33,27 @@ from ._replies import (
     uitars_finished,
     uitars_type,
 )
-from ._server import LatencyOpenAIServer, ScriptedOpenAIServer, scripted_model, scripted_registry
+from ._server import Answer, LatencyOpenAIServer, Script, ScriptedOpenAIServer, scripted_model, scripted_registry
 
 __all__ = [
-    "LatencyOpenAIServer", "RecordedRequest", "Reply", "ScriptedOpenAIServer",
-    "assistant_turns", "reply_flood", "reply_hang", "reply_malformed", "reply_reset", "reply_responses",
-    "reply_status", "reply_text", "scripted_model", "scripted_registry", "uitars_click",
-    "uitars_finished", "uitars_type",
+    "Answer",
+    "ApiKind",
+    "LatencyOpenAIServer",
+    "RecordedRequest",
+    "Reply",
+    "Script",
+    "ScriptedOpenAIServer",
+    "assistant_turns",
+    "reply_flood",
+    "reply_hang",
+    "reply_malformed",
+    "reply_reset",
+    "reply_responses",
+    "reply_status",
+    "reply_text",
+    "scripted_model",
+    "scripted_registry",
+    "uitars_click",
+    "uitars_finished",
+    "uitars_type",
 ]
