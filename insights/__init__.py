@@ -17,24 +17,15 @@ live in (`insights.json`, `ablations/*/ablation.json`) are the `results` package
 
 from results import principles_markdown as principle_table  # the report's table, as Markdown
 
-from ._attribution import attribute, task_elements, touches
-from ._changes import (
-    NO_PRINCIPLE,
-    Revision,
-    named_selectors,
-    principle_changes,
-    principle_status,
-    revised_pairs,
-    revisions,
-)
+from ._attribution import attribute, touches
+from ._changes import Revision, named_selectors, principle_changes, principle_status, revised_pairs, revisions
 from ._dom import Version, element_changed, selector_tokens
 from ._insights import insights_of, write_insights
-from ._page import MOTION, acted_on, motion_seconds, on_the_page, style_changed
+from ._page import motion_seconds, style_changed
 from ._render import Renderer
 
 __all__ = [
-    "MOTION", "NO_PRINCIPLE", "Renderer", "Revision", "Version", "acted_on", "attribute", "element_changed",
-    "insights_of", "motion_seconds", "named_selectors", "on_the_page", "principle_changes", "principle_status",
-    "principle_table", "revised_pairs", "revisions", "selector_tokens", "style_changed", "task_elements", "touches",
-    "write_insights",
+    "Renderer", "Revision", "Version", "attribute", "element_changed", "insights_of", "motion_seconds",
+    "named_selectors", "principle_changes", "principle_status", "principle_table", "revised_pairs", "revisions",
+    "selector_tokens", "style_changed", "touches", "write_insights",
 ]

@@ -7,7 +7,7 @@ it, so none of them needs the orchestration to read a results file. A run folder
     manifest.json          how to reproduce the run (written by `flows.write_manifest`; `read_manifest`)
     results.json/.csv/.md  every app version's outcomes and the paper's tables (`write_results`, `read_results`)
     report.html            the same, readable from disk, with the plot `fc_sr_by_round.png` (`write_report`)
-    agreement.json         judges against people's labels, when the run has either (`write_agreement`)
+    agreement.json         judges against people's labels, when the run has either (`write_report` writes it)
     defect-metrics-*.json  a detector's GTArena figures on a defect run (`read_defect_metrics`)
 
 and how run folders leave as a dataset (`export_dataset`: steps, tasks and revisions as Parquet tables in
@@ -19,19 +19,12 @@ Hugging Face's folder convention, with a dataset card).
 
 from ._error_bars import (
     COMPARISON_NOTE,
-    ERROR_BARS,
     INTERVAL_NOTE,
-    Comparison,
-    TaskTally,
-    cell_intervals,
     comparison_lines,
     comparisons,
     interval_text,
     percent,
-    rate_interval,
     rounded,
-    shown_records,
-    task_tallies,
     with_interval,
 )
 from ._export import ExportReport, export_dataset
@@ -41,8 +34,6 @@ from ._files import RunResults, read_manifest, read_results, write_results
 from ._format import p_value, pct, track_text
 from ._insight_records import (
     ABLATION_FILE,
-    ABLATION_SELECTION,
-    ASSOCIATION_NOTE,
     CHANGE_STATUSES,
     INSIGHTS_FILE,
     PAGE_WIDE,
@@ -74,46 +65,36 @@ from ._outcomes import (
     VariationResult,
     revised_pairs,
 )
-from ._report import PLOT_FILE, write_plot, write_report
-from ._report_agreement import agreement_records, agreement_section_html, read_agreement, write_agreement
-from ._report_defects import METRICS_GLOB, defects_section_html, read_defect_metrics, write_defects_report
+from ._report import write_report
+from ._report_agreement import agreement_records, read_agreement
+from ._report_defects import read_defect_metrics, write_defects_report
 from ._report_insights import PRINCIPLE_COLUMNS, ablations_markdown, principle_cells, principles_markdown
 from ._tables import (
-    DEFAULT_WEIGHTS,
-    SCORING_NOTE,
     TableRow,
     best_rounds,
     by_commenter_mode_table,
-    by_cua_table,
     cell_figures,
     comparisons_markdown,
     csv_table,
-    interval_markdown,
-    interval_records,
     markdown_table,
     pass_counts,
     records_markdown,
     scoring_table,
     table_rows,
 )
-from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, gap_label, variation_markdown, variation_rows
+from ._variation_table import GAP_FACTOR, VariationRow, gap_label, variation_markdown, variation_rows
 
 __all__ = [
-    "ABLATION_FILE", "ABLATION_SELECTION", "ASSOCIATION_NOTE", "CHANGE_STATUSES", "INSIGHTS_FILE", "PAGE_WIDE",
-    "AblatedRevision", "Ablation", "Change", "ChangeStatus", "ElementCrop",
-    "Insights", "PrincipleRow", "TaskFlip", "read_ablations", "read_insights",
-    "DATASET_COLUMNS", "ExportError", "ExportReport", "export_dataset",
-    "COMPARISON_NOTE", "DEFAULT_WEIGHTS", "DOMAINS", "ERROR_BARS", "GAP_FACTOR", "INTERVAL_NOTE", "METRICS_GLOB",
-    "PLOT_FILE", "PRINCIPLE_COLUMNS", "SCORING_NOTE", "VARIATION_NOTE",
-    "AppRoundResult", "Comparison", "GamingSuspect", "RepeatOutcomes", "RunResults", "TableRow", "TaskOutcome",
-    "TaskTally", "Track", "VariationResult", "VariationRow",
-    "ablations_markdown", "agreement_records", "agreement_section_html", "best_rounds", "bootstrap_ratio_interval", "by_commenter_mode_table", "by_cua_table",
-    "cell_figures", "cell_intervals", "p_value", "pct", "track_text", "comparison_lines", "comparisons", "comparisons_markdown", "csv_table",
-    "defects_section_html", "gap_label", "interval_markdown", "interval_records", "interval_text", "markdown_table",
-    "mcnemar_exact_p", "minimum_detectable_difference", "paired_difference_interval", "pass_counts", "percent",
-    "principle_cells", "principles_markdown",
-    "rate_interval", "read_agreement", "revised_pairs", "read_defect_metrics", "read_manifest", "read_results", "records_markdown",
-    "rounded", "scoring_table", "shown_records", "table_rows", "task_tallies", "variation_markdown", "variation_rows",
-    "wilson_interval", "with_interval", "write_agreement", "write_defects_report", "write_plot", "write_report",
-    "write_results",
+    "ABLATION_FILE", "CHANGE_STATUSES", "COMPARISON_NOTE", "DATASET_COLUMNS", "DOMAINS", "GAP_FACTOR",
+    "INSIGHTS_FILE", "INTERVAL_NOTE", "PAGE_WIDE", "PRINCIPLE_COLUMNS", "AblatedRevision", "Ablation",
+    "AppRoundResult", "Change", "ChangeStatus", "ElementCrop", "ExportError", "ExportReport", "GamingSuspect",
+    "Insights", "PrincipleRow", "RepeatOutcomes", "RunResults", "TableRow", "TaskFlip", "TaskOutcome", "Track",
+    "VariationResult", "VariationRow", "ablations_markdown", "agreement_records", "best_rounds",
+    "bootstrap_ratio_interval", "by_commenter_mode_table", "cell_figures", "comparison_lines", "comparisons",
+    "comparisons_markdown", "csv_table", "export_dataset", "gap_label", "interval_text", "markdown_table",
+    "mcnemar_exact_p", "minimum_detectable_difference", "p_value", "paired_difference_interval", "pass_counts", "pct",
+    "percent", "principle_cells", "principles_markdown", "read_ablations", "read_agreement", "read_defect_metrics",
+    "read_insights", "read_manifest", "read_results", "records_markdown", "revised_pairs", "rounded", "scoring_table",
+    "table_rows", "track_text", "variation_markdown", "variation_rows", "wilson_interval", "with_interval",
+    "write_defects_report", "write_report", "write_results",
 ]
