@@ -20,7 +20,7 @@ from ._tables import (
     by_cua_table,
     comparisons_markdown,
     csv_table,
-    interval_markdown,
+    interval_records,
     markdown_table,
     pass_counts,
     records_markdown,
@@ -64,8 +64,8 @@ def write_results(run_dir: Path, results: list[AppRoundResult], usage: dict | No
         payload["variations"] = [row.model_dump() for row in varied]
     write_atomic(run_dir / "results.json", json.dumps(payload, indent=1, sort_keys=True).encode())
     write_atomic(run_dir / "results.csv", csv_table(rows).encode())
-    sections = [markdown_table(rows), "", "The same figures with their 95 % intervals, %:", "", interval_markdown(rows), "",
-                INTERVAL_NOTE]
+    sections = [markdown_table(rows), "", "The same figures with their 95 % intervals, %:", "",
+                records_markdown(interval_records(rows)), "", INTERVAL_NOTE]
     if found:
         sections += ["", "Paired comparisons of SR on the same tasks:", "", comparisons_markdown(found), "", COMPARISON_NOTE]
     sections += ["", "SR (FC) per CUA, % (paper Table 4 shape):", "", records_markdown(by_cua)]

@@ -27,6 +27,7 @@ from ._error_bars import (
     Comparison,
     TaskTally,
     cell_intervals,
+    comparison_lines,
     percent,
     rate_interval,
     rounded,
@@ -234,31 +235,22 @@ def markdown_table(rows: list[TableRow]) -> str:
     return "\n".join(lines)
 
 
-class CuaCell(BaseModel):
-    """One cell of Table 4 / Table 5: SR (FC) overall, in %, and over how many tasks."""
-
-    sr: float | None
-    fc: float | None
-    tasks: int
-    sr_ci95: list[float] | None = Field(default=None, description="SR's 95 % interval, fractions.")
-    fc_ci95: list[float] | None = Field(default=None, description="FC's 95 % interval, fractions.")
-
-    def __str__(self) -> str:
-        return f"{pct(self.sr)} ({pct(self.fc)})"
+def _sr_fc(sr: float | None, fc: float | None) -> str:
+    """One cell of Table 4 / Table 5: "SR (FC)" overall, in %."""
+    return f"{pct(sr)} ({pct(fc)})"
 
 
 def by_cua_table(rows: list[TableRow]) -> list[dict]:
     """Table 4's shape: one row per coder × mode × commenter mode × round, one "SR (FC)" cell per CUA."""
     cuas = sorted({row.cua for row in rows})
-    grouped: dict[tuple, dict[str, CuaCell]] = {}
+    grouped: dict[tuple, dict[str, TableRow]] = {}
     for row in rows:
-        key = (row.coder, row.mode, _commenter(row.commenter_mode), row.round)
-        grouped.setdefault(key, {})[row.cua] = CuaCell(sr=row.sr["overall"], fc=row.fc["overall"], tasks=row.tasks["overall"],
-                                                       sr_ci95=row.sr_ci95.get("overall"), fc_ci95=row.fc_ci95.get("overall"))
+        grouped.setdefault((row.coder, row.mode, _commenter(row.commenter_mode), row.round), {})[row.cua] = row
     return [{"coder": coder, "mode": mode, "commenter": commenter, "round": round_,
-             **{cua: str(cells[cua]) if cua in cells else "–" for cua in cuas},
+             **{cua: _sr_fc(cells[cua].sr["overall"], cells[cua].fc["overall"]) if cua in cells else "–"
+                for cua in cuas},
              # each cell's two intervals beside it, in % like the cell ("<cua> SR_ci95", "<cua> FC_ci95")
-             **{f"{cua} {figure}_ci95": percent(getattr(cells[cua], f"{figure.lower()}_ci95"))
+             **{f"{cua} {figure}_ci95": percent(getattr(cells[cua], f"{figure.lower()}_ci95").get("overall"))
                 for cua in cuas if cua in cells for figure in ("SR", "FC")}}
             for (coder, mode, commenter, round_), cells in sorted(grouped.items())]
 
@@ -292,14 +284,14 @@ def by_commenter_mode_table(rows: list[TableRow], usage: dict | None) -> list[di
         pooled = [replace(t, app_id=f"{i}/{t.app_id}") for i, row in enumerate(track_rows)
                   for t in row._tallies.get("overall", [])]
         intervals = cell_intervals(pooled) if pooled else {}
-        cell = CuaCell(sr=share(successes, tasks) if tasks else None, fc=share(valid, tasks) if tasks else None, tasks=tasks,
-                       sr_ci95=rounded(intervals.get("sr")), fc_ci95=rounded(intervals.get("fc")))
+        cell = _sr_fc(share(successes, tasks) if tasks else None, share(valid, tasks) if tasks else None)
         rounds = sorted({row.round for row in track_rows})
         used = tokens.get(mode) or {}
         total = (used.get("prompt_tokens") or 0) + (used.get("completion_tokens") or 0)
         table.append({"commenter": mode, "tracks": len(track_rows),
                       "round": (rounds[0] if len(rounds) == 1 else f"{rounds[0]}–{rounds[-1]}") if rounds else "–",
-                      "tasks": tasks, "SR (FC)": str(cell), "SR_ci95": percent(cell.sr_ci95), "FC_ci95": percent(cell.fc_ci95),
+                      "tasks": tasks, "SR (FC)": cell, "SR_ci95": percent(rounded(intervals.get("sr"))),
+                      "FC_ci95": percent(rounded(intervals.get("fc"))),
                       "tokens (K)": round(total / 1000, 1), "tokens": total})
     return table
 
@@ -340,14 +332,9 @@ _INTERVAL_COLUMNS = {"FC": "fc", "FC proven": "fc_proven", "SR": "sr", "W": "wei
                      "SR (proven)": "sr_proven"}
 
 
-def interval_markdown(rows: list[TableRow]) -> str:
-    """`interval_records` as a Markdown table."""
-    return records_markdown(interval_records(rows))
-
-
 def comparisons_markdown(found: list[Comparison]) -> str:
     """The paired comparisons as a list of sentences, grouped by what each pair shares."""
-    return "\n".join(f"- {comparison.context} — {comparison.sentence()}" for comparison in found)
+    return "\n".join(f"- {line}" for line in comparison_lines(found))
 
 
 def csv_table(rows: list[TableRow]) -> str:
