@@ -22,22 +22,29 @@ def principle_cells(insights: Insights) -> list[list[str]]:
             for r in sorted(insights.principles, key=lambda r: -(r.net or 0))]
 
 
+def _markdown(columns: tuple[str, ...], rule: str, rows: list[list[str]]) -> str:
+    return "\n".join(["| " + " | ".join(columns) + " |", rule, *("| " + " | ".join(cells) + " |" for cells in rows)])
+
+
+def _html(columns: tuple[str, ...], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{esc(column)}</th>" for column in columns)
+    body = "".join("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in cells) + "</tr>" for cells in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
 def principles_markdown(insights: Insights) -> str:
     """The principle table as Markdown (the report's, cell for cell)."""
-    lines = ["| " + " | ".join(PRINCIPLE_COLUMNS) + " |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
-    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in principle_cells(insights)])
+    rule = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"
+    return _markdown(PRINCIPLE_COLUMNS, rule, principle_cells(insights))
 
 
 def principles_html(insights: Insights) -> str:
-    head = "".join(f"<th>{esc(column)}</th>" for column in PRINCIPLE_COLUMNS)
-    rows = "".join("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in cells) + "</tr>"
-                   for cells in principle_cells(insights))
     ratio = "–" if insights.flips_attributed_ratio is None else pct(insights.flips_attributed_ratio)
     return (f"<p class=note>{esc(insights.note)} Over {insights.pairs} task pairs ({insights.left_out} left out: no valid "
             f"checker on one version); {insights.flips_attributed} of {insights.flips_total} flips ({ratio} %) have a "
             "change that touched them. Applied and unverifiable count changes (unverifiable: nothing on the pages could "
             "tell; never counted as applied); revisions: those that applied the principle, what an ablation of it makes "
-            f"again.</p><table><tr>{head}</tr>{rows}</table>")
+            "again.</p>" + _html(PRINCIPLE_COLUMNS, principle_cells(insights)))
 
 
 def flips_html(insights: Insights) -> str:
@@ -68,19 +75,16 @@ def ablation_cells(ablation: Ablation) -> list[str]:
 def ablations_html(ablations: list[Ablation]) -> str:
     if not ablations:
         return ""
-    head = "".join(f"<th>{esc(column)}</th>" for column in ABLATION_COLUMNS)
-    rows = "".join("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in ablation_cells(a)) + "</tr>" for a in ablations)
     return (f"<h3>Ablations</h3><p class=note>{esc(ablations[0].note)} {esc(ablations[0].selection)}</p>"
-            f"<table><tr>{head}</tr>{rows}</table>")
+            + _html(ABLATION_COLUMNS, [ablation_cells(a) for a in ablations]))
 
 
 def ablations_markdown(ablations: list[Ablation]) -> str:
     """The ablation table as Markdown (the report's, cell for cell); "" without ablations."""
     if not ablations:
         return ""
-    lines = ["| " + " | ".join(ABLATION_COLUMNS) + " |", "|---|" + "---:|" * (len(ABLATION_COLUMNS) - 1)]
-    lines += ["| " + " | ".join(ablation_cells(a)) + " |" for a in ablations]
-    return "\n".join(lines)
+    return _markdown(ABLATION_COLUMNS, "|---|" + "---:|" * (len(ABLATION_COLUMNS) - 1),
+                     [ablation_cells(a) for a in ablations])
 
 
 def insights_section_html(run_dir: Path) -> str:
