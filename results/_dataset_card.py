@@ -34,7 +34,7 @@ def size_category(rows: int) -> str:
 
 def card_text(runs: list[RunSource], counts: dict[str, int], license: str | None = None) -> str:
     """The whole README.md: YAML front matter, then the body."""
-    offline = any(_offline_roles(run) for run in runs)
+    offline = any(run.offline_roles for run in runs)
     header = {
         "pretty_name": "AUI loop: " + ", ".join(run.name for run in runs),
         "license": license or "other",
@@ -61,10 +61,6 @@ def card_text(runs: list[RunSource], counts: dict[str, int], license: str | None
     return f"---\n{front}---\n\n" + "\n".join(body) + "\n"
 
 
-def _offline_roles(run: RunSource) -> list[str]:
-    return list(run.manifest.get("offline_roles") or run.results.offline_roles or [])
-
-
 def _made_by(runs: list[RunSource]) -> list[str]:
     lines = []
     for run in runs:
@@ -72,7 +68,7 @@ def _made_by(runs: list[RunSource]) -> list[str]:
         models = run.manifest.get("models") or {}
         named = ", ".join(f"`{name}` ({entry.get('provider')}: `{entry.get('model')}`)"
                           for name, entry in sorted(models.items()) if isinstance(entry, dict)) or "none"
-        roles = _offline_roles(run)
+        roles = run.offline_roles
         offline = (f"**offline providers** played these roles (no model endpoint): {', '.join(roles)}" if roles
                    else "no role was played by an offline provider")
         lines += [f"- **{run.name}**: coder(s) {_names(config.get('coders'))}; computer-use agent(s) "
@@ -104,7 +100,7 @@ def _licences(runs: list[RunSource], license: str | None) -> list[str]:
         app_ids = sorted({result.app_id for result in run.results.apps})
         lines.append(f"- **{run.name}** — app prompts and specs: {_source(config.get('apps'), app_ids, 'apps')}; "
                      f"first versions: " + (_source(config.get("v0_dir"), app_ids, "v0") if config.get("v0_dir")
-                                            else _first_versions(config, _offline_roles(run)))
+                                            else _first_versions(config, run.offline_roles))
                      + (f"; tasks: `{Path(config['tasks_file']).name}`" if config.get("tasks_file") else "") + ".")
     stated = (f"This card states the licence `{license}` for the dataset, as its exporter chose." if license else
               "The project states no licence of its own, so the header says `license: other`: whoever publishes this "

@@ -95,8 +95,7 @@ def export_dataset(run_dirs: list[Path | str], out: Path | str, *, batch_rows: i
     size = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
     return ExportReport(out=str(out), runs=[run.name for run in runs], rows=rows, files=files, episodes=episodes,
                         bytes=size, seconds=round(time.monotonic() - started, 3),
-                        offline_roles={run.name: list(run.manifest.get("offline_roles") or run.results.offline_roles)
-                                       for run in runs},
+                        offline_roles={run.name: run.offline_roles for run in runs},
                         changes_missing=[run.name for run in runs
                                          if run.changes is None and revised_pairs(run.results.apps)])
 

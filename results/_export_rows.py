@@ -52,6 +52,11 @@ class RunSource:
     changes: list[Change] | None = None
     _tasks: dict[str, dict[str, Task]] = field(default_factory=dict)
 
+    @property
+    def offline_roles(self) -> list[str]:
+        """The roles offline providers played: the manifest's record, else results.json's."""
+        return list(self.manifest.get("offline_roles") or self.results.offline_roles or [])
+
     @classmethod
     def read(cls, folder: Path) -> "RunSource":
         """Raises: ExportError naming a missing or malformed results.json / manifest.json / insights.json."""
@@ -220,8 +225,7 @@ def revision_rows(run: RunSource) -> Iterator[dict]:
         feedback = run.folder / "apps" / after.app_id / track.folder / f"feedback-round-{before.round}.json"
         record = run.folder / Path(after.html).parent / "revision.json"
         record_text = read_text(record) if record.is_file() else None
-        yield {"run": run.name, "app_id": after.app_id, "domain": after.domain, "coder": after.coder,
-               "cua": after.cua, "mode": after.mode, "commenter_mode": after.commenter_mode,
+        yield {**_track_columns(run, after),  # `version` is no column of `revisions`: Arrow leaves it out
                "round_from": before.round, "round_to": after.round, "coder_offline": _offline(record, record_text),
                "feedback": read_text(feedback) if feedback.is_file() else None, "revision_record": record_text,
                "changes": _changes(run, after, str(track)), "html_before": read_text(run.folder / before.html),

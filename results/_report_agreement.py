@@ -54,6 +54,10 @@ def agreement_records(report: AgreementReport) -> list[dict[str, str]]:
     return records
 
 
+_SHOWN = ("reference", "other", "n", "left out", "agreement %", "κ", "bal. acc. %")
+"""The columns of `agreement_records` the report shows as they are (it draws the confusion counts as a table)."""
+
+
 def _confusion_html(pair: PairAgreement) -> str:
     """2×2 counts: rows the reference's decision, columns the other judge's (S success, F failure)."""
     counts = pair.confusion
@@ -88,14 +92,10 @@ def agreement_section_html(report: AgreementReport | None) -> str:
         return ""
     judges = "".join(f"<tr><td>{esc(j.name)}</td><td>{esc(j.kind)}</td><td>{j.decided}</td><td>{j.undecided}</td></tr>"
                      for j in report.judges)
-    rows = []
-    for pair in report.pairs:
-        notes = "; ".join(esc(note) for note in (pair.reason, pair.kappa_note, pair.balanced_accuracy_note) if note)
-        rows.append(
-            f"<tr><td>{esc(pair.reference)}</td><td>{esc(pair.other)}</td><td>{pair.n}</td>"
-            f"<td>{pair.left_out_unsure} / {pair.left_out_missing}</td><td>{pct(pair.agreement)}</td>"
-            f"<td>{_kappa(pair.kappa)}</td><td>{pct(pair.balanced_accuracy)}</td><td>{_confusion_html(pair)}</td>"
-            f"<td>{len(pair.disagreements)}</td><td class=note>{notes}</td></tr>")
+    rows = [("<tr>" + "".join(f"<td>{esc(record[column])}</td>" for column in _SHOWN)
+             + f"<td>{_confusion_html(pair)}</td><td>{len(pair.disagreements)}</td>"
+             f"<td class=note>{esc(record['notes'])}</td></tr>")
+            for pair, record in zip(report.pairs, agreement_records(report))]
     pairs = ('<table class="summary agreement"><thead><tr><th>reference</th><th>other</th><th>n</th>'
              "<th>left out (unsure / one judge only)</th><th>agreement (%)</th><th>Cohen's κ</th>"
              "<th>balanced accuracy (%)</th><th>confusion (rows: reference)</th><th>disagreements</th><th>notes</th></tr></thead>"
