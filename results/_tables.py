@@ -97,58 +97,41 @@ DEFAULT_WEIGHTS = {"paper": 0.5, "wood": 1.0, "bronze": 2.0, "silver": 4.0, "gol
 
 
 def _count(results: list[AppRoundResult], weights: dict[str, float]):
-    """The counts behind each row (key: track and round), per domain, per level and per repeat."""
-    # per cell: tasks, valid checkers, successes, proven checkers, successes on proven tasks, tasks with a proof status,
-    # rollouts (tasks × repeats), valid rollouts, proven rollouts
-    cells: dict[tuple, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0] * 9))
+    """What the rows need beyond the per-task tallies (key: track and round): the weighted score's sums per domain,
+    added rollout by rollout, and the counts of each repeat."""
     weighted: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
-    by_level: dict[tuple, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     by_repeat: dict[tuple, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0.0, 0.0]))
     for result in results:
         key = (*result.track_key, result.round)
         for repeat, outcomes in result.every_repeat():
-            for domain in (result.domain, "overall"):
-                counts = cells[key][domain]
-                for task in outcomes:
-                    if repeat == 0:
-                        counts[0] += 1
-                        counts[1] += task.checker_valid
-                        counts[3] += task.proof == "proven"
-                        counts[5] += task.proof is not None
-                    counts[2] += task.passed
-                    counts[4] += task.passed and task.proof == "proven"
-                    counts[6] += 1
-                    counts[7] += task.checker_valid
-                    counts[8] += task.proof == "proven"
-                    weight = weights.get(task.level, 1.0) if task.level else 1.0
+            for task in outcomes:
+                weight = weights.get(task.level, 1.0) if task.level else 1.0
+                for domain in (result.domain, "overall"):
                     weighted[key][domain][0] += weight * task.passed
                     weighted[key][domain][1] += weight
-            for task in outcomes:
-                level = by_level[key][task.level or "none"]
-                level[0] += task.passed
-                level[1] += 1
                 spread = by_repeat[key][repeat]
-                weight = weights.get(task.level, 1.0) if task.level else 1.0
                 spread[0] += task.passed
                 spread[1] += 1
                 spread[2] += weight * task.passed
                 spread[3] += weight
-    return cells, weighted, by_level, by_repeat
+    return weighted, by_repeat
 
 
-def _domain_figures(by_domain: dict[str, list[int]], weighted: dict[str, list[float]]) -> tuple[dict, ...]:
+def _domain_figures(by_domain: dict[str, list[TaskTally]], weighted: dict[str, list[float]]) -> tuple[dict, ...]:
     """FC, SR, SR (supported), FC proven, SR proven, task counts, proven task counts and weighted score per domain."""
     fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score = {}, {}, {}, {}, {}, {}, {}, {}
     for domain in [*DOMAINS, "overall"]:
-        total, valid, success, proven, proven_success, with_proof, rollouts, valid_rollouts, proven_rollouts = \
-            by_domain.get(domain, [0] * 9)
+        found = by_domain.get(domain, [])
+        total, valid, proven = len(found), sum(t.valid for t in found), sum(t.proven for t in found)
+        success, rollouts = sum(t.passed for t in found), sum(t.rollouts for t in found)
+        valid_rollouts, proven_rollouts = sum(t.valid_rollouts for t in found), sum(t.proven_rollouts for t in found)
         tasks[domain], proven_tasks[domain] = total, proven
         fc[domain] = valid / total if total else None
         sr[domain] = success / rollouts if rollouts else None
         supported[domain] = success / valid_rollouts if valid_rollouts else None
         # An older run's verdicts say nothing of proofs: unknown (–), not 0.
-        fc_proven[domain] = proven / total if total and with_proof else None
-        sr_proven[domain] = proven_success / proven_rollouts if proven_rollouts else None
+        fc_proven[domain] = proven / total if total and any(t.has_proof for t in found) else None
+        sr_proven[domain] = sum(t.proven_passed for t in found) / proven_rollouts if proven_rollouts else None
         passed_weight, all_weight = weighted.get(domain, [0.0, 0.0])
         score[domain] = passed_weight / all_weight if all_weight else None
     return fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score
@@ -163,23 +146,25 @@ def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None =
     without a level weighs 1).
     """
     weights = {**DEFAULT_WEIGHTS, **(weights or {})}
-    cells, weighted, by_level, by_repeat = _count(results, weights)
+    weighted, by_repeat = _count(results, weights)
     tallies: dict[tuple, dict[str, list[TaskTally]]] = defaultdict(lambda: defaultdict(list))
     for result in results:
+        cell = tallies[(*result.track_key, result.round)]  # a round without tasks still has its row
         for tally in task_tallies(result, weights):
             for domain in (result.domain, "overall"):
-                tallies[(*result.track_key, result.round)][domain].append(tally)
+                cell[domain].append(tally)
     rows = []
-    for key, by_domain in sorted(cells.items()):
+    for key in sorted(tallies):
         coder, cua, mode, commenter_mode, round_ = key
-        fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score = _domain_figures(by_domain, weighted[key])
-        levels = {level: (by_level[key][level][0] / by_level[key][level][1] if by_level[key][level][1] else None)
-                  for level in [*LEVELS, "none"] if level in by_level[key]}
+        per_domain = _domain_figures(tallies[key], weighted[key])
+        fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score = per_domain
+        overall = tallies[key]["overall"]
+        levels = {level: sum(t.passed for t in found) / sum(t.rollouts for t in found)
+                  for level in [*LEVELS, "none"] if (found := [t for t in overall if t.level == level])}
         repeats = [by_repeat[key][r] for r in sorted(by_repeat[key])]
         intervals = {domain: cell_intervals(tallies[key].get(domain, [])) for domain in [*DOMAINS, "overall"]}
         figures = {f"{figure}_ci95": {domain: rounded(intervals[domain][figure]) for domain in intervals}
                    for figure in ("fc", "sr", "sr_supported", "fc_proven", "sr_proven", "weighted")}
-        overall = tallies[key]["overall"]
         level_intervals = {level: rounded(rate_interval(((t.app_id, t.task_id), t.passed, t.rollouts)
                                                         for t in overall if t.level == level)) for level in levels}
         row = TableRow(coder=coder, cua=cua, mode=mode, commenter_mode=commenter_mode or None, round=round_,
