@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
@@ -96,13 +97,11 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
     names = ["default"]
     for result in group:
         names += [v.variation for v in result.variations if v.variation not in names]
-    passed = defaultdict(lambda: defaultdict(int))        # variation → repeat → passes over common tasks
-    counted = defaultdict(lambda: defaultdict(int))       # variation → repeat → common tasks
-    passed_kept = defaultdict(int)  # variation → passes over its own kept tasks (of `rollouts`)
-    # variation → (app, task) → [passes, rollouts]: the items of each figure's interval
-    per_task_common: dict[str, dict[tuple, list[int]]] = defaultdict(dict)
-    per_task_kept: dict[str, dict[tuple, list[int]]] = defaultdict(dict)
-    kept, excluded, rollouts = defaultdict(int), defaultdict(int), defaultdict(int)
+    # variation → (app, task) → [passes, rollouts]: over the common tasks, and over the variation's own kept tasks
+    common_tasks: dict[str, dict[tuple, list[int]]] = defaultdict(dict)
+    kept_tasks: dict[str, dict[tuple, list[int]]] = defaultdict(dict)
+    per_repeat: dict[str, dict[int, list[int]]] = defaultdict(dict)  # variation → repeat → the same, common tasks
+    kept, excluded = defaultdict(int), defaultdict(int)
     modes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     by_app: dict[str, dict[str, float | None]] = {}
     by_app_n: dict[str, dict[str, int]] = {}
@@ -118,47 +117,39 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
         valid = {t.task_id for t in result.tasks if t.checker_valid}
         tasks_valid += len(valid)
         common = set(valid)
-        for name, per_repeat in seen.items():
-            common &= {t.task_id for t in per_repeat[0][1]} if per_repeat else set()
+        for looks in seen.values():
+            common &= {t.task_id for t in looks[0][1]} if looks else set()
         tasks_common += len(common)
-        app_figures: dict[str, float | None] = {}
-        app_n: dict[str, int] = {}
-        for name, per_repeat in seen.items():
-            repeats = max(repeats, len(per_repeat))
-            kept[name] += len(per_repeat[0][1]) if per_repeat else 0
-            app_passed = app_counted = 0
-            for repeat, outcomes in per_repeat:
+        in_app = {name: [0, 0] for name in seen}  # this app's common tasks
+        for name, looks in seen.items():
+            repeats = max(repeats, len(looks))
+            kept[name] += len(looks[0][1]) if looks else 0
+            for repeat, outcomes in looks:
                 for task in outcomes:
-                    rollouts[name] += 1
-                    passed_kept[name] += task.passed
-                    _add(per_task_kept[name], (result.app_id, task.task_id), task.passed)
+                    _add(kept_tasks[name], (result.app_id, task.task_id), task.passed)
                     for failure in task.failure_modes:
                         modes[name][failure] += 1
                     if task.task_id in common:
-                        _add(per_task_common[name], (result.app_id, task.task_id), task.passed)
-                        passed[name][repeat] += task.passed
-                        counted[name][repeat] += 1
-                        app_passed += task.passed
-                        app_counted += 1
-            app_figures[name] = app_passed / app_counted if app_counted else None
-            app_n[name] = app_counted
-        by_app[result.app_id] = app_figures
-        by_app_n[result.app_id] = app_n
-    sr = {name: _pooled(passed[name], counted[name]) for name in names}
-    sr_repeats = {name: [passed[name][r] / counted[name][r] for r in sorted(counted[name]) if counted[name][r]]
-                  for name in names}
+                        _add(common_tasks[name], (result.app_id, task.task_id), task.passed)
+                        _add(per_repeat[name], repeat, task.passed)
+                        _add(in_app, name, task.passed)
+        by_app[result.app_id] = {name: _ratio([counts]) for name, counts in in_app.items()}
+        by_app_n[result.app_id] = {name: n for name, (_, n) in in_app.items()}
+    sr = {name: _ratio(common_tasks[name].values()) for name in names}
+    sr_repeats = {name: [k / n for _, (k, n) in sorted(per_repeat[name].items())] for name in names}
     values = [value for value in sr.values() if value is not None]
     within = [statistics.pstdev(v) for v in sr_repeats.values() if len(v) > 1]
+    rollouts = {name: sum(n for _, n in kept_tasks[name].values()) for name in names}
     row = VariationRow(
         coder=coder, cua=cua, mode=mode, commenter_mode=commenter or None, round=round_, variations=names,
         tasks_common=tasks_common, tasks_valid=tasks_valid, repeats=repeats, sr=sr,
-        sr_kept={name: (passed_kept[name] / rollouts[name] if rollouts[name] else None) for name in names},
+        sr_kept={name: _ratio(kept_tasks[name].values()) for name in names},
         kept={name: kept[name] for name in names}, excluded={name: excluded[name] for name in names},
-        sr_repeats=sr_repeats, rollouts={name: rollouts[name] for name in names},
-        failures={name: rollouts[name] - passed_kept[name] for name in names},
+        sr_repeats=sr_repeats, rollouts=rollouts,
+        failures={name: rollouts[name] - sum(k for k, _ in kept_tasks[name].values()) for name in names},
         failure_modes={name: dict(modes[name]) for name in names}, by_app=by_app, by_app_n=by_app_n,
-        errors=errors, sr_ci95={name: _interval(per_task_common[name]) for name in names},
-        sr_kept_ci95={name: _interval(per_task_kept[name]) for name in names})
+        errors=errors, sr_ci95={name: _interval(common_tasks[name]) for name in names},
+        sr_kept_ci95={name: _interval(kept_tasks[name]) for name in names})
     if values:
         median = statistics.median(values)
         row.mean, row.std = statistics.fmean(values), statistics.pstdev(values)
@@ -170,8 +161,8 @@ def _row(key: tuple, group: list[AppRoundResult]) -> VariationRow:
     return row
 
 
-def _add(tasks: dict[tuple, list[int]], key: tuple, passed: bool) -> None:
-    entry = tasks.setdefault(key, [0, 0])
+def _add(counts: dict, key: object, passed: bool) -> None:
+    entry = counts.setdefault(key, [0, 0])
     entry[0] += passed
     entry[1] += 1
 
@@ -180,9 +171,11 @@ def _interval(tasks: dict[tuple, list[int]]) -> list[float] | None:
     return rounded(rate_interval((key, k, n) for key, (k, n) in tasks.items()))
 
 
-def _pooled(passed: dict[int, int], counted: dict[int, int]) -> float | None:
-    total = sum(counted.values())
-    return sum(passed.values()) / total if total else None
+def _ratio(counts: Iterable[list[int]]) -> float | None:
+    """Σ passes / Σ rollouts of [passes, rollouts] pairs; None without a rollout."""
+    counts = list(counts)
+    total = sum(n for _, n in counts)
+    return sum(k for k, _ in counts) / total if total else None
 
 
 VARIATION_NOTE = (
