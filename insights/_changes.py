@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder import principle_of
-from results import PAGE_WIDE, AppRoundResult, Change, ChangeStatus, Track, revised_pairs
+from results import PAGE_WIDE, AppRoundResult, Change, ChangeStatus, revised_pairs
 
 from ._dom import Version, element_changed, selector_tokens
 from ._page import acted_on, claim_checks, on_the_page, script_only, transform_checks
@@ -81,7 +81,7 @@ def revision_changes(run_dir: Path, result: AppRoundResult, before: AppRoundResu
                               principle=principle_of(line), elements=elements, changed_elements=changed,
                               status=status, how=how, counted=not made_by_coder))
     if not made_by_coder:
-        changes += _unasked(prefix, result, before, track, old, new, changes)
+        changes += _unasked(prefix, common, old, new, changes)
     return changes
 
 
@@ -139,16 +139,15 @@ def _asked(line: str, old: Version, new: Version, acted: list[str]) -> tuple[Cha
                                           "diff nor the page can tell")
 
 
-def _unasked(prefix: str, result: AppRoundResult, before: AppRoundResult, track: Track, old: Version, new: Version,
-             asked: list[Change]) -> list[Change]:
+def _unasked(prefix: str, common: dict, old: Version, new: Version, asked: list[Change]) -> list[Change]:
     """What a model coder changed that nobody asked for: each element with an id whose markup, surroundings, rules or
     scripts changed and that no asked change named (kind `made`, no principle)."""
     named = {token for change in asked for element in change.elements for token in selector_tokens(element)}
     ids = sorted({f"#{tag['id']}" for version in (old, new) for tag in version.soup.find_all(id=True)} - named)
-    return [Change(id=f"{prefix}/made-{element[1:]}", app_id=result.app_id, track=str(track), round=result.round,
-                   revised_from=before.round, kind="made", text=f"{element} changed, unasked", elements=[element],
-                   changed_elements=[element], status="applied", how="DOM diff: changed, and no asked change named it",
-                   counted=True) for element in ids if element_changed(old, new, element)]
+    return [Change(id=f"{prefix}/made-{element[1:]}", **common, kind="made", text=f"{element} changed, unasked",
+                   elements=[element], changed_elements=[element], status="applied",
+                   how="DOM diff: changed, and no asked change named it", counted=True)
+            for element in ids if element_changed(old, new, element)]
 
 
 @dataclass(frozen=True)

@@ -294,8 +294,8 @@ def records_markdown(records: list[dict]) -> str:
 _INTERVAL_FIGURES = ("fc", "sr", "sr_supported", "fc_proven", "sr_proven", "weighted")
 
 
-def _bounds(interval: list[float] | None) -> tuple[str, str]:
-    return ("", "") if interval is None else (f"{interval[0]:.4f}", f"{interval[1]:.4f}")
+def _fraction(value: float | None) -> str:
+    return "" if value is None else f"{value:.4f}"
 
 
 def interval_records(rows: list[TableRow]) -> list[dict[str, str]]:
@@ -331,14 +331,12 @@ def csv_table(rows: list[TableRow]) -> str:
                      *(f"{figure}_ci95_{end}" for figure in _INTERVAL_FIGURES for end in ("low", "high"))])
     for row in rows:
         for domain in [*DOMAINS, "overall"]:
-            figures = (row.fc[domain], row.sr[domain], row.sr_supported.get(domain), row.fc_proven.get(domain),
-                       row.sr_proven.get(domain))
-            fc, sr, supported, fc_proven, sr_proven = ("" if value is None else f"{value:.4f}" for value in figures)
-            weighted = row.weighted.get(domain)
-            writer.writerow([row.coder, row.cua, row.mode, row.round, domain, row.tasks[domain], fc, sr,
-                             row.commenter_mode or "", supported, fc_proven, sr_proven, row.proven_tasks.get(domain, ""),
-                             "" if weighted is None else f"{weighted:.4f}",
-                             *(bound for figure in _INTERVAL_FIGURES for bound in _bounds(getattr(row, f"{figure}_ci95").get(domain)))])
+            later = [getattr(row, figure).get(domain) for figure in ("sr_supported", "fc_proven", "sr_proven")]
+            bounds = [getattr(row, f"{figure}_ci95").get(domain) or [None, None] for figure in _INTERVAL_FIGURES]
+            writer.writerow([row.coder, row.cua, row.mode, row.round, domain, row.tasks[domain],
+                             _fraction(row.fc[domain]), _fraction(row.sr[domain]), row.commenter_mode or "",
+                             *map(_fraction, later), row.proven_tasks.get(domain, ""), _fraction(row.weighted.get(domain)),
+                             *(_fraction(bound) for interval in bounds for bound in interval)])
     return buffer.getvalue()
 
 
@@ -359,13 +357,10 @@ def scoring_table(rows: list[TableRow]) -> list[dict]:
         record.update({f"SR {level}": pct(row.sr_per_level.get(level)) for level in levels})
         record.update({f"SR {level}_ci95": percent(row.sr_per_level_ci95.get(level)) for level in levels})
         if spread["repeats"] > 1:
-            record.update({
-                "repeats": spread["repeats"],
-                "SR mean ± std": f"{pct(spread['sr_mean'])} ± {pct(spread['sr_std'])}",
-                "SR min–max": f"{pct(spread['sr_min'])}–{pct(spread['sr_max'])}",
-                "weighted mean ± std": f"{pct(spread['weighted_mean'])} ± {pct(spread['weighted_std'])}",
-                "weighted min–max": f"{pct(spread['weighted_min'])}–{pct(spread['weighted_max'])}",
-            })
+            record["repeats"] = spread["repeats"]
+            for label, name in (("SR", "sr"), ("weighted", "weighted")):
+                record[f"{label} mean ± std"] = f"{pct(spread[f'{name}_mean'])} ± {pct(spread[f'{name}_std'])}"
+                record[f"{label} min–max"] = f"{pct(spread[f'{name}_min'])}–{pct(spread[f'{name}_max'])}"
         table.append(record)
     return table
 
