@@ -335,7 +335,8 @@ def csv_table(rows: list[TableRow]) -> str:
             bounds = [getattr(row, f"{figure}_ci95").get(domain) or [None, None] for figure in _INTERVAL_FIGURES]
             writer.writerow([row.coder, row.cua, row.mode, row.round, domain, row.tasks[domain],
                              _fraction(row.fc[domain]), _fraction(row.sr[domain]), row.commenter_mode or "",
-                             *map(_fraction, later), row.proven_tasks.get(domain, ""), _fraction(row.weighted.get(domain)),
+                             *map(_fraction, later), row.proven_tasks.get(domain, ""),
+                             _fraction(row.weighted.get(domain)),
                              *(_fraction(bound) for interval in bounds for bound in interval)])
     return buffer.getvalue()
 
