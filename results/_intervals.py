@@ -30,7 +30,7 @@ versions, with a fixed seed: results.json is the same, byte for byte, on every r
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import NormalDist
 
 import numpy as np
@@ -85,16 +85,15 @@ def _wilson(p: float, n: float, z: float) -> Interval:
     return low, high
 
 
-def _resample_indices(tasks: int, resamples: int, seed: int):
-    """Row by row, `resamples` draws of `tasks` task indices with replacement (chunked: the same
-    stream as one draw, without holding it all)."""
+def _bootstrap(statistic: Callable[[np.ndarray], np.ndarray], tasks: int, resamples: int, seed: int) -> Interval:
+    """The percentile interval of `statistic` over `resamples` draws of `tasks` task indices with replacement, given
+    row by row (chunked: the same stream as one draw, without holding it all)."""
     random = np.random.RandomState(seed)
     rows = max(1, _CHUNK_ELEMENTS // tasks)
-    left = resamples
-    while left > 0:
-        take = min(rows, left)
-        yield random.randint(0, tasks, size=(take, tasks))
-        left -= take
+    values = np.concatenate([statistic(random.randint(0, tasks, size=(min(rows, resamples - done), tasks)))
+                             for done in range(0, resamples, rows)])
+    low, high = np.percentile(values, [100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2])
+    return float(low), float(high)
 
 
 def bootstrap_ratio_interval(numerators: Sequence[float], denominators: Sequence[float], *,
@@ -111,9 +110,7 @@ def bootstrap_ratio_interval(numerators: Sequence[float], denominators: Sequence
     num, den = np.asarray(numerators, dtype=float), np.asarray(denominators, dtype=float)
     if num.size == 0 or num.shape != den.shape or (den <= 0).any():
         raise ValueError(f"bootstrap_ratio_interval: {num.size} numerators, {den.size} denominators (each must be > 0)")
-    statistics = np.concatenate([num[rows].sum(axis=1) / den[rows].sum(axis=1)
-                                 for rows in _resample_indices(num.size, resamples, seed)])
-    return _percentiles(statistics)
+    return _bootstrap(lambda rows: num[rows].sum(axis=1) / den[rows].sum(axis=1), num.size, resamples, seed)
 
 
 def bootstrap_paired_difference_interval(compared: Sequence[tuple[float, float]], baseline: Sequence[tuple[float, float]],
@@ -128,15 +125,8 @@ def bootstrap_paired_difference_interval(compared: Sequence[tuple[float, float]]
     a, b = np.asarray(compared, dtype=float).reshape(-1, 2), np.asarray(baseline, dtype=float).reshape(-1, 2)
     if a.shape[0] == 0 or a.shape != b.shape or (a[:, 1] <= 0).any() or (b[:, 1] <= 0).any():
         raise ValueError(f"bootstrap_paired_difference_interval: {a.shape[0]} and {b.shape[0]} tasks, each needs rollouts")
-    statistics = np.concatenate([
-        a[rows, 0].sum(axis=1) / a[rows, 1].sum(axis=1) - b[rows, 0].sum(axis=1) / b[rows, 1].sum(axis=1)
-        for rows in _resample_indices(a.shape[0], resamples, seed)])
-    return _percentiles(statistics)
-
-
-def _percentiles(statistics) -> Interval:
-    low, high = np.percentile(statistics, [100 * (1 - LEVEL) / 2, 100 * (1 + LEVEL) / 2])
-    return float(low), float(high)
+    return _bootstrap(lambda rows: a[rows, 0].sum(axis=1) / a[rows, 1].sum(axis=1)
+                      - b[rows, 0].sum(axis=1) / b[rows, 1].sum(axis=1), a.shape[0], resamples, seed)
 
 
 def mcnemar_exact_p(gained: int, lost: int) -> float:
