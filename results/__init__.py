@@ -27,8 +27,8 @@ from ._error_bars import (
     rounded,
     with_interval,
 )
+from ._dataset_card import COLUMNS as DATASET_COLUMNS
 from ._export import ExportReport, export_dataset
-from ._export_columns import COLUMNS as DATASET_COLUMNS
 from ._export_rows import ExportError
 from ._files import RunResults, read_manifest, read_results, write_results
 from ._format import p_value, pct, track_text

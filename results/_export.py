@@ -2,7 +2,7 @@
 
     report = export_dataset(["runs/demo"], "exports/demo")   # → exports/demo/{steps,tasks,revisions}/*.parquet + README.md
 
-Three tables (`results._export_columns`), each a folder of Parquet shards named `train-0000i-of-0000n.parquet`,
+Three tables (`results._dataset_card`), each a folder of Parquet shards named `train-0000i-of-0000n.parquet`,
 and a `README.md` dataset card whose YAML header lists them as configs (`results._dataset_card`). Rows are read
 one trajectory at a time and written in row groups of at most `batch_rows` rows or `batch_bytes` bytes, so memory
 stays flat however large the run. The dataset is written into a hidden folder beside `out` and moved into place
@@ -20,8 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ._dataset_card import card_text
-from ._export_columns import TABLES, arrow_schema
+from ._dataset_card import TABLES, arrow_schema, card_text
 from ._export_rows import ExportError, RunSource, revision_rows, step_rows, task_rows
 from ._outcomes import revised_pairs
 

@@ -1,4 +1,4 @@
-"""A run folder read as the rows of the exported tables: steps, tasks and revisions (`results._export_columns`).
+"""A run folder read as the rows of the exported tables: steps, tasks and revisions (`results._dataset_card`).
 
 Rows are made one at a time (a generator per table, one trajectory in memory at a time), so the writer decides
 how many it holds. Every file a row needs is read here; a missing or unreadable one is an `ExportError` naming it.
