@@ -57,7 +57,7 @@ def named_selectors(*texts: str) -> list[str]:
 
 
 def revision_changes(run_dir: Path, result: AppRoundResult, before: AppRoundResult, old: Version, new: Version,
-                     acted: list[str] | None = None) -> list[Change]:
+                     acted: list[str]) -> list[Change]:
     """The changes of the revision that made `result`'s version (`new`, as loaded) from `before`'s (`old`); `acted`:
     the elements the revision's tasks acted on (page-wide changes are checked on them)."""
     revision, feedback = _inputs(run_dir, result, before)
@@ -70,13 +70,13 @@ def revision_changes(run_dir: Path, result: AppRoundResult, before: AppRoundResu
     reverted = (revision.get("contract") or {}).get("status") == "kept_after_retry" and not revision.get("changed")
     changes: list[Change] = []
     for transform in revision.get("transforms") or []:
-        status, elements, changed, how = _made(transform, revision, reverted, old, new, acted or [])
+        status, elements, changed, how = _made(transform, revision, reverted, old, new, acted)
         changes.append(Change(id=f"{prefix}/made-{transform['name']}", **common, kind="made",
                               text="; ".join(transform.get("details") or []) or transform["name"],
                               transform=transform["name"], principle=transform.get("principle"), elements=elements,
                               changed_elements=changed, status=status, how=how, counted=True))
     for number, line in enumerate(feedback.get("actionable_changes") or [], 1):
-        status, elements, changed, how = _asked(line, old, new, acted or [])
+        status, elements, changed, how = _asked(line, old, new, acted)
         changes.append(Change(id=f"{prefix}/asked-{number}", **common, kind="asked", text=line,
                               principle=principle_of(line), elements=elements, changed_elements=changed,
                               status=status, how=how, counted=not made_by_coder))

@@ -69,7 +69,7 @@ async def insights_of(run_dirs: list[Path], results: dict[Path, list[AppRoundRes
         for run_dir in map(Path, run_dirs):
             apps = (results or {}).get(run_dir)
             apps = apps if apps is not None else read_results(run_dir).apps
-            manifest = read_manifest(run_dir) or {}
+            manifest = read_manifest(run_dir)
             viewport = Viewport.model_validate(manifest.get("config", {}).get("viewport") or DEFAULT_VIEWPORT.model_dump())
             everything_offline &= bool(manifest.get("offline", False))
             renderers[run_dir] = Renderer(viewport)
