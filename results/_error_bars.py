@@ -224,14 +224,17 @@ _AXES = ("coder", "cua", "mode", "commenter_mode")
 _AXIS_NAMES = {"coder": "coder", "cua": "cua", "mode": "mode", "commenter_mode": "commenter"}
 
 
-def _per_task(results: list[AppRoundResult]) -> dict[tuple, dict[int, dict[tuple[str, str], tuple[int, int]]]]:
-    """Track → round → (app, task) → (passes, rollouts); and each app version's html, to see shared rounds."""
+def _per_task(results: list[AppRoundResult]) -> tuple[dict, dict]:
+    """Track → round → (app, task) → (passes, rollouts); and track → round → app → its version's html sha256, to see
+    shared rounds."""
     table: dict[tuple, dict[int, dict[tuple[str, str], tuple[int, int]]]] = defaultdict(lambda: defaultdict(dict))
+    versions: dict[tuple, dict[int, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
     for result in results:
+        versions[result.track_key][result.round][result.app_id] = result.html_sha
         cell = table[result.track_key][result.round]
         for tally in task_tallies(result, {}):
             cell[(result.app_id, tally.task_id)] = (tally.passed, tally.rollouts)
-    return table
+    return table, versions
 
 
 def compare(compared_tasks: Mapping[tuple[str, str], tuple[int, int]],
@@ -271,10 +274,7 @@ def comparisons(results: list[AppRoundResult]) -> list[Comparison]:
     """Every track's round r vs round 0 (and vs round r − 1 from round 2 on), then every two tracks that differ
     in one setting, at each round both have — except where they share the round's rollouts (round 0 of
     two modes of one coder × CUA is one set of rollouts: the same version judged by the same agent)."""
-    per_task = _per_task(results)
-    versions: dict[tuple, dict[int, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
-    for result in results:
-        versions[result.track_key][result.round][result.app_id] = result.html_sha
+    per_task, versions = _per_task(results)
     found: list[Comparison | None] = []  # None: no common task
     for track, rounds in sorted(per_task.items()):
         label = track_text(track)
