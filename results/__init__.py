@@ -37,6 +37,7 @@ from ._insight_records import (
     CHANGE_STATUSES,
     INSIGHTS_FILE,
     PAGE_WIDE,
+    PRINCIPLE_COLUMNS,
     AblatedRevision,
     Ablation,
     Change,
@@ -45,6 +46,9 @@ from ._insight_records import (
     Insights,
     PrincipleRow,
     TaskFlip,
+    ablations_markdown,
+    principle_cells,
+    principles_markdown,
     read_ablations,
     read_insights,
 )
@@ -68,7 +72,6 @@ from ._outcomes import (
 from ._report import write_report
 from ._report_agreement import agreement_records, read_agreement
 from ._report_defects import read_defect_metrics, write_defects_report
-from ._report_insights import PRINCIPLE_COLUMNS, ablations_markdown, principle_cells, principles_markdown
 from ._tables import (
     TableRow,
     best_rounds,

@@ -13,10 +13,10 @@ from cua import write_atomic
 
 from ._error_bars import COMPARISON_NOTE, INTERVAL_NOTE, Comparison, comparisons, shown_records
 from ._format import esc, pct, track_text
+from ._insight_records import insights_section_html
 from ._outcomes import DOMAINS, AppRoundResult
 from ._report_agreement import agreement_section_html, write_agreement
 from ._report_defects import defects_section_html
-from ._report_insights import insights_section_html
 from ._report_variations import STYLE as VARIATION_STYLE
 from ._report_variations import variation_section_html
 from ._tables import (
