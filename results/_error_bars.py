@@ -42,7 +42,7 @@ from ._intervals import (
     wilson_interval,
 )
 from ._format import track_text
-from ._outcomes import AppRoundResult
+from ._outcomes import AppRoundResult, TaskOutcome
 
 ERROR_BARS = {
     "level": LEVEL,
@@ -89,26 +89,23 @@ class TaskTally:
 
 def task_tallies(result: AppRoundResult, weights: Mapping[str, float]) -> list[TaskTally]:
     """Each task of `result` (repeat 0's order), its outcomes of every repeat added up."""
-    counts: dict[str, list[int]] = {}
-    first = {task.task_id: task for task in result.tasks}
+    runs: dict[str, list[TaskOutcome]] = {}
     for _, outcomes in result.every_repeat():
         for task in outcomes:
-            entry = counts.setdefault(task.task_id, [0, 0, 0, 0, 0])
-            entry[0] += task.passed
-            entry[1] += 1
-            entry[2] += task.checker_valid
-            entry[3] += task.passed and task.proof == "proven"
-            entry[4] += task.proof == "proven"
+            runs.setdefault(task.task_id, []).append(task)
+    first = {task.task_id: task for task in result.tasks}
     tallies = []
-    for task_id, (passed, rollouts, valid_rollouts, proven_passed, proven_rollouts) in counts.items():
+    for task_id, found in runs.items():
         task = first.get(task_id)
         level = (task.level if task else None) or "none"
+        proven = [t for t in found if t.proof == "proven"]
         tallies.append(TaskTally(
             app_id=result.app_id, task_id=task_id, level=level,
             weight=weights.get(level, 1.0) if level != "none" else 1.0,
             valid=bool(task and task.checker_valid), proven=bool(task and task.proof == "proven"),
-            has_proof=bool(task and task.proof is not None), passed=passed, rollouts=rollouts,
-            valid_rollouts=valid_rollouts, proven_passed=proven_passed, proven_rollouts=proven_rollouts))
+            has_proof=bool(task and task.proof is not None), passed=sum(t.passed for t in found), rollouts=len(found),
+            valid_rollouts=sum(t.checker_valid for t in found), proven_passed=sum(t.passed for t in proven),
+            proven_rollouts=len(proven)))
     return tallies
 
 
