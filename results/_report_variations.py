@@ -70,13 +70,12 @@ def _heatmap(row: VariationRow) -> str:
     for name in row.variations:
         cells = []
         for app in apps:
-            value = row.by_app[app].get(name)
-            n = row.by_app_n.get(app, {}).get(name)
             if name not in row.by_app[app]:  # not made for this app, or nothing rolled out on it
                 cells.append('<td class="heat heat-none">–</td>')
                 continue
+            value = row.by_app[app][name]  # `variation_rows` gives every figure of `by_app` its n in `by_app_n`
             cells.append(f'<td class="heat {heat_class(value)}" data-app="{esc(app)}">{pct(value)}'
-                         + (f"<small>n={n}</small>" if n is not None else "") + "</td>")
+                         f"<small>n={row.by_app_n[app][name]}</small></td>")
         pooled = row.sr.get(name)
         n_all = sum(found.get(name, 0) for found in row.by_app_n.values())
         cells.append(f'<td class="heat {heat_class(pooled)}" data-app="all"><b>{pct(pooled)}</b><small>n={n_all}</small></td>')
