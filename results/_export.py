@@ -15,6 +15,8 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +75,18 @@ def export_dataset(run_dirs: list[Path | str], out: Path | str, *, batch_rows: i
     staging.mkdir(parents=True)
     try:
         rows, files, episodes = {}, {}, 0
+
+        def every_row(table: str, make: Callable[[RunSource], Iterator[dict]]) -> Iterator[dict]:
+            nonlocal episodes
+            for run in runs:
+                for row in make(run):
+                    episodes += table == "steps" and row["step"] == 1
+                    yield row
+
         for table, make in (("steps", step_rows), ("tasks", task_rows), ("revisions", revision_rows)):
-            writer = _TableWriter(pa, pq, staging / table, arrow_schema(pa, table), batch_rows, batch_bytes, shard_bytes)
-            with writer:
-                for run in runs:
-                    for row in make(run):
-                        writer.add(row)
-                        episodes += table == "steps" and row["step"] == 1
-            rows[table], files[table] = writer.rows, [f"{table}/{name}" for name in writer.names]
+            rows[table], names = _write_table(pa, pq, staging / table, arrow_schema(pa, table), every_row(table, make),
+                                              batch_rows, batch_bytes, shard_bytes)
+            files[table] = [f"{table}/{name}" for name in names]
         (staging / CARD_FILE).write_text(card_text(runs, rows, license), encoding="utf-8")
         _move_into_place(staging, out)
     except BaseException:
@@ -139,65 +145,43 @@ def _move_into_place(staging: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-class _TableWriter:
-    """Rows → Parquet shards of one table, in row groups bounded by rows and bytes; the shards named when closed."""
-
-    def __init__(self, pa: Any, pq: Any, folder: Path, schema: Any, batch_rows: int, batch_bytes: int,
-                 shard_bytes: int):
-        if batch_rows < 1 or batch_bytes < 1:
-            raise ValueError(f"batch_rows and batch_bytes must be positive, got {batch_rows} and {batch_bytes}")
-        self.pa, self.pq, self.folder, self.schema = pa, pq, folder, schema
-        self.batch_rows, self.batch_bytes, self.shard_bytes = batch_rows, batch_bytes, shard_bytes
-        self.pending: list[dict] = []
-        self.pending_bytes = 0
-        self.rows = 0
-        self.parts: list[Path] = []
-        self.writer = None
-        self.shard_written = 0
-        self.names: list[str] = []
-        folder.mkdir(parents=True)
-
-    def __enter__(self) -> "_TableWriter":
-        return self
-
-    def add(self, row: dict) -> None:
-        self.pending.append(row)
-        self.pending_bytes += sum(len(value) for value in row.values() if isinstance(value, (bytes, str)))
-        if len(self.pending) >= self.batch_rows or self.pending_bytes >= self.batch_bytes:
-            self._flush()
-
-    def _flush(self) -> None:
-        if not self.pending:
-            return
-        if self.writer is None:
-            self.parts.append(self.folder / f"part-{len(self.parts):05d}.parquet")
-            self.writer = self.pq.ParquetWriter(self.parts[-1], self.schema, compression="zstd")
-        batch = self.pa.Table.from_pylist(self.pending, schema=self.schema)
-        self.writer.write_table(batch, row_group_size=len(self.pending))
-        self.rows += len(self.pending)
-        self.shard_written += batch.nbytes
-        self.pending, self.pending_bytes = [], 0
-        if self.shard_written >= self.shard_bytes:
-            self._close_shard()
-
-    def _close_shard(self) -> None:
-        self.writer.close()
-        self.writer, self.shard_written = None, 0
-
-    def __exit__(self, kind: object, error: object, trace: object) -> None:
-        if kind is not None:
-            if self.writer is not None:
-                self.writer.close()
-            return
-        self._flush()
-        if self.writer is not None:
-            self._close_shard()
-        if not self.parts:  # an empty table is still a file with the table's schema, so every config loads
-            self.parts.append(self.folder / "part-00000.parquet")
-            self.pq.write_table(self.schema.empty_table(), self.parts[-1])
-        count = len(self.parts)
-        for index, part in enumerate(self.parts):
-            name = f"train-{index:05d}-of-{count:05d}.parquet"
-            part.rename(self.folder / name)
-            self.names.append(name)
-
+def _write_table(pa: Any, pq: Any, folder: Path, schema: Any, rows: Iterable[dict], batch_rows: int,
+                 batch_bytes: int, shard_bytes: int) -> tuple[int, list[str]]:
+    """Rows → Parquet shards of one table, in row groups bounded by rows and bytes: (rows written, the shards' names,
+    given once every shard is closed)."""
+    if batch_rows < 1 or batch_bytes < 1:
+        raise ValueError(f"batch_rows and batch_bytes must be positive, got {batch_rows} and {batch_bytes}")
+    folder.mkdir(parents=True)
+    parts: list[Path] = []
+    pending: list[dict] = []
+    writer, written, pending_bytes, shard_written = None, 0, 0, 0
+    try:
+        for row in chain(rows, [None]):  # None: the end, whatever is pending is written
+            if row is not None:
+                pending.append(row)
+                pending_bytes += sum(len(value) for value in row.values() if isinstance(value, (bytes, str)))
+                if len(pending) < batch_rows and pending_bytes < batch_bytes:
+                    continue
+            if not pending:
+                continue
+            if writer is None:
+                parts.append(folder / f"part-{len(parts):05d}.parquet")
+                writer = pq.ParquetWriter(parts[-1], schema, compression="zstd")
+            batch = pa.Table.from_pylist(pending, schema=schema)
+            writer.write_table(batch, row_group_size=len(pending))
+            written += len(pending)
+            shard_written += batch.nbytes
+            pending, pending_bytes = [], 0
+            if shard_written >= shard_bytes:
+                writer.close()
+                writer, shard_written = None, 0
+    finally:
+        if writer is not None:
+            writer.close()
+    if not parts:  # an empty table is still a file with the table's schema, so every config loads
+        parts.append(folder / "part-00000.parquet")
+        pq.write_table(schema.empty_table(), parts[-1])
+    names = [f"train-{index:05d}-of-{len(parts):05d}.parquet" for index in range(len(parts))]
+    for part, name in zip(parts, names):
+        part.rename(folder / name)
+    return written, names
