@@ -83,7 +83,7 @@ def export_dataset(run_dirs: list[Path | str], out: Path | str, *, batch_rows: i
                     episodes += table == "steps" and row["step"] == 1
                     yield row
 
-        for table, make in (("steps", step_rows), ("tasks", task_rows), ("revisions", revision_rows)):
+        for table, make in zip(TABLES, (step_rows, task_rows, revision_rows)):
             rows[table], names = _write_table(pa, pq, staging / table, arrow_schema(pa, table), every_row(table, make),
                                               batch_rows, batch_bytes, shard_bytes)
             files[table] = [f"{table}/{name}" for name in names]
