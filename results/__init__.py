@@ -23,7 +23,6 @@ from ._error_bars import (
     comparison_lines,
     comparisons,
     interval_text,
-    percent,
     rounded,
     with_interval,
 )
@@ -57,7 +56,6 @@ from ._intervals import (
     mcnemar_exact_p,
     minimum_detectable_difference,
     paired_difference_interval,
-    wilson_interval,
 )
 from ._outcomes import (
     DOMAINS,
@@ -96,8 +94,8 @@ __all__ = [
     "bootstrap_ratio_interval", "by_commenter_mode_table", "cell_figures", "comparison_lines", "comparisons",
     "comparisons_markdown", "csv_table", "export_dataset", "gap_label", "interval_text", "markdown_table",
     "mcnemar_exact_p", "minimum_detectable_difference", "p_value", "paired_difference_interval", "pass_counts", "pct",
-    "percent", "principle_cells", "principles_markdown", "read_ablations", "read_agreement", "read_defect_metrics",
+    "principle_cells", "principles_markdown", "read_ablations", "read_agreement", "read_defect_metrics",
     "read_insights", "read_manifest", "read_results", "records_markdown", "revised_pairs", "rounded", "scoring_table",
-    "table_rows", "track_text", "variation_markdown", "variation_rows", "wilson_interval", "with_interval",
+    "table_rows", "track_text", "variation_markdown", "variation_rows", "with_interval",
     "write_defects_report", "write_report", "write_results",
 ]
