@@ -18,14 +18,22 @@ live in (`insights.json`, `ablations/*/ablation.json`) are the `results` package
 from results import principles_markdown as principle_table  # the report's table, as Markdown
 
 from ._attribution import attribute, touches
-from ._changes import Revision, named_selectors, principle_changes, principle_status, revised_pairs, revisions
+from ._changes import (
+    NO_PRINCIPLE,
+    Revision,
+    named_selectors,
+    principle_changes,
+    principle_status,
+    revised_pairs,
+    revisions,
+)
 from ._dom import Version, element_changed, selector_tokens
 from ._insights import insights_of, write_insights
-from ._page import motion_seconds, style_changed
+from ._page import MOTION, motion_seconds, style_changed
 from ._render import Renderer
 
 __all__ = [
-    "Renderer", "Revision", "Version", "attribute", "element_changed", "insights_of", "motion_seconds",
-    "named_selectors", "principle_changes", "principle_status", "principle_table", "revised_pairs", "revisions",
+    "MOTION", "NO_PRINCIPLE", "Renderer", "Revision", "Version", "attribute", "element_changed", "insights_of",
+    "motion_seconds", "named_selectors", "principle_changes", "principle_status", "principle_table", "revised_pairs", "revisions",
     "selector_tokens", "style_changed", "touches", "write_insights",
 ]

@@ -19,10 +19,14 @@ Hugging Face's folder convention, with a dataset card).
 
 from ._error_bars import (
     COMPARISON_NOTE,
+    ERROR_BARS,
     INTERVAL_NOTE,
+    TaskTally,
     comparison_lines,
+    Comparison,
     comparisons,
     interval_text,
+    percent,
     rounded,
     with_interval,
 )
@@ -33,6 +37,8 @@ from ._files import RunResults, read_manifest, read_results, write_results
 from ._format import p_value, pct, track_text
 from ._insight_records import (
     ABLATION_FILE,
+    ABLATION_SELECTION,
+    ASSOCIATION_NOTE,
     CHANGE_STATUSES,
     INSIGHTS_FILE,
     PAGE_WIDE,
@@ -56,6 +62,7 @@ from ._intervals import (
     mcnemar_exact_p,
     minimum_detectable_difference,
     paired_difference_interval,
+    wilson_interval,
 )
 from ._outcomes import (
     DOMAINS,
@@ -67,10 +74,12 @@ from ._outcomes import (
     VariationResult,
     revised_pairs,
 )
-from ._report import write_report
+from ._report import PLOT_FILE, write_report
 from ._report_agreement import agreement_records, read_agreement
-from ._report_defects import read_defect_metrics, write_defects_report
+from ._report_defects import METRICS_GLOB, read_defect_metrics, write_defects_report
 from ._tables import (
+    DEFAULT_WEIGHTS,
+    SCORING_NOTE,
     TableRow,
     best_rounds,
     by_commenter_mode_table,
@@ -83,7 +92,7 @@ from ._tables import (
     scoring_table,
     table_rows,
 )
-from ._variation_table import GAP_FACTOR, VariationRow, gap_label, variation_markdown, variation_rows
+from ._variation_table import GAP_FACTOR, VARIATION_NOTE, VariationRow, gap_label, variation_markdown, variation_rows
 
 __all__ = [
     "ABLATION_FILE", "CHANGE_STATUSES", "COMPARISON_NOTE", "DATASET_COLUMNS", "DOMAINS", "GAP_FACTOR",
@@ -98,4 +107,6 @@ __all__ = [
     "read_insights", "read_manifest", "read_results", "records_markdown", "revised_pairs", "rounded", "scoring_table",
     "table_rows", "track_text", "variation_markdown", "variation_rows", "with_interval",
     "write_defects_report", "write_report", "write_results",
+    "ABLATION_SELECTION", "ASSOCIATION_NOTE", "DEFAULT_WEIGHTS", "ERROR_BARS", "METRICS_GLOB", "PLOT_FILE",
+    "SCORING_NOTE", "VARIATION_NOTE", "Comparison", "TaskTally", "percent", "wilson_interval",
 ]
