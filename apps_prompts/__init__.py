@@ -30,7 +30,6 @@ from ._loader import (
     reference_html_path,
 )
 from ._models import (
-    CHECK_KINDS,
     LEGACY_LEVELS,
     LEVELS,
     AnswerCheck,
@@ -45,7 +44,6 @@ from ._models import (
     SolutionStep,
     Task,
     TaskCategory,
-    slugify,
 )
 from ._proposer import OFFLINE_PROPOSERS, ProposerError, get_proposer, propose_tasks
 from ._proposer_files import TasksFileError, load_tasks_file, tasks_file_app_ids
@@ -68,7 +66,6 @@ __all__ = [
     "get_benchmark",
     "known_benchmarks",
     "tasks_file_app_ids",
-    "CHECK_KINDS",
     "LEGACY_LEVELS",
     "LEVELS",
     "OFFLINE_PROPOSERS",
@@ -98,6 +95,5 @@ __all__ = [
     "load_tasks_file",
     "propose_tasks",
     "reference_html_path",
-    "slugify",
     "solution_steps",
 ]

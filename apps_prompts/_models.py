@@ -150,7 +150,6 @@ class JudgeCheck(BaseModel):
 
 
 Check = Annotated[DomCheck | AnswerCheck | JudgeCheck, Field(discriminator="kind")]
-CHECK_KINDS = ("dom", "answer", "final_screenshot", "flow")
 
 
 class Task(BaseModel):
@@ -244,8 +243,3 @@ class AppSpec(BaseModel):
             known = ", ".join(t.id for t in self.tasks) or "none"
             raise KeyError(f"app '{self.id}' has no task '{task_id}' (known: {known})")
         return task
-
-
-def slugify(text: str) -> str:
-    """A stable id from free text."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "app"
