@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -87,7 +88,7 @@ def _is_package(name: str) -> bool:
     return path is not None and path.name == "__init__.py"
 
 
-@dataclass
+@dataclass(eq=False)  # hashed by identity: one per module (`_parse` is cached)
 class _Module:
     """What one module's source says about its dependencies."""
 
@@ -116,24 +117,21 @@ def _parse(name: str) -> _Module | None:
                     if isinstance(node, ast.Name):
                         module.bindings[node.id] = statement
         elif isinstance(statement, ast.Import | ast.ImportFrom):
-            for bound, source in _imports_of(statement, module.name, _is_package(name)):
+            for bound, source in _imports_of(statement, module.name):
                 module.imported[bound] = source
     return module
 
 
-def _imports_of(node: ast.Import | ast.ImportFrom, importer: str, importer_is_package: bool, resolve: bool = True):
+def _imports_of(node: ast.Import | ast.ImportFrom, importer: str, resolve: bool = True):
     """(bound name, (module, attribute or None)) for each name an import statement binds."""
     if isinstance(node, ast.Import):
         for alias in node.names:
             yield (alias.asname or alias.name.split(".")[0]), (alias.name, None)
         return
+    base = node.module or ""
     if node.level:
-        package = importer if importer_is_package else importer.rpartition(".")[0]
-        for _ in range(node.level - 1):
-            package = package.rpartition(".")[0]
-        base = f"{package}.{node.module}" if node.module else package
-    else:
-        base = node.module or ""
+        package = importer if _is_package(importer) else importer.rpartition(".")[0]
+        base = importlib.util.resolve_name("." * node.level + base, package)
     for alias in node.names:
         if alias.name == "*":
             yield "*", (base, None)
@@ -198,27 +196,21 @@ def _dependencies_of(module: _Module, node: ast.AST, resolve: bool = True):
     """(imports as (module, attribute or None), string constants that may name a provider or a data file) in `node`."""
     imports: list[tuple[str, str | None]] = []
     strings: list[str] = []
-    package = _is_package(module.name)
     for inner in _walk(node):
         if isinstance(inner, ast.Import | ast.ImportFrom):
-            imports.extend(source for _, source in _imports_of(inner, module.name, package, resolve))
+            imports.extend(source for _, source in _imports_of(inner, module.name, resolve))
         elif isinstance(inner, ast.Constant) and isinstance(inner.value, str) and len(inner.value) < 200 and (
                 inner.value.endswith(_DATA_SUFFIXES) or _LAZY_TARGET.match(inner.value)):
             strings.append(inner.value)
     return tuple(dict.fromkeys(imports)), tuple(dict.fromkeys(strings))
 
 
-_facts: dict[tuple[str, int], tuple] = {}
-
-
+@functools.cache
 def _statement_facts(module: _Module, node: ast.AST) -> tuple:
     """(imports, strings, names used) of one statement of an orchestration module (remembered: every stage reads them)."""
-    key = (module.name, id(node))
-    if key not in _facts:
-        own = getattr(node, "name", None)
-        names = tuple(dict.fromkeys(inner.id for inner in _walk(node) if isinstance(inner, ast.Name) and inner.id != own))
-        _facts[key] = (*_dependencies_of(module, node), names)
-    return _facts[key]
+    own = getattr(node, "name", None)
+    names = tuple(dict.fromkeys(inner.id for inner in _walk(node) if isinstance(inner, ast.Name) and inner.id != own))
+    return (*_dependencies_of(module, node), names)
 
 
 def _walk(node: ast.AST):
