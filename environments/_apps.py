@@ -42,22 +42,9 @@ def env_id(app_id: str, namespace: str = NAMESPACE) -> str:
     return f"{namespace}/{app_id}-v{VERSION}"
 
 
-def load_app(app_id: str, apps: str | Path = BUNDLED_DIR, v0_dir: str | Path | None = None,
-             tasks_file: str | Path | None = None) -> LoadedApp:
-    """The app `app_id` of the specs at `apps`, with its page and tasks.
-
-    Raises:
-        apps_prompts.AppSpecError: a spec file does not load. KeyError: no app `app_id` there.
-        FileNotFoundError: the app has no page (no `v0_dir/<id>/index.html`, no reference HTML).
-        apps_prompts.TasksFileError: the tasks file is unreadable or has no tasks for the app.
-    """
-    specs = {spec.id: spec for spec in load_apps(apps).raise_for_errors()}
-    if app_id not in specs:
-        raise KeyError(f"no app '{app_id}' in {apps} (known: {', '.join(sorted(specs)) or 'none'})")
-    return _loaded(specs[app_id], v0_dir, tasks_file)
-
-
-def _loaded(spec: AppSpec, v0_dir: str | Path | None, tasks_file: str | Path | None) -> LoadedApp:
+def loaded_app(spec: AppSpec, v0_dir: str | Path | None = None, tasks_file: str | Path | None = None) -> LoadedApp:
+    """`spec` with its page (`v0_dir/<id>/index.html` when given, else its reference HTML) and its tasks (those of
+    `tasks_file` when given). FileNotFoundError: no page; apps_prompts.TasksFileError: no tasks for it in the file."""
     if v0_dir is not None:
         path = Path(v0_dir) / spec.id / "index.html"
         if not path.is_file():
@@ -113,7 +100,7 @@ def register_apps(apps: str | Path = BUNDLED_DIR, v0_dir: str | Path | None = No
 def _why_not(spec: AppSpec, v0_dir: str | Path | None, tasks_file: str | Path | None) -> str | None:
     """Why `spec` cannot be an environment, or None."""
     try:
-        app = _loaded(spec, v0_dir, tasks_file)
+        app = loaded_app(spec, v0_dir, tasks_file)
     except FileNotFoundError as error:
         return str(error)
     except TasksFileError as error:

@@ -21,7 +21,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from apps_prompts import BUNDLED_DIR, Task
+from apps_prompts import BUNDLED_DIR, Task, load_app
 from cua import DEFAULT_VIEWPORT, Action, AppEnv, Checker, Observation, OffScreenPoint, Policy, RolloutConfig, Step
 from cua import StepResult, Viewport, action_to_screen, coordinate_space_names, parse_uitars, place_action
 from experiment import DEFAULT_LEVELS, UNLEVELLED_MAX_STEPS
@@ -29,7 +29,7 @@ from perturb import DEFAULT, DefectRecord, DefectSpec
 from verifier import rollout_checker
 
 from . import _loop
-from ._apps import load_app
+from ._apps import loaded_app
 from ._proofs import Offer, prove_offers, serving_for
 from ._spaces import InvalidAction, action_space, decode_png, in_charset, observation_space, to_action
 
@@ -101,7 +101,7 @@ class AppGymEnv(gymnasium.Env):
         if uitars_space not in coordinate_space_names():
             raise ValueError(f"uitars_space {uitars_space!r} is not a coordinate space ({', '.join(coordinate_space_names())})")
         self.render_mode = render_mode
-        self.app = load_app(app_id, apps, v0_dir, tasks_file)
+        self.app = loaded_app(load_app(app_id, apps), v0_dir, tasks_file)
         self.viewport = viewport if isinstance(viewport, Viewport) else Viewport.parse(viewport) if viewport else DEFAULT_VIEWPORT
         self.uitars_space, self.fixed_clock, self.max_steps_override = uitars_space, fixed_clock, max_steps
         self.text_max_chars = text_max_chars if text_observation else None

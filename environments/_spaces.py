@@ -222,8 +222,6 @@ def _point(action: dict, name: str) -> Point:
 
 
 def _string(value: Any, name: str) -> str:
-    if isinstance(value, np.str_):
-        return str(value)
     if not isinstance(value, str):
         raise InvalidAction(f"action field '{name}': expected a string, got {value!r} ({type(value).__name__})")
-    return value
+    return str(value)  # a numpy str_ (of a sampled Text space) as a plain str
