@@ -13,9 +13,8 @@ offline proposer returns the spec's tasks or the tasks of a file given by path, 
 from __future__ import annotations
 
 import re
-from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 from pydantic import BaseModel, Field
@@ -123,21 +122,8 @@ def task_id_for(description: str, taken: set[str]) -> str:
     return candidate
 
 
-class TaskProposer(ABC):
-    """Proposes the tasks an app is judged on."""
-
-    offline: ClassVar[bool] = False
-    name: str
-
-    @abstractmethod
-    async def propose(self, app: AppSpec, n: int = DEFAULT_TASK_COUNT) -> ProposalResult:
-        """Up to `n` tasks for `app`; ProposerError when no usable tasks could be obtained."""
-
-
-class OfflineTaskProposer(TaskProposer):
+class OfflineTaskProposer:
     """The spec's own tasks, or those of a tasks file (YAML/JSON) given by path."""
-
-    offline = True
 
     def __init__(self, name: str = "offline", *, tasks_file: str | Path | None = None) -> None:
         self.name = name
@@ -162,7 +148,7 @@ class OfflineTaskProposer(TaskProposer):
                               requested=n)
 
 
-class LLMTaskProposer(TaskProposer):
+class LLMTaskProposer:
     """Tasks from a chat model, validated, de-duplicated and given our ids."""
 
     def __init__(self, client: ModelClient, model: str = ROLE, *, max_repairs: int = 2, top_up_rounds: int = 1) -> None:
@@ -176,6 +162,7 @@ class LLMTaskProposer(TaskProposer):
         self.top_up_rounds = max(0, top_up_rounds)
 
     async def propose(self, app: AppSpec, n: int = DEFAULT_TASK_COUNT) -> ProposalResult:
+        """Up to `n` tasks for `app`; ProposerError when no usable tasks could be obtained."""
         result = ProposalResult(app_id=app.id, tasks=[], proposer=self.name, model=self.model, source="model", requested=n)
         kept: list[dict[str, Any]] = []
         seen: set[str] = set()
@@ -295,7 +282,7 @@ OFFLINE_PROPOSERS = ("offline",)
 
 def get_proposer(
     name: str, client: ModelClient | None = None, *, tasks_file: str | Path | None = None, **options: Any
-) -> TaskProposer:
+) -> OfflineTaskProposer | LLMTaskProposer:
     """`"offline"` (spec tasks), or a model name / role of the model registry.
 
     A tasks file always wins: with `tasks_file` the tasks come from the file whatever `name`

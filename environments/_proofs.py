@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -67,16 +67,13 @@ class Serving:
     """How the environment serves the app: as it is, in a variation, or with one injected defect."""
 
     variation: str = DEFAULT
-    variation_seed: int = 0
     defect: DefectSpec | None = None
     defect_step: int | None = None  # the reference solution step the defect is bound to (1-based)
-    transform: PageTransform | None = None
-    prefix: tuple[SolutionStep, ...] = field(default=())
+    transform: PageTransform | None = None  # a defect's is named after the defect
+    prefix: tuple[SolutionStep, ...] = ()
 
     @property
     def name(self) -> str:
-        if self.defect is not None:
-            return self.defect.name
         return self.transform.name if self.transform is not None else DEFAULT
 
 
@@ -97,8 +94,7 @@ def serving_for(tasks: list[Task], variation: str = DEFAULT, variation_seed: int
             raise ValueError(f"variation {variation!r} needs the {', '.join(needed_roles(variation))} role (a model): "
                              "environments serve the variations that need none")
         transform = variation_transform(variation, variation_seed)
-        return Serving(variation=variation, variation_seed=variation_seed, transform=transform,
-                       prefix=tuple(solution_prefix(variation)))
+        return Serving(variation=variation, transform=transform, prefix=tuple(solution_prefix(variation)))
     if variation != DEFAULT:
         raise ValueError(f"a variation ({variation!r}) and a defect at once: serve one of them")
     if len(tasks) != 1:
@@ -175,7 +171,6 @@ async def _prove(app: LoadedApp, tasks: list[Task], serving: Serving, browser: B
 
 
 async def _prove_defect(app: LoadedApp, task: Task, serving: Serving, clean: BrowserConfig, offer: Offer) -> Offer:
-    assert serving.defect is not None and serving.defect_step is not None
     observable = await prove_defect(app.html, task.checker, task.solution, serving.defect_step, serving.defect,
                                     clean_proven=True, config=clean)
     if not observable.proven:
