@@ -122,8 +122,9 @@ def _parse(name: str) -> _Module | None:
     return module
 
 
-def _imports_of(node: ast.Import | ast.ImportFrom, importer: str, resolve: bool = True):
-    """(bound name, (module, attribute or None)) for each name an import statement binds."""
+def _imports_of(node: ast.Import | ast.ImportFrom, importer: str):
+    """(bound name, (module, attribute or None)) for each name an import statement binds (`add_module` resolves
+    a submodule named as an attribute)."""
     if isinstance(node, ast.Import):
         for alias in node.names:
             yield (alias.asname or alias.name.split(".")[0]), (alias.name, None)
@@ -136,7 +137,7 @@ def _imports_of(node: ast.Import | ast.ImportFrom, importer: str, resolve: bool 
         if alias.name == "*":
             yield "*", (base, None)
         else:
-            yield (alias.asname or alias.name), (_resolved(base, alias.name) if resolve else (base, alias.name))
+            yield (alias.asname or alias.name), (base, alias.name)
 
 
 def _resolved(base: str, attribute: str | None) -> tuple[str, str | None]:
@@ -156,11 +157,10 @@ def _dependencies(name: str) -> tuple[tuple[tuple[str, str | None], ...], tuple[
     known = _disk_cache().get(key)
     if known is None:
         module = _parse(name)
-        imports, strings = _dependencies_of(module, module.tree, resolve=False)
+        imports, strings = _dependencies_of(module, module.tree)
         known = _disk_cache()[key] = [list(map(list, imports)), list(strings)]
         _DIRTY.add(key)
-    # Which imported names are submodules depends on the files beside them, not on this text: resolved now.
-    return tuple(dict.fromkeys(_resolved(base, attribute) for base, attribute in known[0])), tuple(known[1])
+    return tuple(map(tuple, known[0])), tuple(known[1])
 
 
 _DIRTY: set[str] = set()
@@ -192,13 +192,13 @@ def _save_disk_cache() -> None:
         pass  # a read-only checkout: the next process reads the trees again
 
 
-def _dependencies_of(module: _Module, node: ast.AST, resolve: bool = True):
+def _dependencies_of(module: _Module, node: ast.AST):
     """(imports as (module, attribute or None), string constants that may name a provider or a data file) in `node`."""
     imports: list[tuple[str, str | None]] = []
     strings: list[str] = []
     for inner in _walk(node):
         if isinstance(inner, ast.Import | ast.ImportFrom):
-            imports.extend(source for _, source in _imports_of(inner, module.name, resolve))
+            imports.extend(source for _, source in _imports_of(inner, module.name))
         elif isinstance(inner, ast.Constant) and isinstance(inner.value, str) and len(inner.value) < 200 and (
                 inner.value.endswith(_DATA_SUFFIXES) or _LAZY_TARGET.match(inner.value)):
             strings.append(inner.value)
@@ -254,6 +254,8 @@ class _Closure:
         """Module `name` (and what importing it runs in its parent packages): a package `__init__` or an
         orchestration module name by name (`attribute`; None with `import package`: every name it binds),
         any other module whole."""
+        # Which imported names are submodules depends on the files beside the module, not on its text: resolved here.
+        name, attribute = _resolved(name, attribute)
         for each in _with_parents(name):  # the parents: only what importing them runs
             if _precise(each):
                 self._add_orchestration(each, attribute if each == name else None)
