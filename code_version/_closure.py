@@ -123,8 +123,7 @@ def _parse(name: str) -> _Module | None:
 
 
 def _imports_of(node: ast.Import | ast.ImportFrom, importer: str):
-    """(bound name, (module, attribute or None)) for each name an import statement binds (`add_module` resolves
-    a submodule named as an attribute)."""
+    """(bound name, (module, attribute or None)) for each name an import statement binds, as written."""
     if isinstance(node, ast.Import):
         for alias in node.names:
             yield (alias.asname or alias.name.split(".")[0]), (alias.name, None)
