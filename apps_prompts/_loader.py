@@ -116,10 +116,10 @@ def _load_one(file: Path, errors: list[AppLoadError]) -> AppSpec | None:
         return None
     try:
         if "tags" in data and "domain" not in data:
-            data = _from_aui_gym(data)
+            data = _from_aui_gym(data, file)
         spec = AppSpec.model_validate({**data, "source": str(file)})
-    except _FieldError as exc:
-        errors.append(AppLoadError(file, exc.field, exc.message))
+    except AppSpecError as exc:
+        errors.extend(exc.errors)
         return None
     except ValidationError as exc:
         errors.extend(AppLoadError(file, ".".join(str(part) for part in err["loc"]) or "<file>", err["msg"])
@@ -132,21 +132,16 @@ def _load_one(file: Path, errors: list[AppLoadError]) -> AppSpec | None:
     return spec
 
 
-class _FieldError(Exception):
-    def __init__(self, field: str, message: str):
-        self.field, self.message = field, message
-
-
-def _from_aui_gym(data: dict[str, Any]) -> dict[str, Any]:
-    """Map an AUI-Gym `examples/*.yaml` record to our AppSpec fields."""
+def _from_aui_gym(data: dict[str, Any], file: Path) -> dict[str, Any]:
+    """Map an AUI-Gym `examples/*.yaml` record to our AppSpec fields (AppSpecError naming the field)."""
     for key in ("id", "title", "prompt"):
         if not isinstance(data.get(key), str) or not data[key].strip():
-            raise _FieldError(key, "missing or not a non-empty string")
+            raise AppSpecError([AppLoadError(file, key, "missing or not a non-empty string")])
     tags = data.get("tags")
     if not isinstance(tags, list) or not tags:
-        raise _FieldError("tags", "missing or empty; expected one domain tag")
+        raise AppSpecError([AppLoadError(file, "tags", "missing or empty; expected one domain tag")])
     domains = [t for t in tags if t in Domain.__members__]
     if len(domains) != 1:
         known = ", ".join(Domain.__members__)
-        raise _FieldError("tags", f"expected exactly one domain tag among {known}, got {tags}")
+        raise AppSpecError([AppLoadError(file, "tags", f"expected exactly one domain tag among {known}, got {tags}")])
     return {"id": data["id"], "title": data["title"], "domain": domains[0], "prompt": data["prompt"].strip()}
