@@ -20,6 +20,7 @@ name) is added by the cache policy (`flows._cache`), not here.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
 import importlib.util
@@ -181,14 +182,12 @@ def _save_disk_cache() -> None:
     """Keep what was learnt (entries of files that no longer exist age out with a new cache folder)."""
     if not _DIRTY:
         return
-    try:
+    with contextlib.suppress(OSError):  # a read-only checkout: the next process reads the trees again
         _CACHE_PATH.parent.mkdir(parents=True, exist_ok=True)
         temporary = _CACHE_PATH.with_name(f".{_CACHE_PATH.name}.{os.getpid()}")
         temporary.write_text(json.dumps(_disk_cache()), encoding="utf-8")
         os.replace(temporary, _CACHE_PATH)
         _DIRTY.clear()
-    except OSError:
-        pass  # a read-only checkout: the next process reads the trees again
 
 
 def _dependencies_of(module: _Module, node: ast.AST):

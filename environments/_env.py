@@ -12,6 +12,7 @@ the sync calls over the room's event loop (`_loop`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from dataclasses import dataclass
@@ -196,10 +197,8 @@ class AppGymEnv(gymnasium.Env):
         if self._closed:
             return
         self._closed = True
-        try:
+        with contextlib.suppress(_loop.LoopDied):  # the loop and its browser are gone already: nothing is left to close
             _loop.run(self.app_env.close(), self._loop, RESET_TIMEOUT_S, f"close of {self.spec_id}")
-        except _loop.LoopDied:
-            pass  # the loop and its browser are gone already: nothing is left to close
 
     def ask(self, policy: Policy) -> list[Action]:
         """The actions a `cua.Policy` decides on the current observation, in screen pixels (step them one by one).

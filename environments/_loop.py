@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -93,10 +94,8 @@ def shutdown() -> None:
         loop, thread, _loop, _thread = _loop, _thread, None, None
     if loop is None or thread is None or not thread.is_alive():
         return
-    try:
+    with contextlib.suppress(Exception):  # a browser that will not close is the process's exit's to end
         asyncio.run_coroutine_threadsafe(close_browser(), loop).result(SHUTDOWN_TIMEOUT_S)
-    except Exception:
-        pass  # a browser that will not close is the process's exit's to end
     loop.call_soon_threadsafe(loop.stop)
     thread.join(SHUTDOWN_TIMEOUT_S)
     if not thread.is_alive():

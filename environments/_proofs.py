@@ -19,6 +19,7 @@ files): a change there proves again. `AUI_ENV_PROOF_CACHE=off` keeps them in the
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -229,9 +230,6 @@ def _read(key: str) -> Offer | None:
 
 def _write(key: str, offer: Offer) -> None:
     folder = _folder()
-    if folder is None:
-        return
-    try:
-        write_atomic(folder / key[:2] / f"{key}.json", offer.model_dump_json().encode("utf-8"))
-    except OSError:
-        pass  # a read-only or full disk: the proof stays in the process
+    if folder is not None:
+        with contextlib.suppress(OSError):  # a read-only or full disk: the proof stays in the process
+            write_atomic(folder / key[:2] / f"{key}.json", offer.model_dump_json().encode("utf-8"))
