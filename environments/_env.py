@@ -24,7 +24,7 @@ import numpy as np
 
 from apps_prompts import BUNDLED_DIR, Task, load_app
 from cua import DEFAULT_VIEWPORT, Action, AppEnv, Checker, Observation, OffScreenPoint, Policy, RolloutConfig, Step
-from cua import StepResult, Viewport, action_to_screen, coordinate_space_names, parse_uitars, place_action
+from cua import StepResult, Viewport, action_to_screen, coordinate_space_names, place_action
 from experiment import DEFAULT_LEVELS, UNLEVELLED_MAX_STEPS
 from perturb import DEFAULT, DefectRecord, DefectSpec
 from verifier import rollout_checker
@@ -32,7 +32,7 @@ from verifier import rollout_checker
 from . import _loop
 from ._apps import loaded_app
 from ._proofs import Offer, prove_offers, serving_for
-from ._spaces import InvalidAction, action_space, decode_png, in_charset, observation_space, to_action
+from ._spaces import InvalidAction, Prepared, action_space, decode_png, in_charset, observation_space, to_action
 
 RESET_TIMEOUT_S = 120.0
 """The longest `reset` waits for the app to load and settle (the browser's own load limit is 15 s)."""
@@ -49,16 +49,6 @@ _DURATION = re.compile(r"\b\d+(?:\.\d+)? ms\b")
 class TaskNotOffered(ValueError):
     """A task the environment does not offer: unknown, without a reference checker or solution, or its checker
     not proven on the page the environment serves (the message says which and why)."""
-
-
-@dataclass
-class Prepared:
-    """An action `step` accepted: the action, its points' space, and the reply it came from (if any)."""
-
-    action: Action
-    space: str
-    raw_text: str = ""
-    thought: str = ""
 
 
 @dataclass
@@ -237,16 +227,14 @@ class AppGymEnv(gymnasium.Env):
             raise RuntimeError("step() before reset(): call reset() first")
         if self._ended:
             raise RuntimeError("the episode has ended (terminated or truncated): call reset()")
-        parsed, space = to_action(action, self.uitars_space)
+        prepared = to_action(action, self.uitars_space)
         try:
-            place_action(parsed, space, self.viewport.width, self.viewport.height)
+            place_action(prepared.action, prepared.space, self.viewport.width, self.viewport.height)
         except OffScreenPoint as error:
             raise InvalidAction(str(error)) from None
         except KeyError as error:
             raise InvalidAction(f"coordinate space: {error.args[0]}") from None
-        if isinstance(action, str):
-            return Prepared(parsed, space, raw_text=action, thought=parse_uitars(action).thought)
-        return Prepared(parsed, space)
+        return prepared
 
     def _choose(self, seed: int | None, options: dict[str, Any] | None) -> tuple[Task, int]:
         chosen = (options or {}).get("task")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import io
 import math
 import string
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, get_args
 
@@ -110,33 +111,44 @@ def decode_png(png: bytes, viewport: Viewport) -> np.ndarray:
     return frame
 
 
-def to_action(action: Any, uitars_space: str) -> tuple[Action, str]:
+@dataclass
+class Prepared:
+    """An action `step` accepted: the action, its points' space, and the reply it came from (if any)."""
+
+    action: Action
+    space: str
+    raw_text: str = ""
+    thought: str = ""
+
+
+def to_action(action: Any, uitars_space: str) -> Prepared:
     """The `cua.Action` an accepted form means, and the coordinate space of its points; InvalidAction for what is
     not an accepted form, or not a valid action of it (the message names the field and value)."""
     if isinstance(action, Action):
-        return action, "screen"
+        return Prepared(action, "screen")
     if isinstance(action, str):
-        return _from_reply(action), uitars_space
+        return _from_reply(action, uitars_space)
     if isinstance(action, dict):
         if "type" in action and "kind" not in action:
-            return _from_computer_use(action), "openai-cua"
+            return Prepared(_from_computer_use(action), "openai-cua")
         if "kind" not in action:
             raise InvalidAction(f"an action dict needs 'kind' (ours) or 'type' (computer use); got keys {sorted(map(str, action))}")
         if isinstance(action["kind"], (str, bytes)):
-            return _from_json(action), "screen"
-        return _from_space(action), "screen"
+            return Prepared(_from_json(action), "screen")
+        return Prepared(_from_space(action), "screen")
     raise InvalidAction(f"an action is a cua.Action, a dict of the action space or of the project's JSON form, a "
                         f"computer-use item (dict) or a UI-TARS reply (str); got {type(action).__name__}")
 
 
-def _from_reply(reply: str) -> Action:
+def _from_reply(reply: str, space: str) -> Prepared:
     try:
-        actions = parse_uitars(reply).actions
+        parsed = parse_uitars(reply)
     except ParseError as error:
         raise InvalidAction(f"UI-TARS reply: {error}") from None
+    actions = parsed.actions
     if len(actions) != 1:
         raise InvalidAction(f"UI-TARS reply: {len(actions)} actions; a step takes one (step them one reply at a time)")
-    return actions[0]
+    return Prepared(actions[0], space, raw_text=reply, thought=parsed.thought)
 
 
 def _from_computer_use(item: dict) -> Action:
