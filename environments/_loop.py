@@ -34,11 +34,6 @@ class LoopDied(RuntimeError):
     """The room's event loop thread is no longer running: its environments (their pages) are gone."""
 
 
-def _serve(loop: asyncio.AbstractEventLoop) -> None:
-    asyncio.set_event_loop(loop)
-    loop.run_forever()
-
-
 def event_loop() -> asyncio.AbstractEventLoop:
     """The room's running loop, started on first use (a daemon thread named `environments-loop`)."""
     global _loop, _thread
@@ -47,7 +42,7 @@ def event_loop() -> asyncio.AbstractEventLoop:
             ready = threading.Event()
             _loop = asyncio.new_event_loop()
             _loop.call_soon(ready.set)
-            _thread = threading.Thread(target=_serve, args=(_loop,), name="environments-loop", daemon=True)
+            _thread = threading.Thread(target=_loop.run_forever, name="environments-loop", daemon=True)
             _thread.start()
             ready.wait(SHUTDOWN_TIMEOUT_S)
             atexit.unregister(shutdown)
