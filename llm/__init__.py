@@ -48,7 +48,14 @@ from ._items import ComputerAction, ComputerCall, FunctionCall, PathPoint, ToolC
 from ._json_reply import JsonReplyError, JsonReplyProblem, parse_json_reply
 from ._latency import Latency
 from ._limits import DEFAULT_MAX_REPLY_BYTES, DEFAULT_REPLY_CAPS, reply_cap
-from ._messages import Message, assistant_message, hash_inline_images, image_data_url, system_message, user_message
+from ._messages import (
+    Message,
+    assistant_message,
+    hash_inline_images,
+    image_data_url,
+    system_message,
+    user_message,
+)
 from ._provider import RoleProvider
 from ._registry import DEFAULT_MODELS_PATH, ModelRegistry, UnknownModelError, load_model_registry
 from ._registry_base import LazyEntry, MissingOptionalPackageError, Registry, UnknownNameError

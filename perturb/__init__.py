@@ -55,7 +55,9 @@ from ._translate import (
     parse_translations,
     translate_app,
 )
-from ._translate import prompt_sha256 as translator_prompt_sha256
+from ._translate import (
+    prompt_sha256 as translator_prompt_sha256,
+)
 
 __all__ = [
     "DATASET_DIR",

@@ -17,11 +17,28 @@ runs the same rules without it, for a like-for-like comparison. The commenter's 
 """
 
 from ._commenter_map import COMMENTER_DETECTOR, FACT_TYPES, map_comment
-from ._metrics import ERROR, REFERENCE_ASSISTED, REFERENCE_NOTE, UNTYPED, DetectorMetrics, Rates, Scored, percent, score
+from ._metrics import (
+    ERROR,
+    REFERENCE_ASSISTED,
+    REFERENCE_NOTE,
+    UNTYPED,
+    DetectorMetrics,
+    Rates,
+    Scored,
+    percent,
+    score,
+)
 from ._model import DEFAULT_ROLE, DetectionError, ModelDetector, parse_detection
 from ._offline import OFFLINE_BLIND_DETECTOR, OFFLINE_DETECTOR, OFFLINE_VERSION, OfflineDetector, judge
 from ._prompts import DEFINITIONS, DETECTION_SCHEMA, PROMPT_VERSION, prompt_sha256, system_prompt
-from ._records import DETECTIONS_FILE, METRICS_FILE, Detection, metrics_path, read_detections, write_detections
+from ._records import (
+    DETECTIONS_FILE,
+    METRICS_FILE,
+    Detection,
+    metrics_path,
+    read_detections,
+    write_detections,
+)
 from ._run import (
     DETECTORS,
     MODEL_DETECTOR,

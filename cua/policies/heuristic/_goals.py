@@ -12,7 +12,15 @@ from __future__ import annotations
 from dataclasses import replace
 from os.path import commonprefix
 
-from ._goal import ENTERING, MAX_FORM_LEVELS, MIN_CLICK_SCORE, MIN_CONTEXT_SCORE, MIN_FIELD_SCORE, MIN_TARGET_PX, Goal
+from ._goal import (
+    ENTERING,
+    MAX_FORM_LEVELS,
+    MIN_CLICK_SCORE,
+    MIN_CONTEXT_SCORE,
+    MIN_FIELD_SCORE,
+    MIN_TARGET_PX,
+    Goal,
+)
 from ._match import (
     CLICK_KINDS,
     FIELD_KINDS,
