@@ -26,7 +26,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from llm import BUDGET_REACHED, Budget, BudgetLimits, RunBudget, Spent, budget_in_this_task, use_budget
+from llm import BUDGET_REACHED, Budget, RunBudget, Spent, budget_in_this_task, use_budget
 
 BUDGET_FILE = "budget.json"
 LEDGER = "prefect"
@@ -143,9 +143,12 @@ class PrefectTally:
                     return scope, limit.active_slots
         return None  # raised in between (a new invocation with a higher budget): nothing was counted, try on
 
-    async def costs(self, scopes: list[str]) -> dict[str, float]:
+    async def _read(self, *units: str) -> dict[tuple[str, str], Any]:
         async with _server() as client:
-            counts = await self._counts(client, ("usd",))
+            return await self._counts(client, units)
+
+    async def costs(self, scopes: list[str]) -> dict[str, float]:
+        counts = await self._read("usd")
         return {scope: (counts[(scope, "usd")].active_slots if (scope, "usd") in counts else 0) / USD_UNIT
                 for scope in scopes if scope in self.scopes}
 
@@ -156,17 +159,14 @@ class PrefectTally:
                 await self._increment(client, names, _units(cost_usd))
 
     async def spent(self) -> dict[str, Spent]:
-        async with _server() as client:
-            counts = await self._counts(client, ("calls", "usd"))
+        counts = await self._read("calls", "usd")
         return {scope: Spent(calls=getattr(counts.get((scope, "calls")), "active_slots", 0),
                              cost_usd=getattr(counts.get((scope, "usd")), "active_slots", 0) / USD_UNIT)
                 for scope in self.scopes if (scope, "calls") in counts or (scope, "usd") in counts}
 
     async def refused(self) -> int:
         """Calls the server refused for this run, in every process."""
-        async with _server() as client:
-            counts = await self._counts(client, ("refused",))
-        return sum(limit.active_slots for limit in counts.values())
+        return sum(limit.active_slots for limit in (await self._read("refused")).values())
 
 
 def _server() -> Any:
@@ -180,10 +180,6 @@ def _units(cost_usd: float) -> int:
     return math.ceil(round(cost_usd * USD_UNIT, 6))
 
 
-def _limits(budget: RunBudget) -> BudgetLimits:
-    return BudgetLimits(max_model_calls=budget.max_model_calls, max_cost_usd=budget.max_cost_usd)
-
-
 @asynccontextmanager
 async def run_budget(budget: RunBudget, run_dir: Path, run_key: str, shared: bool | None = None
                      ) -> AsyncIterator[Budget | None]:
@@ -195,7 +191,7 @@ async def run_budget(budget: RunBudget, run_dir: Path, run_key: str, shared: boo
     spent = before.get("spent") or {}
     shared = shared_ledger_wanted() if shared is None else shared
     tally = await PrefectTally.open(run_key, budget, spent) if shared and not budget.unlimited else None
-    live = Budget(_limits(budget), budget.roles, spent=spent, tally=tally)
+    live = Budget(budget, budget.roles, spent=spent, tally=tally)
     limits = budget.model_dump(mode="json")
     if tally is not None:  # before the first stage: workers read the limits and the ledger here
         _write_budget_file(run_dir, {"limits": limits, "spent": spent, "reached": None, "ledger": LEDGER})
@@ -230,7 +226,7 @@ def budget_for_stage(run: Any) -> Budget | None:
     if data.get("ledger") != LEDGER:
         return None
     limits = RunBudget.model_validate(data.get("limits") or {})
-    return Budget(_limits(limits), limits.roles, tally=PrefectTally(run.run_key, ["*", *limits.roles]))
+    return Budget(limits, limits.roles, tally=PrefectTally(run.run_key, ["*", *limits.roles]))
 
 
 async def with_run_budget(run: Any, work: Callable[[], Awaitable[R]]) -> R:

@@ -27,7 +27,7 @@ import importlib.metadata
 import json
 import subprocess
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,8 @@ from apps_prompts import load_app, reference_html_path
 from code_version import PROJECT_ROOT, digest, file_hashes, imported_packages, stage_files
 from cua import BrowserConfig, default_chromium, launch_args
 from llm import load_model_registry
+
+from ._budget import read_json_object
 
 STAGE_FUNCTIONS: dict[str, tuple[str, str]] = {
     "generate": ("flows._stages", "generate_initial"),
@@ -116,44 +118,27 @@ def code_files() -> dict[str, str]:
 
 # ---- --reuse-stale ---------------------------------------------------------------------------------
 
-def _pinned(run_dir: str) -> dict[str, dict[str, str]]:
-    """The run folder's pinned stage versions (written by a `--reuse-stale` run), {} when none."""
-    path = Path(run_dir) / PIN_FILE
-    try:
-        return _pins_at(str(path), path.stat().st_mtime_ns)
-    except OSError:
-        return {}
-
-
-@functools.lru_cache(maxsize=64)
-def _pins_at(path: str, stamp: int) -> dict[str, dict[str, str]]:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def pin_versions(run_dir: Path, versions: Mapping[str, Mapping[str, str]] | None) -> None:
-    """Make the run's cache keys use `versions` (kind → version) instead of the current code's; None: unpin."""
-    path = Path(run_dir) / PIN_FILE
-    if versions:
-        path.write_text(json.dumps(dict(versions), indent=1, sort_keys=True), encoding="utf-8")
-    else:
-        path.unlink(missing_ok=True)
-
-
 def version_in_use(kind: str, run_dir: str) -> dict[str, str]:
-    """Stage `kind`'s version for the run's keys: pinned by `--reuse-stale`, else the current code's."""
-    pinned = _pinned(run_dir).get(kind)
+    """Stage `kind`'s version for the run's keys: pinned by `--reuse-stale` (the run folder's `PIN_FILE`),
+    else the current code's."""
+    try:
+        pinned = _read_cached(read_json_object, Path(run_dir) / PIN_FILE).get(kind)
+    except OSError:
+        pinned = None
     return dict(pinned) if pinned is not None else current_version(kind)
 
 
+@functools.lru_cache(maxsize=512)
+def _read_at(read: Callable[[str], Any], path: str, stamp: int) -> Any:
+    return read(path)
+
+
+def _read_cached(read: Callable[[str], Any], path: Path) -> Any:
+    """`read(path)`, read again only once the file's mtime changes. Raises OSError: no such file."""
+    return _read_at(read, str(path), path.stat().st_mtime_ns)
+
+
 # ---- what a stage's inputs name outside the project ----------------------------------------------
-
-@functools.lru_cache(maxsize=8)
-def _registry(path: str | None, stamp: int | None):
-    return load_model_registry(path)
-
 
 def models_named(models_path: str | None, inputs: Mapping[str, Any]) -> dict[str, str]:
     """{name: sha256 of the model's id, provider, endpoint and request settings} for every model or
@@ -170,9 +155,9 @@ def models_named(models_path: str | None, inputs: Mapping[str, Any]) -> dict[str
     names.discard("")
     if not names:
         return {}
-    path = Path(models_path) if models_path else None
     try:
-        registry = _registry(str(path) if path else None, path.stat().st_mtime_ns if path and path.exists() else None)
+        registry = _read_cached(load_model_registry, Path(models_path)) if models_path else _read_at(
+            load_model_registry, None, None)
     except Exception:  # an unreadable registry fails the stage itself, with its own error
         return {}
     known = set(registry.names()) | set(registry.roles)
@@ -198,14 +183,13 @@ def model_description(model: Any) -> dict[str, Any]:
             "params": model.params.to_request()}
 
 
-@functools.lru_cache(maxsize=512)
-def _file_sha(path: str, stamp: int) -> str:
+def _file_sha(path: str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _sha_of(path: Path) -> str | None:
     try:
-        return _file_sha(str(path), path.stat().st_mtime_ns)
+        return _read_cached(_file_sha, path)
     except OSError:
         return None
 
@@ -368,41 +352,16 @@ def _packages(files: list[str]) -> str:
 
 # ---- one invocation of a run ------------------------------------------------------------------------
 
-@dataclass
-class RunCacheState:
-    """What an invocation of a run knows about its cache when it starts: the manifest fields that
-    record the code, the stage versions its keys use, and why earlier results will not be reused."""
-
-    versions: dict[str, dict[str, str]]
-    """Per stage kind, the version its keys use (pinned under --reuse-stale)."""
-    files: dict[str, str]
-    stage_files: dict[str, list[str]]
-    not_reused: dict[str, str]
-    """Per stage kind whose code changed since the run's last invocation: what changed."""
-    reuse_stale: bool
-    stale: dict[str, str]
-    """Under --reuse-stale: per stage kind whose code changed, what changed (its results are reused anyway)."""
-
-    def manifest_fields(self) -> dict[str, Any]:
-        return {"stage_versions": self.versions, "code_files": self.files, "stage_files": self.stage_files,
-                "reuse_stale": self.reuse_stale, "stale_reused": self.stale, "not_reused": self.not_reused}
-
-
-def earlier_manifest(run_dir: Path) -> dict | None:
-    """The manifest the run's last invocation left; None when there is none or it cannot be read."""
-    try:
-        return json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def start_run_cache(run_dir: Path, reuse_stale: bool) -> RunCacheState:
+def start_run_cache(run_dir: Path, reuse_stale: bool) -> dict[str, Any]:
     """Compare this process's code with the manifest the run's last invocation left, pin the old
-    versions under `reuse_stale` (else unpin), and start a new tally."""
+    versions under `reuse_stale` (else unpin), and start a new tally. Returns the manifest's fields that
+    record it: the code (`code_files`, `stage_files`), the version each stage kind's keys use (pinned
+    under --reuse-stale), and per kind whose code changed what changed (`not_reused`; `stale_reused`
+    for the kinds --reuse-stale reuses anyway)."""
     import datetime
 
-    before = earlier_manifest(run_dir)
-    since = None if before is None else datetime.datetime.fromtimestamp(
+    before = read_json_object(Path(run_dir) / "manifest.json")
+    since = None if not before else datetime.datetime.fromtimestamp(
         (Path(run_dir) / "manifest.json").stat().st_mtime).strftime("%Y-%m-%d %H:%M")
     now = {"stage_versions": {kind: current_version(kind) for kind in STAGE_FUNCTIONS}, "code_files": code_files(),
            "stage_files": {kind: sorted(stage_code(kind)) for kind in STAGE_FUNCTIONS}}
@@ -411,10 +370,12 @@ def start_run_cache(run_dir: Path, reuse_stale: bool) -> RunCacheState:
     if reuse_stale and before:
         old = before.get("stage_versions") or {}
         pins = {kind: old[kind] for kind in changed if kind in old}
-    pin_versions(Path(run_dir), pins or None)
+    pin_file = Path(run_dir) / PIN_FILE
+    if pins:
+        pin_file.write_text(json.dumps(pins, indent=1, sort_keys=True), encoding="utf-8")
+    else:
+        pin_file.unlink(missing_ok=True)
     reset_tally(run_dir)
-    return RunCacheState(versions={kind: version_in_use(kind, str(run_dir)) for kind in STAGE_FUNCTIONS},
-                         files=now["code_files"], stage_files=now["stage_files"],
-                         not_reused={kind: why for kind, why in changed.items() if kind not in pins},
-                         reuse_stale=reuse_stale,
-                         stale={kind: changed[kind] for kind in pins})
+    return {**now, "stage_versions": {kind: pins.get(kind, now["stage_versions"][kind]) for kind in STAGE_FUNCTIONS},
+            "reuse_stale": reuse_stale, "stale_reused": {kind: changed[kind] for kind in pins},
+            "not_reused": {kind: why for kind, why in changed.items() if kind not in pins}}

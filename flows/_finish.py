@@ -21,7 +21,8 @@ from results import AppRoundResult, write_report, write_results
 from verifier import PROMPT_VERSION as verifier_version
 from verifier.judge import PROMPT_VERSION as judge_version
 
-from ._cache import RunCacheState, chromium_version, earlier_manifest, model_description, tally_for
+from ._budget import read_json_object
+from ._cache import chromium_version, model_description, tally_for
 from ._prefect_env import PROJECT_ROOT
 
 PACKAGES = ["aui-loop", "prefect", "fastapi", "playwright", "openai", "pydantic", "pillow", "jsonschema", "beautifulsoup4", "axe-playwright-python"]
@@ -97,9 +98,9 @@ def _input_hashes(config: ExperimentConfig) -> dict:
     return inputs
 
 
-def write_manifest(config: ExperimentConfig, plan: Plan, run_dir: Path, cache: RunCacheState | None = None) -> Path:
+def write_manifest(config: ExperimentConfig, plan: Plan, run_dir: Path, cache: dict | None = None) -> Path:
     """manifest.json: versions, Chromium, git commit, models (no keys), prompt hashes, seeds, inputs, config,
-    and (`cache`) the code each stage kind ran as its cache keys saw it (`flows._cache`)."""
+    and (`cache`: `flows._cache.start_run_cache`'s fields) the code each stage kind ran as its cache keys saw it."""
     from ._rollouts import run_browser_config
 
     versions = {}
@@ -139,10 +140,10 @@ def write_manifest(config: ExperimentConfig, plan: Plan, run_dir: Path, cache: R
         "rollout_slots": plan.rollout_slots,
         "cpu_count": os.cpu_count(),
         "config": json.loads(config.model_dump_json()),
-        **(cache.manifest_fields() if cache is not None else {}),
+        **(cache or {}),
     }
     if cache is not None:
-        manifest["settings_changed"] = settings_changed(earlier_manifest(run_dir), manifest)
+        manifest["settings_changed"] = settings_changed(read_json_object(run_dir / "manifest.json"), manifest)
     return write_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True).encode())
 
 
@@ -204,7 +205,7 @@ def finish_run(config: ExperimentConfig, plan: Plan, run_dir: Path, results: lis
 
 def _record_cache_counts(run_dir: Path, cache: dict) -> None:
     """The manifest (written when the run started) gets the invocation's ran / reused counts."""
-    manifest = earlier_manifest(run_dir)
-    if manifest is not None:
+    manifest = read_json_object(Path(run_dir) / "manifest.json")
+    if manifest:
         manifest["cache"] = cache
         write_atomic(Path(run_dir) / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True).encode())
