@@ -1,6 +1,6 @@
 """The rollout stage: one CUA attempt at one task, judged by its checker, then its 1920×1080 dashboard.
 
-Rollouts of a round share this process's one browser; `browser_slot` bounds the contexts open at
+Rollouts of a round share this process's one browser; `browser_slot_held` bounds the contexts open at
 once across apps and tracks (the run's `concurrency`). A stage holds a slot only around its
 browser work, so Prefect's bookkeeping of one rollout overlaps the browser work of others.
 """
@@ -149,14 +149,6 @@ def use_browser_slots(limit: int) -> None:
     _slot_limits[id(asyncio.get_running_loop())] = limit
 
 
-def browser_slot() -> asyncio.Semaphore:
-    """This loop's bound on open browser contexts, across apps and tracks (a Dask worker that was
-    never told a limit uses DEFAULT_BROWSER_SLOTS)."""
-    loop = id(asyncio.get_running_loop())
-    limit = _slot_limits.get(loop, DEFAULT_BROWSER_SLOTS)
-    return _slots.setdefault((loop, limit), asyncio.Semaphore(limit))
-
-
 _slot_counts = {"waiting": 0, "in_use": 0}
 
 
@@ -167,8 +159,11 @@ def browser_slots_now() -> tuple[int, int]:
 
 @asynccontextmanager
 async def browser_slot_held() -> AsyncIterator[None]:
-    """One of this loop's browser slots for the block, counted in `browser_slots_now`."""
-    slot = browser_slot()
+    """One of this loop's slots for open browser contexts, across apps and tracks (a Dask worker that was
+    never told a limit has DEFAULT_BROWSER_SLOTS), for the block; counted in `browser_slots_now`."""
+    loop = id(asyncio.get_running_loop())
+    limit = _slot_limits.get(loop, DEFAULT_BROWSER_SLOTS)
+    slot = _slots.setdefault((loop, limit), asyncio.Semaphore(limit))
     _slot_counts["waiting"] += 1
     try:
         await slot.acquire()

@@ -245,29 +245,26 @@ class TrackSteps:
         for repeat in range(self.config.repeats):
             self.progress.fewer("roll out", self._rollouts_folder(version, repeat, variation), all_tasks - len(tasks))
 
-        async def one(task: Task, repeat: int) -> RolloutRef:
+        async def one(task: Task, repeat: int) -> RolloutRef | None:
             out_path = str(self._rollouts_folder(version, repeat, variation) / task.id)
             verdict = judged.verdict(task.id)
             agent = self.agent.model_copy(update={"max_steps": self.config.step_budget(task),
                                                   "seed": self.config.seed + repeat})
-            # A track waiting for another's identical rollout (round 0 is shared) gets its cached result.
-            async with _one_at_a_time("rollout", self.run.run_dir, out_path):
-                with self.progress.stage("roll out", out_path, round_=version.round):
-                    ref = await self.stages.rollout(
-                        run=self.run, app_id=self.app_id, round=version.round, task=task, checker=verdict.checker,
-                        checks=[entry.check for entry in verdict.checks] or list(task.checks), html=version.html,
-                        agent=agent, out_path=out_path, judge=self.plan.provider("judge"),
-                        **({"variation": variation, "transform": variant.transform} if variant else {}))
-            return ref.model_copy(update={"repeat": repeat})
-
-        async def within_budget(task: Task, repeat: int) -> RolloutRef | None:
             try:
-                return await one(task, repeat)
+                # A track waiting for another's identical rollout (round 0 is shared) gets its cached result.
+                async with _one_at_a_time("rollout", self.run.run_dir, out_path):
+                    with self.progress.stage("roll out", out_path, round_=version.round):
+                        ref = await self.stages.rollout(
+                            run=self.run, app_id=self.app_id, round=version.round, task=task, checker=verdict.checker,
+                            checks=[entry.check for entry in verdict.checks] or list(task.checks), html=version.html,
+                            agent=agent, out_path=out_path, judge=self.plan.provider("judge"),
+                            **({"variation": variation, "transform": variant.transform} if variant else {}))
             except BudgetReached as error:
                 _note_refusal(error)
                 return None  # not rolled out (nothing of it is kept): a re-run with a higher budget does it
+            return ref.model_copy(update={"repeat": repeat})
 
-        found = await asyncio.gather(*(within_budget(t, r) for r in range(self.config.repeats) for t in tasks))
+        found = await asyncio.gather(*(one(t, r) for r in range(self.config.repeats) for t in tasks))
         refs = [ref for ref in found if ref is not None]
         if len(refs) < len(found):
             where = f" in the {variation} variation" if variant else ""

@@ -32,15 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from apps_prompts import Task
 from cua import DEFAULT_VIEWPORT, BrowserConfig, open_app
 from cua.policies import uitars_task_of_request
 from llm import Latency
 from llm.testing import assistant_turns, reply_status, reply_text, uitars_click, uitars_finished, uitars_type
 
-from ._scripted import coder_reply, listed_tasks, role_of, uitars_point, user_text
+from ._scripted import COMMENT as SCRIPTED_COMMENT
+from ._scripted import coder_reply, listed_tasks, role_of, uitars_point, user_text, write_registry
 
 _CONTROLS_JS = Path(__file__).with_name("_latency_controls.js").read_text(encoding="utf-8")
 
@@ -57,14 +56,7 @@ LATENCY_ROLES = {"coders": [ROLE_MODELS["coder"]], "proposer": ROLE_MODELS["prop
 """Config fields that send every role to its model of `write_latency_models`."""
 
 REVISION_MARK = "<!-- revised by the latency coder -->"
-COMMENT = {
-    "issues": ["The agent did not reach the task's end state."],
-    "actionable_changes": ["Give every `button` a visible text label — interaction robustness",
-                           "Show each result as text next to its `input` at once — state visibility",
-                           "Let every `select` also accept typed values — input permissiveness"],
-    "fit_within_screen": False,
-    "avoid_regressions": True,
-}
+COMMENT = {**SCRIPTED_COMMENT, "issues": ["The agent did not reach the task's end state."]}
 
 
 @dataclass
@@ -309,6 +301,4 @@ def write_latency_models(server, path: Path, *, max_concurrency: dict[str, int] 
         if max_concurrency and role in max_concurrency:
             entry["max_concurrency"] = max_concurrency[role]
         models.append(entry)
-    models.append({"name": "offline", "provider": "offline"})
-    path.write_text(yaml.safe_dump({"roles": dict(ROLE_MODELS), "models": models}), encoding="utf-8")
-    return path
+    return write_registry(path, dict(ROLE_MODELS), models)

@@ -32,7 +32,8 @@ import yaml
 from apps_prompts import load_app, reference_html_path
 from cua import BrowserConfig, open_app, smart_resize
 from cua.policies import uitars_task_of_request
-from llm.testing import RecordedRequest, Reply, ScriptedOpenAIServer, reply_status, reply_text
+from llm.testing import RecordedRequest, Reply, ScriptedOpenAIServer, assistant_turns, reply_status, reply_text
+from llm.testing import uitars_click, uitars_finished
 
 ROLE_MARKERS = {
     "coder": "You are a front-end engineer",
@@ -61,6 +62,7 @@ COMMENT = {
     "fit_within_screen": False,
     "avoid_regressions": True,
 }
+"""The commenter's feedback (`LatencyRoles`' too, with an issue of its own)."""
 
 
 def role_of(request: RecordedRequest) -> str:
@@ -112,18 +114,12 @@ class ScriptedRoles:
 
     def write_models_yaml(self, server: ScriptedOpenAIServer, path: Path) -> Path:
         """A model registry with every role on the `scripted` model at `server` (and `offline`)."""
-        path.write_text(yaml.safe_dump({
-            "roles": {role: "scripted" for role in ("coder", "proposer", "verifier", "commenter", "cua", "translator",
-                                                    "judge", "detector")},
-            "models": [
-                {"name": "scripted", "provider": "openai-compatible", "model": "scripted-model",
-                 # a time limit a loaded machine meets: a call timed out and sent again would be counted twice
-                 "base_url": server.base_url, "api_key": "sk-scripted", "timeout_s": 120, "max_retries": 1,
-                 "prices": {"input_usd_per_1m": 1.0, "output_usd_per_1m": 2.0}},
-                {"name": "offline", "provider": "offline"},
-            ],
-        }), encoding="utf-8")
-        return path
+        # a time limit a loaded machine meets: a call timed out and sent again would be counted twice
+        scripted = {"name": "scripted", "provider": "openai-compatible", "model": "scripted-model",
+                    "base_url": server.base_url, "api_key": "sk-scripted", "timeout_s": 120, "max_retries": 1,
+                    "prices": {"input_usd_per_1m": 1.0, "output_usd_per_1m": 2.0}}
+        roles = ("coder", "proposer", "verifier", "commenter", "cua", "translator", "judge", "detector")
+        return write_registry(path, dict.fromkeys(roles, "scripted"), [scripted])
 
     def _coder(self, request: RecordedRequest) -> Reply:
         return coder_reply(self.html, user_text(request), REVISION_MARK)
@@ -149,13 +145,10 @@ class ScriptedRoles:
         return reply_text("```json\n" + json.dumps({"verdicts": verdicts}) + "\n```")
 
     def _uitars(self, request: RecordedRequest) -> Reply:
-        messages = request.json["messages"]
-        task = uitars_task_of_request(messages) or ""
-        answered = sum(1 for m in messages if m["role"] == "assistant")
-        if task in self.clicks and answered == 0:
-            x, y = self.clicks[task]
-            return reply_text(f"Thought: The control for this is right there.\nAction: click(point='<point>{x} {y}</point>')")
-        return reply_text("Thought: I think this is done.\nAction: finished(content='done')")
+        task = uitars_task_of_request(request.json["messages"]) or ""
+        if task in self.clicks and assistant_turns(request) == 0:
+            return reply_text(uitars_click(*self.clicks[task], thought="The control for this is right there."))
+        return reply_text(uitars_finished("done", thought="I think this is done."))
 
     def _commenter(self, request: RecordedRequest) -> Reply:
         return reply_text(json.dumps(COMMENT))
@@ -185,6 +178,13 @@ def uitars_point(x: float, y: float, viewport) -> tuple[int, int]:
     width, height = viewport.width, viewport.height
     resized_width, resized_height = smart_resize(width, height)
     return round(x * resized_width / width), round(y * resized_height / height)
+
+
+def write_registry(path: Path, roles: dict[str, str], models: list[dict]) -> Path:
+    """A model registry YAML at `path`: `roles` and `models`, and the `offline` model."""
+    models = [*models, {"name": "offline", "provider": "offline"}]
+    path.write_text(yaml.safe_dump({"roles": roles, "models": models}), encoding="utf-8")
+    return path
 
 
 def coder_reply(html: str, prompt: str, mark: str) -> Reply:

@@ -61,16 +61,17 @@ def postgres_database() -> Iterator[str]:
         shutil.chown(data, "postgres", "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
     port = free_port()
+
+    def run(program: str, *args: str, **options) -> None:
+        subprocess.run([*as_user, str(bin_dir / program), "-D", str(data / "db"), *args], capture_output=True, **options)
+
     try:
-        subprocess.run([*as_user, str(bin_dir / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U", "postgres",
-                        "--no-sync"], check=True, capture_output=True, timeout=120)
-        subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data / "db"), "-l", str(data / "server.log"),
-                        "-w", "-t", "60", "-o", f"-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off "
-                        "-c max_connections=200", "start"], check=True, capture_output=True, timeout=90)
+        run("initdb", "-A", "trust", "-U", "postgres", "--no-sync", check=True, timeout=120)
+        run("pg_ctl", "-l", str(data / "server.log"), "-w", "-t", "60", "-o", f"-p {port} -k {data} -c "
+            "listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start", check=True, timeout=90)
         yield f"postgresql+asyncpg://postgres@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(data / "db"), "-m", "immediate", "-w", "-t", "30",
-                        "stop"], capture_output=True, timeout=60)
+        run("pg_ctl", "-m", "immediate", "-w", "-t", "30", "stop", timeout=60)
         shutil.rmtree(data, ignore_errors=True)
 
 
