@@ -34,7 +34,7 @@ from typing import Any
 
 from prefect.cache_policies import INPUTS, CachePolicy
 
-from apps_prompts import load_app, reference_html_path
+from apps_prompts import AppSpec, load_app, reference_html_path
 from code_version import PROJECT_ROOT, digest, file_hashes, imported_packages, stage_files
 from cua import BrowserConfig, default_chromium, launch_args
 from llm import load_model_registry
@@ -183,30 +183,36 @@ def model_description(model: Any) -> dict[str, Any]:
             "params": model.params.to_request()}
 
 
-def _file_sha(path: str) -> str:
+def _sha256_of(path: str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def _sha_of(path: Path) -> str | None:
+def file_sha(path: Path) -> str | None:
+    """sha256 of the file (hashed again only once its mtime changes); None when it cannot be read."""
     try:
-        return _read_cached(_file_sha, path)
+        return _read_cached(_sha256_of, path)
     except OSError:
         return None
 
 
+def app_files(spec: AppSpec, v0_dir: str | Path | None) -> dict[str, Path]:
+    """What a stage reads about an app by path (its key and the manifest's `inputs` hash them): its spec file,
+    reference page and, in a run with `v0_dir`, first version."""
+    files = {"spec": Path(spec.source)} if spec.source else {}
+    if (reference := reference_html_path(spec)) is not None:
+        files["reference_html"] = Path(reference)
+    if v0_dir:
+        files["v0_html"] = Path(v0_dir) / spec.id / "index.html"
+    return files
+
+
 def app_data(run: Any, app_id: str) -> dict[str, str | None]:
-    """sha256 of what a stage reads about `app_id` by path: its spec file, reference page, first version."""
+    """sha256 of `app_files` of `app_id` (None: missing)."""
     try:
         spec = load_app(app_id, run.apps)
     except Exception:  # an unknown app fails the stage itself
         return {}
-    data = {"spec": _sha_of(Path(spec.source)) if spec.source else None}
-    reference = reference_html_path(spec)
-    if reference is not None:
-        data["reference_html"] = _sha_of(Path(reference))
-    if run.v0_dir:
-        data["v0_html"] = _sha_of(Path(run.v0_dir) / app_id / "index.html")
-    return data
+    return {name: file_sha(path) for name, path in app_files(spec, run.v0_dir).items()}
 
 
 TRAJECTORY_FILES = ("trajectory.json", "dashboard.png")
@@ -216,7 +222,7 @@ def trajectory_data(run: Any, folders: list[str]) -> dict[str, list[str | None]]
     """sha256 of what a commenter reads of each rollout folder (named by path): its trajectory and dashboard.
     A rollout that ran again (its code changed) and ended otherwise is commented on again."""
     root = Path(run.run_dir)
-    return {folder: [_sha_of(root / folder / name) for name in TRAJECTORY_FILES] for folder in folders}
+    return {folder: [file_sha(root / folder / name) for name in TRAJECTORY_FILES] for folder in folders}
 
 
 @dataclass

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -10,7 +9,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from apps_prompts import load_apps, reference_html_path
+from apps_prompts import load_apps
 from coder import PROMPT_VERSION as coder_version
 from commenter import PROMPT_VERSION as commenter_version
 from cua import is_headless_shell, launch_args, write_atomic
@@ -22,7 +21,7 @@ from verifier import PROMPT_VERSION as verifier_version
 from verifier.judge import PROMPT_VERSION as judge_version
 
 from ._budget import read_json_object
-from ._cache import chromium_version, model_description, tally_for
+from ._cache import app_files, chromium_version, file_sha, model_description, tally_for
 from ._prefect_env import PROJECT_ROOT
 
 PACKAGES = ["aui-loop", "prefect", "fastapi", "playwright", "openai", "pydantic", "pillow", "jsonschema", "beautifulsoup4", "axe-playwright-python"]
@@ -68,33 +67,17 @@ ROLE_PROMPTS = {
 
 def _prompt_hashes() -> dict[str, dict[str, str]]:
     """sha256 of the prompt modules of every role, and the prompt versions the packages declare."""
-    hashes: dict[str, dict[str, str]] = {}
-    for role, files in ROLE_PROMPTS.items():
-        for relative in files:
-            path = PROJECT_ROOT / relative
-            hashes.setdefault(role, {})[relative] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
-    return hashes
+    return {role: {relative: file_sha(PROJECT_ROOT / relative) or "missing" for relative in files}
+            for role, files in ROLE_PROMPTS.items()}
 
 
 def _input_hashes(config: ExperimentConfig) -> dict:
-    """sha256 of the inputs the config names by path: app specs (and their reference HTML), tasks file, v0 apps."""
-    def digest(path: Path) -> str:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-
-    apps = {}
-    for spec in load_apps(config.apps).apps:
-        if config.app_ids and spec.id not in config.app_ids:
-            continue
-        entry = {"spec": digest(Path(spec.source))} if spec.source else {}
-        reference = reference_html_path(spec)
-        if reference is not None and reference.is_file():
-            entry["reference_html"] = digest(reference)
-        if config.v0_dir is not None and (Path(config.v0_dir) / spec.id / "index.html").is_file():
-            entry["v0_html"] = digest(Path(config.v0_dir) / spec.id / "index.html")
-        apps[spec.id] = entry
+    """sha256 of the inputs the config names by path: each app's `app_files` that exist, the tasks file."""
+    apps = {spec.id: {name: file_sha(path) for name, path in app_files(spec, config.v0_dir).items() if path.is_file()}
+            for spec in load_apps(config.apps).apps if not config.app_ids or spec.id in config.app_ids}
     inputs: dict = {"apps": apps}
     if config.tasks_file is not None and Path(config.tasks_file).is_file():
-        inputs["tasks_file"] = digest(Path(config.tasks_file))
+        inputs["tasks_file"] = file_sha(Path(config.tasks_file))
     return inputs
 
 

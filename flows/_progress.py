@@ -67,7 +67,6 @@ class RunProgress:
         self.on_round = on_round
         self.started = time.monotonic()
         self._begun: set[tuple[str, str]] = set()
-        self._ended: set[tuple[str, str]] = set()
         self._adjusted: set[str] = set()
 
     @contextmanager
@@ -85,8 +84,7 @@ class RunProgress:
             yield
         finally:
             with self._lock:
-                if first and ident not in self._ended:
-                    self._ended.add(ident)
+                if first:  # the one call that counted it as running
                     self.running[kind] -= 1
                     self.done[kind] += 1
                     self.totals[kind] = max(self.totals[kind], self.done[kind] + self.running[kind])
