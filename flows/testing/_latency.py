@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -137,8 +137,7 @@ async def plan_app(app_id: str, html: str, known: list[Task], *, count: int = 30
             task.description, task.category.value, task.expected_outcome, task.level.value if task.level else "wood",
             task.level_rationale or "from the task's source", task.checker, solution,
             {"expected": answer.expected, "match": answer.match, "tolerance": answer.tolerance} if answer else None))
-    made = _control_tasks(controls, count - len(planned))
-    planned += made
+    planned += _control_tasks(controls, count - len(planned))
     for task in planned:
         task.actions = actions_for(task.solution, task.answer["expected"] if task.answer else None)
     return AppPlan(app_id, html, planned[:count], [points[c["selector"]] for c in controls if points.get(c["selector"])])
@@ -193,8 +192,7 @@ async def plan_apps(apps: dict[str, tuple[str, list[Task]]], *, count: int = 30,
         key = hashlib.sha256(html.encode("utf-8") + json.dumps([t.id for t in known]).encode()).hexdigest()
         if key not in by_page:
             by_page[key] = await plan_app(app_id, html, known, count=count, viewport=viewport)
-        shared = by_page[key]
-        plans[app_id] = AppPlan(app_id, shared.html, shared.tasks, shared.controls)
+        plans[app_id] = replace(by_page[key], app_id=app_id)
     return plans
 
 
@@ -255,11 +253,10 @@ class LatencyRoles:
                 verdicts.append({"task_id": item["task_id"], "solvable": False,
                                  "reason": "the page has no control for this"})
                 continue
+            # a checker's code, or (no `return`) a rule
+            written = {"checker": task.checker} if "return" in task.checker else {"rule": task.checker.strip()}
             verdict = {"task_id": item["task_id"], "solvable": True, "reason": "the controls it needs are on the page",
-                       "checker": task.checker if "return" in task.checker else None, "solution": task.solution}
-            if verdict["checker"] is None:
-                verdict.pop("checker")
-                verdict["rule"] = task.checker.strip()
+                       **written, "solution": task.solution}
             if task.answer and item.get("asks_for_answer"):
                 verdict["answer"] = {k: v for k, v in task.answer.items() if v is not None}
             verdicts.append(verdict)
