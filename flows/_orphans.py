@@ -115,7 +115,7 @@ def _exit_when_orphaned(parent: int) -> None:
 
 def _tree(run_id: str) -> list[int]:
     """Live pids (not this one) whose environment holds `run_id`, and every live pid below one of them."""
-    # A walk of /proc: this script runs on the standard library alone (`cua._processes` asks psutil).
+    # The same walk of /proc as `cua._processes`, which this script cannot import (standard library only).
     needle, me = run_id.encode(), os.getpid()
     children: dict[int, list[int]] = {}
     marked = []
