@@ -38,10 +38,11 @@ from ._proof import (
     replay_solution,
 )
 from ._reply import VerdictEntry, VerifierReplyError, parse_answer, parse_reply, parse_solution
+from ._rollout_checker import rollout_checker
 from ._rules import RuleSyntaxError, looks_like_rule, parse_rule
 from ._rules_js import CompiledRule, compile_rule
 from ._runtime import DEFAULT_TIMEOUT_MS, CheckerOutcome, run_checker
-from ._scoring import CheckOutcome, TaskScore, dom_passed, rollout_checker, score_rollout
+from ._scoring import CheckOutcome, TaskScore, dom_passed, score_rollout
 from ._static import static_warnings
 from ._verdicts import (
     OFFLINE,
