@@ -55,9 +55,14 @@ class ModelClient:
     lazily, one per model and event loop, with the SDK's own retries off.
     """
 
-    def __init__(self, registry: ModelRegistry | str | Path | None = None, *,
-                 cache: bool | CallCache | str | Path = True, ledger: UsageLedger | None = None,
-                 retry: RetryPolicy | None = None) -> None:
+    def __init__(
+        self,
+        registry: ModelRegistry | str | Path | None = None,
+        *,
+        cache: bool | CallCache | str | Path = True,
+        ledger: UsageLedger | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
         """`registry` may be a registry, a YAML path, or None for the default `configs/models.yaml`.
         `cache` is True (default directory), False (no cache), a directory, or a `CallCache`.
 
@@ -72,9 +77,17 @@ class ModelClient:
         self.retry = retry or RetryPolicy()
         self._sdk_clients: dict[tuple[str, int], tuple[weakref.ref[Any], ModelConfig, Any]] = {}
 
-    async def chat(self, messages: Sequence[Mapping[str, Any]], *, role: str | None = None, model: str | None = None,
-                   timeout_s: float | None = None, cache: bool | None = None, max_reply_bytes: int | None = None,
-                   **params: Any) -> ChatResult:
+    async def chat(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        role: str | None = None,
+        model: str | None = None,
+        timeout_s: float | None = None,
+        cache: bool | None = None,
+        max_reply_bytes: int | None = None,
+        **params: Any,
+    ) -> ChatResult:
         """One chat-completions call for `role` (or the model named `model`).
 
         `params` override the model's configured params for this call; a value of None removes a
@@ -95,9 +108,16 @@ class ModelClient:
         request = {"messages": [dict(m) for m in messages]}
         return await self._call(ChatResult, role, model, request, params, timeout_s, cache, max_reply_bytes)
 
-    async def responses(self, *, role: str | None = None, model: str | None = None, timeout_s: float | None = None,
-                        cache: bool | None = None, max_reply_bytes: int | None = None,
-                        **kwargs: Any) -> ResponsesResult:
+    async def responses(
+        self,
+        *,
+        role: str | None = None,
+        model: str | None = None,
+        timeout_s: float | None = None,
+        cache: bool | None = None,
+        max_reply_bytes: int | None = None,
+        **kwargs: Any,
+    ) -> ResponsesResult:
         """One Responses API call (`input=...`, `tools=...`, `truncation="auto"`, ...).
 
         The model's configured params are translated for this API (`max_tokens` →
@@ -158,9 +178,17 @@ class ModelClient:
             )
         return config, label
 
-    async def _call(self, result_type: type[Result], role: str | None, model: str | None, request: dict[str, Any],
-                    overrides: Mapping[str, Any], timeout_s: float | None, cache: bool | None,
-                    max_reply_bytes: int | None) -> Result:
+    async def _call(
+        self,
+        result_type: type[Result],
+        role: str | None,
+        model: str | None,
+        request: dict[str, Any],
+        overrides: Mapping[str, Any],
+        timeout_s: float | None,
+        cache: bool | None,
+        max_reply_bytes: int | None,
+    ) -> Result:
         api: Api = "chat" if result_type is ChatResult else "responses"
         config, label = self._target(role, model)
         configured = config.params.to_request()
@@ -211,8 +239,13 @@ class ModelClient:
         return result_type.from_raw(raw, model=config.name, role=label, cached=False, latency_s=latency,
                                     retries=retries)
 
-    async def _send_with_retries(self, sdk: Any, call: _Call, body: dict[str, Any],
-                                 limit: float) -> tuple[dict[str, Any], int]:
+    async def _send_with_retries(
+        self,
+        sdk: Any,
+        call: _Call,
+        body: dict[str, Any],
+        limit: float,
+    ) -> tuple[dict[str, Any], int]:
         config = call.config
         endpoint = config.endpoint()
         secret = config.resolved("api_key") or ""
@@ -262,7 +295,14 @@ class ModelClient:
                 leaks = bool(secret) and secret in str(error)
                 raise call_error from (None if leaks else error)
 
-    def _refuse(self, call: _Call, over: ReplyOverCap, *, retries: int, cached: bool = False) -> ReplyTooLargeError:
+    def _refuse(
+        self,
+        call: _Call,
+        over: ReplyOverCap,
+        *,
+        retries: int,
+        cached: bool = False,
+    ) -> ReplyTooLargeError:
         """Record a reply refused for its size as a failed call, and the error that says so."""
         limit, source = call.cap
         size = f"{over.size_bytes:,} bytes"
