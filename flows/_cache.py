@@ -156,8 +156,10 @@ def models_named(models_path: str | None, inputs: Mapping[str, Any]) -> dict[str
     if not names:
         return {}
     try:
-        registry = _read_cached(load_model_registry, Path(models_path)) if models_path else _read_at(
-            load_model_registry, None, None)
+        if models_path:
+            registry = _read_cached(load_model_registry, Path(models_path))
+        else:  # the bundled registry: no file to stamp, read once per process
+            registry = _read_at(load_model_registry, None, None)
     except Exception:  # an unreadable registry fails the stage itself, with its own error
         return {}
     known = set(registry.names()) | set(registry.roles)
