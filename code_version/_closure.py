@@ -357,12 +357,20 @@ def imported_packages(files: list[Path]) -> list[str]:
     (`PIL`, `playwright`, `bs4`…), sorted: the installed packages whose versions can change what they compute."""
     found: set[str] = set()
     for path in files:
-        if path.suffix != ".py":
-            continue
-        for node in ast.walk(parse_source(path.read_text(encoding="utf-8"), str(path))):
-            if isinstance(node, ast.Import):
-                found.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                found.add(node.module.split(".")[0])
+        if path.suffix == ".py":
+            found |= _top_level_imports(path.read_text(encoding="utf-8"), str(path))
     return sorted(name for name in found
                   if name not in project_packages() and name not in sys.stdlib_module_names and name != "__future__")
+
+
+@functools.lru_cache(maxsize=2048)
+def _top_level_imports(source: str, filename: str) -> frozenset[str]:
+    """The top-level names a source imports absolutely. Keyed by the text, so an edited file is read again; most
+    files are in several stages' code, and a run asks once per stage kind (parsing each again was ≈ 1 s a run)."""
+    found: set[str] = set()
+    for node in ast.walk(parse_source(source, filename)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return frozenset(found)

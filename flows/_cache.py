@@ -89,17 +89,27 @@ def chromium_identity() -> str:
 @functools.cache
 def package_versions(kind: str) -> str:
     """"name version, …" of the installed distributions that stage `kind`'s code imports (sorted)."""
-    distributions = importlib.metadata.packages_distributions()
-    found = set()
-    for package in imported_packages([PROJECT_ROOT / name for name in stage_code(kind)]):
-        if package in ORCHESTRATION_PACKAGES:
-            continue
-        for distribution in distributions.get(package, [package]):
-            try:
-                found.add(f"{distribution} {importlib.metadata.version(distribution)}")
-            except importlib.metadata.PackageNotFoundError:
-                found.add(f"{distribution} not installed")
+    distributions = _distributions_of_packages()
+    found = {_installed(distribution)
+             for package in imported_packages([PROJECT_ROOT / name for name in stage_code(kind)])
+             if package not in ORCHESTRATION_PACKAGES for distribution in distributions.get(package, [package])}
     return ", ".join(sorted(found, key=str.lower))
+
+
+@functools.cache
+def _distributions_of_packages() -> Mapping[str, list[str]]:
+    """`importlib.metadata.packages_distributions()` once per process: it reads the file list of every
+    installed distribution (≈ 0.15 s here), and each stage kind asked for it again (≈ 2.5 s of every
+    `aui run`, 2026-11-28)."""
+    return importlib.metadata.packages_distributions()
+
+
+@functools.cache
+def _installed(distribution: str) -> str:
+    try:
+        return f"{distribution} {importlib.metadata.version(distribution)}"
+    except importlib.metadata.PackageNotFoundError:
+        return f"{distribution} not installed"
 
 
 def current_version(kind: str) -> dict[str, str]:
