@@ -11,8 +11,20 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 # Each test process its own model call cache: under pytest-xdist a test that counts a scripted server's
-# requests must not find a reply the other process's test cached a moment before.
-os.environ.setdefault("AUI_CACHE_DIR", str(ROOT / ".cache" / "test-llm" / os.environ.get("PYTEST_XDIST_WORKER", "main")))
+# requests must not find a reply the other process's test cached a moment before. The workers inherit the
+# environment of the process that started them, which had set the default already (so until 2026-11-28 both
+# shared `main`): a worker replaces that default with its own folder, and keeps a folder the user set.
+TEST_CACHE = ROOT / ".cache" / "test-llm"
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if "AUI_CACHE_DIR" not in os.environ or Path(os.environ["AUI_CACHE_DIR"]) == TEST_CACHE / "main":
+    os.environ["AUI_CACHE_DIR"] = str(TEST_CACHE / (WORKER or "main"))
+# The environments' proofs stay one folder for all: keyed by the page, the task and the proving code, and
+# written atomically, a proof is a proof in any process (apart, each would prove the twelve bundled apps, ≈ 35 s).
+PROOFS = Path(os.environ["AUI_CACHE_DIR"]) / "environments"
+if WORKER and Path(os.environ["AUI_CACHE_DIR"]).parent == TEST_CACHE and not (PROOFS.exists() or PROOFS.is_symlink()):
+    (TEST_CACHE / "environments").mkdir(parents=True, exist_ok=True)
+    PROOFS.parent.mkdir(parents=True, exist_ok=True)
+    PROOFS.symlink_to(TEST_CACHE / "environments", target_is_directory=True)
 # A model stage that fails waits 2 s, then 10 s, before its next attempts; the tests that make every
 # attempt fail would spend most of their time asleep (the attempts, not the waits, are what they check).
 os.environ.setdefault("AUI_STAGE_RETRY_DELAYS_S", "0.2,0.5")

@@ -54,7 +54,9 @@ LOOP_AT_LOAD = HostileApp(
     "loop_at_load",
     f"<!doctype html><body style='margin:0'>{_COUNTER}<script>while (true) {{}}</script></body>",
     termination="timeout",
-    episode_timeout_s=20.0,
+    # What is tested is that the episode limit ends a page that never loads, not how long the limit is: each second
+    # of it is a second of a core spinning (the suite is CPU-bound on 2 cores).
+    episode_timeout_s=10.0,
 )
 
 LOOP_ON_CLICK = HostileApp(
@@ -62,6 +64,7 @@ LOOP_ON_CLICK = HostileApp(
     f"""<!doctype html><body style="margin:0">{_COUNTER}
 <script>document.getElementById('go').onclick = () => {{ while (true) {{}} }};</script></body>""",
     termination="timeout",
+    step_timeout_s=5.0,  # the step limit ends the spinning click (shorter than the others': the loop spins a core)
 )
 
 # Asks and asks: ten rounds of alert / confirm / prompt while loading, ten more on every click
