@@ -194,7 +194,7 @@ async def get_browser(config: BrowserConfig | None = None) -> Browser:
         if holder.browser is not None:
             # It died: release what is left of it before relaunching, its driver too (a driver that died
             # took the browser with it, and a new launch through it would fail: "Connection closed").
-            await _release(holder, stop_driver=True)
+            await _release(holder)
         if holder.playwright is None:
             holder.playwright = await async_playwright().start()
         executable = Path(config.executable_path)
@@ -237,7 +237,7 @@ async def close_browser() -> None:
     for key in [key for key in _browsers if key[0] == loop_id]:
         holder = _browsers.pop(key, None)
         if holder is not None:
-            await _release(holder, stop_driver=True)
+            await _release(holder)
 
 
 async def discard_browser(browser: Browser) -> None:
@@ -247,10 +247,10 @@ async def discard_browser(browser: Browser) -> None:
         async with holder.lock:
             if holder.browser is browser:
                 # A dead driver takes the Playwright object with it: start a new one as well.
-                await _release(holder, stop_driver=True)
+                await _release(holder)
 
 
-async def _release(holder: _LoopBrowser, *, stop_driver: bool) -> None:
+async def _release(holder: _LoopBrowser) -> None:
     browser, marker = holder.browser, holder.marker
     holder.browser, holder.marker = None, None
     if browser is not None:
@@ -261,7 +261,7 @@ async def _release(holder: _LoopBrowser, *, stop_driver: bool) -> None:
     pid = _processes.find_marked(marker) if marker else None
     if pid is not None:
         _processes.kill_tree(pid)
-    if stop_driver and holder.playwright is not None:
+    if holder.playwright is not None:
         playwright, holder.playwright = holder.playwright, None
         with suppress(Exception):  # a driver that already died has nothing to stop
             await asyncio.wait_for(playwright.stop(), BROWSER_CLOSE_TIMEOUT_S)
@@ -309,10 +309,8 @@ async def new_context(config: BrowserConfig) -> BrowserContext:
 
 async def close_context(context: BrowserContext) -> None:
     """Close a rollout's context; if the browser will not (it hangs), retire the browser."""
-    try:
+    with suppress(Exception):
         return await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
-    except Exception:
-        pass
     browser = context.browser
     if browser is not None and browser.is_connected() and not await browser_answers(browser):
         # A context that cannot be closed in a browser that no longer answers would leak its
