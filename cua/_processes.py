@@ -50,14 +50,11 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def kill_tree(root: int) -> int:
-    """SIGKILL `root` and all its descendants; returns how many signals were delivered."""
-    delivered = 0
+def kill_tree(root: int) -> None:
+    """SIGKILL `root` and all its descendants."""
     for pid in [*descendants(root), root]:
         with suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-            delivered += 1
-    return delivered
 
 
 def _pids() -> list[int]:
