@@ -57,9 +57,7 @@ def _signature(action: Action | None) -> tuple | None:
 def _left_the_app(trajectory: Trajectory) -> bool:
     first = next((step.at_s for step in trajectory.steps if step.at_s is not None), None)
     before = {r.url for r in trajectory.blocked_requests if first is None or r.at_s < first}
-    for request in trajectory.blocked_requests:
-        if request.resource_type == "document" and (first is None or request.at_s >= first):
-            return True  # the agent followed a link (or a control navigated) away from the app
-        if first is not None and request.at_s >= first and request.url not in before:
-            return True
-    return False
+    # A document request is the agent following a link (or a control navigating) away from the app.
+    return any((request.resource_type == "document" and (first is None or request.at_s >= first))
+               or (first is not None and request.at_s >= first and request.url not in before)
+               for request in trajectory.blocked_requests)
