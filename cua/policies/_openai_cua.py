@@ -154,24 +154,17 @@ class OpenAIComputerUsePolicy(Policy):
         """Answers to the previous reply's calls, each with the screenshot after its last action."""
         shots = [observation.screenshot, *observation.action_screenshots]  # [0]: a call none of whose actions ran
         inputs = self._call_outputs([image_data_url(shots[min(call.executed, len(shots) - 1)]) for call in self.pending])
-        if observation.feedback:
-            inputs.append({"role": "user", "content": [{"type": "input_text", "text": observation.feedback}]})
-        elif observation.history and observation.history[-1].error:
-            note = f"The last action did not work: {observation.history[-1].error}"
+        failed = observation.history[-1].error if observation.history else None
+        note = observation.feedback or (f"The last action did not work: {failed}" if failed else None)
+        if note:
             inputs.append({"role": "user", "content": [{"type": "input_text", "text": note}]})
         return inputs
 
     def _call_outputs(self, urls: list[str]) -> list[dict[str, Any]]:
-        outputs = []
-        for call, url in zip(self.pending, urls):
-            output: dict[str, Any] = {
-                "type": "computer_call_output",
-                "call_id": call.call_id,
-                "output": {"type": "computer_screenshot", "image_url": url},
-            }
-            if call.safety_checks:
-                output["acknowledged_safety_checks"] = call.safety_checks
-            outputs.append(output)
+        outputs = [{"type": "computer_call_output", "call_id": call.call_id,
+                    "output": {"type": "computer_screenshot", "image_url": url},
+                    **({"acknowledged_safety_checks": call.safety_checks} if call.safety_checks else {})}
+                   for call, url in zip(self.pending, urls)]
         self.pending = []
         return outputs
 
