@@ -169,18 +169,12 @@ class _Rollout:
             for position, action in enumerate(decision.actions):
                 if len(self.trajectory.steps) >= self.config.max_steps:
                     break
-                first = position == 0
-                step = Step(
-                    index=len(self.trajectory.steps) + 1,
-                    model_action=action,
-                    raw_text=decision.raw_text,
-                    thought=decision.thought,
-                    invalid_replies=rejected if first else [],
-                    notes=refusals + list(decision.notes) if first else [],
-                    tokens=tokens if first else TokenUsage(),
-                )
-                step.timings.model_ms = model_ms if first else 0.0
-                if not first:
+                step = Step(index=len(self.trajectory.steps) + 1, model_action=action, raw_text=decision.raw_text,
+                            thought=decision.thought)
+                if position == 0:  # the reply's cost and rejections belong to its first action's step
+                    step.invalid_replies, step.notes, step.tokens = rejected, refusals + list(decision.notes), tokens
+                    step.timings.model_ms = model_ms
+                else:
                     self._check_episode_clock()
                     deadline = time.monotonic() + self.config.step_timeout_s
                 observation = await self._bounded(self._act(step, action, deadline), deadline, step)
