@@ -88,8 +88,9 @@ async def probe(page: Page, x: float | None, y: float | None) -> tuple[ElementIn
         result = await call_harness(page, "probe", x, y, timeout_ms=PROBE_TIMEOUT_MS)
     except (JavaScriptError, JavaScriptTimeout):
         return None, None
-    target = result.get("target") if isinstance(result, dict) else None
-    info = None
+    if not isinstance(result, dict):
+        return None, None
+    target, info = result.get("target"), None
     if isinstance(target, dict):
         box = target.get("box")
         info = ElementInfo(
@@ -100,7 +101,7 @@ async def probe(page: Page, x: float | None, y: float | None) -> tuple[ElementIn
             selector=target.get("selector"),
             injected=target.get("injected"),
         )
-    return info, (result.get("fingerprint") if isinstance(result, dict) else None)
+    return info, result.get("fingerprint")
 
 
 async def page_fingerprint(page: Page) -> str | None:
@@ -185,11 +186,10 @@ async def _scroll(page: Page, action: Action, default_px: int) -> None:
 
 
 async def _type(page: Page, text: str) -> None:
-    submit = text.endswith("\n")
-    body = text[:-1] if submit else text
+    body = text.removesuffix("\n")
     if body:
         await page.keyboard.type(body)
-    if submit:
+    if body != text:  # a trailing newline submits
         await page.keyboard.press("Enter")
 
 
