@@ -176,11 +176,8 @@ def _score(line: str, wanted: dict[str, set[str]]) -> float:
     ("monthly" / "month"), half that for generic words ("item", "list")."""
     stems = set(content_words(line))
     concepts = concept_set(list(stems))
-    score = 0.0
-    for word, meaning in wanted.items():
-        weight = 1.0 if word in stems else 0.75 if meaning & concepts else 0.0
-        score += weight * (0.5 if word in GENERIC_WORDS else 1.0)
-    return score
+    return sum((1.0 if word in stems else 0.75 if meaning & concepts else 0.0) * (0.5 if word in GENERIC_WORDS else 1.0)
+               for word, meaning in wanted.items())
 
 
 def _answer_on(question: Question, lines: list[str], index: int, wanted: dict[str, set[str]]) -> Answer | None:

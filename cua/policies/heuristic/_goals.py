@@ -144,16 +144,12 @@ _SUBMIT_WORDS = concept_set(content_words("submit apply ok go add save search se
 
 def _submit_beside(field: Element, elements: list[Element], used: set[str]) -> Element | None:
     """The submit-like button right next to a field ("Promo code [____] [Apply]")."""
-    best, best_distance = None, 320.0
-    for element in elements:
-        if element.key in used or element.kind not in ("button", "link", "clickable"):
-            continue
-        if not concept_set(own_words(element)) & _SUBMIT_WORDS:
-            continue
-        distance = ((element.box.center_x - field.box.center_x) ** 2 + (element.box.center_y - field.box.center_y) ** 2) ** 0.5
-        if distance < best_distance:
-            best, best_distance = element, distance
-    return best
+    def distance(e: Element) -> float:
+        return ((e.box.center_x - field.box.center_x) ** 2 + (e.box.center_y - field.box.center_y) ** 2) ** 0.5
+
+    best = min((e for e in elements if e.key not in used and e.kind in ("button", "link", "clickable")
+                and concept_set(own_words(e)) & _SUBMIT_WORDS), key=distance, default=None)
+    return best if best is not None and distance(best) < 320.0 else None
 
 
 def _big_enough(element: Element) -> bool:
