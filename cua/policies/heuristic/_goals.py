@@ -117,7 +117,7 @@ def plan_clause(clause: Clause, view: PageView, inherited: list[str]) -> list[Go
               and not any(g.text == v.text or exact_name_match(v.text, g.element) for g in goals)]
     if button is not None and unseen and not any(mentions_phrase(button.name, text) for text in unseen):
         button = None
-    if bare_entry or _needs_button(clause, goals, value_goals):
+    if bare_entry or _needs_button(clause, goals):
         if button is None and (clause.submits or bare_entry) and fills:
             button = _submit_beside(fills[-1].element, usable, used)
         if button is not None and button.key not in used:
@@ -158,13 +158,11 @@ def _big_enough(element: Element) -> bool:
     return size >= MIN_TARGET_PX
 
 
-def _needs_button(clause: Clause, goals: list[Goal], value_goals: list[Goal]) -> bool:
+def _needs_button(clause: Clause, goals: list[Goal]) -> bool:
     verb = clause.verb or "click"
-    if verb in ("set", "type", "uncheck", "on", "off", "toggle"):
+    if verb in ("set", "type", "uncheck", "on", "off", "toggle", "check", "select", "open", "click", "delete"):
         return not goals
-    if verb in ("check", "select", "open", "click", "delete") and goals:
-        return False
-    return verb in SUBMIT_INTENTS or verb in BUTTON_VERBS or verb in ("click", "open", "select", "delete", "check") or not goals
+    return verb in SUBMIT_INTENTS or verb in BUTTON_VERBS or not goals
 
 
 def _button_candidates(clause: Clause, elements: list[Element], references: list[str], used: set[str]) -> list[tuple[float, Element]]:
