@@ -78,6 +78,9 @@ class TokenUsage(BaseModel):
     prompt: int = 0
     completion: int = 0
 
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(prompt=self.prompt + other.prompt, completion=self.completion + other.completion)
+
 
 class Step(BaseModel):
     index: int = Field(description="1-based step number; the initial state is step 0 (not stored as a Step).")

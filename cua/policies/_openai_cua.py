@@ -94,10 +94,7 @@ class OpenAIComputerUsePolicy(Policy):
         inputs = self._first_input(observation) if self.previous_response_id is None else self._outputs(observation)
         for _ in range(self.max_screenshot_rounds):
             result = await self._call(observation, inputs)
-            tokens = TokenUsage(
-                prompt=tokens.prompt + result.usage.prompt_tokens,
-                completion=tokens.completion + result.usage.completion_tokens,
-            )
+            tokens += TokenUsage(prompt=result.usage.prompt_tokens, completion=result.usage.completion_tokens)
             self.previous_response_id = result.id
             raw_items.extend(result.output)
             thought = _reasoning_text(result.output)
