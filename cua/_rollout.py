@@ -156,8 +156,7 @@ class _Rollout:
         await self._write(observation.screenshot, "step_000.png")
         action_screenshots: list[bytes] = []
         while len(self.trajectory.steps) < self.config.max_steps:
-            self._check_episode_clock()
-            deadline = time.monotonic() + self.config.step_timeout_s
+            deadline = self._step_deadline()
             asked = dataclasses.replace(
                 observation,
                 history=list(self.trajectory.steps),
@@ -175,17 +174,17 @@ class _Rollout:
                     step.invalid_replies, step.notes, step.tokens = rejected, refusals + list(decision.notes), tokens
                     step.timings.model_ms = model_ms
                 else:
-                    self._check_episode_clock()
-                    deadline = time.monotonic() + self.config.step_timeout_s
+                    deadline = self._step_deadline()
                 observation = await self._bounded(self._act(step, action, deadline), deadline, step)
                 action_screenshots.append(observation.screenshot)
         raise _Ended(TerminationReason.max_steps)
 
-    def _check_episode_clock(self) -> None:
-        """End the episode if its limit has passed. The limit is also enforced by cancelling the loop,
-        but Python 3.11's nested `wait_for` can swallow that cancellation; this check cannot be missed."""
+    def _step_deadline(self) -> float:
+        """When a step starting now must end. Ends the episode if its limit has passed: cancelling the loop enforces
+        it too, but Python 3.11's nested `wait_for` can swallow that cancellation; this check cannot be missed."""
         if self.env.time_left() <= 0:
             raise _Ended(TerminationReason.timeout, f"episode exceeded {self.config.episode_timeout_s:g} s")
+        return time.monotonic() + self.config.step_timeout_s
 
     async def _decide(
         self, observation: Observation, deadline: float
@@ -214,9 +213,7 @@ class _Rollout:
                     raise _Ended(TerminationReason.timeout, f"the policy did not answer within {limit:.1f} s")
                 raise _Ended(TerminationReason.error, f"policy failed: {describe_error(exc)}")
             model_ms += decision.model_ms or (time.perf_counter() - started) * 1000
-            tokens = TokenUsage(
-                prompt=tokens.prompt + decision.tokens.prompt, completion=tokens.completion + decision.tokens.completion
-            )
+            tokens += decision.tokens
             reason = decision.invalid or ("the reply contained no action" if not decision.actions else None)
             reason = reason or self._off_screen(decision)
             if reason is None:
