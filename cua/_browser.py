@@ -183,9 +183,8 @@ async def open_app(
 # A page serves at most this many apps before its context is closed: a renderer's memory grows a
 # little with every document it has held, and a fresh one every so often keeps that bounded.
 WARM_PAGE_USES = 40
-# Idle warm pages kept per browser setting. `make run` (bench/make_run.py, 2026-11-27, each alone): fresh contexts
-# 532 s, peak PSS 1,355 MB; 6 kept 502 s, 2,027 MB (and the browser process 0.48 cores busy instead of 0.28 — not
-# yet explained); 2 kept — the pages of the two rollouts a 2-core run has in flight — 438 s, 1,614 MB.
+# Idle warm pages kept per browser setting: the pages of the two rollouts a 2-core run has in flight. `make run`
+# (bench/make_run.py) was fastest with 2 (438 s; fresh contexts 532 s, 6 kept 502 s) at less memory than 6.
 WARM_PAGES_KEPT = 2
 RESET_TIMEOUT_S = 3.0  # a healthy page resets in tens of milliseconds; a hung one is closed instead
 
