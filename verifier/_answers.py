@@ -103,7 +103,7 @@ def answer_on_page(text: str, check: AnswerCheck) -> AnswerResult:
                                 f"(numbers shown: {shown or 'none'})")
     if found is not None:
         return AnswerResult(passed=True, reason=f"the page shows {what}")
-    return AnswerResult(passed=False, reason=f"the page does not show {what} (it shows: {_excerpt(text)!r})")
+    return AnswerResult(passed=False, reason=f"the page does not show {what} (it shows: {excerpt(text)!r})")
 
 
 def _phrase(text: str, phrase: str) -> str | None:
@@ -116,6 +116,7 @@ def _phrase(text: str, phrase: str) -> str | None:
     return hit.group() if hit else None
 
 
-def _excerpt(text: str) -> str:
+def excerpt(text: str, limit: int = SHOWN_CHARS) -> str:
+    """`text` with its white space collapsed, cut to at most `limit` characters (ending "…" when cut)."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= SHOWN_CHARS else flat[: SHOWN_CHARS - 1] + "…"
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

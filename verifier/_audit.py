@@ -40,6 +40,7 @@ from pydantic import BaseModel, Field
 
 from source_scan import closing, mask
 
+from ._answers import excerpt
 from ._checker import CompiledChecker, compile_checker
 
 _JS_TYPES = ("", "text/javascript", "application/javascript", "module")
@@ -365,20 +366,21 @@ def _element_changes(selector: str, old: list[Tag], new: list[Tag], checker_sour
     for index in range(max(len(old), len(new))):
         label = selector if max(len(old), len(new)) == 1 else f"{selector} [{index}]"
         if index >= len(old):
-            changes.append(ElementChange(selector=label, change="added", after=_excerpt(str(new[index]))))
+            changes.append(ElementChange(selector=label, change="added", after=excerpt(str(new[index]), _EXCERPT)))
         elif index >= len(new):
-            changes.append(ElementChange(selector=label, change="removed", before=_excerpt(str(old[index]))))
+            changes.append(ElementChange(selector=label, change="removed", before=excerpt(str(old[index]), _EXCERPT)))
         else:
             a, b = old[index], new[index]
             if _text(a) != _text(b):
-                changes.append(ElementChange(selector=label, change="text", before=_excerpt(_text(a)), after=_excerpt(_text(b))))
+                changes.append(ElementChange(selector=label, change="text", before=excerpt(_text(a), _EXCERPT),
+                                             after=excerpt(_text(b), _EXCERPT)))
             attributes_a, attributes_b = _attributes(a, checker_source), _attributes(b, checker_source)
             if attributes_a != attributes_b:
                 keys = sorted(k for k in set(attributes_a) | set(attributes_b) if attributes_a.get(k) != attributes_b.get(k))
                 changes.append(ElementChange(
                     selector=label, change="attributes",
-                    before=_excerpt(" ".join(f"{k}={attributes_a[k]!r}" for k in keys if k in attributes_a)),
-                    after=_excerpt(" ".join(f"{k}={attributes_b[k]!r}" for k in keys if k in attributes_b))))
+                    before=excerpt(" ".join(f"{k}={attributes_a[k]!r}" for k in keys if k in attributes_a), _EXCERPT),
+                    after=excerpt(" ".join(f"{k}={attributes_b[k]!r}" for k in keys if k in attributes_b), _EXCERPT)))
     return changes
 
 
@@ -395,11 +397,6 @@ def _attributes(tag: Tag, checker_source: str | None = None) -> dict[str, str]:
 def _mentions_attribute(source: str, name: str) -> bool:
     camel = re.sub(r"-([a-z])", lambda m: m.group(1).upper(), name)  # aria-label → ariaLabel
     return re.search(rf"(?<![\w-])(?:{re.escape(name)}|{re.escape(camel)})(?![\w-])", source) is not None
-
-
-def _excerpt(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
 
 
 def _summary(changes: list[ElementChange]) -> str:
