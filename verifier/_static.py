@@ -74,8 +74,7 @@ def top_level_returns(body: str) -> list[str]:
 
     `return` alone, or followed by a line break (JavaScript then returns undefined), gives "".
     """
-    masked = mask(body)
-    masked = _blank_nested_functions(masked)
+    masked = _blank_nested_functions(mask(body))
     expressions = []
     for match in re.finditer(r"\breturn\b", masked):
         start = match.end()
@@ -128,19 +127,13 @@ def _conjuncts(expression: str) -> list[str]:
 
 def absent_names(selectors: list[str], html: str) -> list[str]:
     """Warnings for the ids and classes in `selectors` that nothing in `html` could ever produce."""
-    warnings, seen = [], set()
+    first_named: dict[tuple[str, str], str] = {}  # (prefix, name) → the first selector naming it
     for selector in selectors:
-        for prefix, name in _NAME.findall(_outside_brackets(selector)):
-            if (prefix, name) in seen:
-                continue
-            seen.add((prefix, name))
-            if not _can_appear(name, html):
-                what = "id" if prefix == "#" else "class"
-                warnings.append(
-                    f"selector '{selector}' needs the {what} '{name}', which appears nowhere in the app's HTML "
-                    "or scripts (nor can its scripts build it from parts), so it can never match"
-                )
-    return warnings
+        for found in _NAME.findall(_outside_brackets(selector)):
+            first_named.setdefault(found, selector)
+    return [f"selector '{selector}' needs the {'id' if prefix == '#' else 'class'} '{name}', which appears nowhere in "
+            "the app's HTML or scripts (nor can its scripts build it from parts), so it can never match"
+            for (prefix, name), selector in first_named.items() if not _can_appear(name, html)]
 
 
 def _outside_brackets(selector: str) -> str:
