@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 
 from source_scan import mask, scan
 
-from ._rules import Condition, Node, Not, number_in
+from ._rules import STRING_TESTS, UNARY_TESTS, Condition, Node, Not, number_in
 from ._rules_js import css_selector
 
 MAX_CONJUNCTIONS = 64
 NUMERIC_TESTS = ("==", "!=", ">", "<", ">=", "<=")
 _NEGATED = {"==": "!=", "!=": "==", ">": "<=", "<": ">=", ">=": "<", "<=": ">"}
+_OPERATORS = {"==": operator.eq, "!=": operator.ne, ">": operator.gt, "<": operator.lt, ">=": operator.ge,
+              "<=": operator.le, "contains": operator.contains, "startswith": str.startswith, "endswith": str.endswith}
 
 Literal = tuple[bool, Condition]  # (positive?, condition)
 
@@ -62,7 +65,7 @@ def _dnf(node: Node, positive: bool) -> list[list[Literal]] | None:
 def describe(literal: Literal) -> str:
     positive, c = literal
     reading = {"auto": "", "text": " text", "value": " value", "count": " count", "attr": f"[{c.attribute}]"}[c.reading]
-    if c.test in ("exists", "visible", "checked"):
+    if c.test in UNARY_TESTS:
         text = f"{c.selector}{reading} {c.test}"
     else:
         shown = json.dumps(c.literal) if isinstance(c.literal, str) else f"{c.literal:g}"
@@ -80,15 +83,12 @@ def _conjunction_contradiction(conjunction: list[Literal]) -> str | None:
     subjects: dict[tuple, list[tuple[bool, Condition, str]]] = {}
     for literal in conjunction:
         positive, c = literal
-        written = describe(literal)
-        needs_element = positive and c.reading != "count"  # every positive test of an element needs it
-        if c.test == "exists" and c.reading != "attr" and not positive:
-            count = Condition(c.selector, "count", None, "<=", 0.0)  # NOT #a exists: no element at all
-            subjects.setdefault((css_selector(c.selector), "count", None), []).append((True, count, written))
-        if needs_element:
-            count = Condition(c.selector, "count", None, ">=", 1.0)
-            subjects.setdefault((css_selector(c.selector), "count", None), []).append((True, count, written))
-        if c.test not in ("exists", "visible", "checked"):
+        written, count = describe(literal), (css_selector(c.selector), "count", None)
+        if c.test == "exists" and c.reading != "attr" and not positive:  # NOT #a exists: no element at all
+            subjects.setdefault(count, []).append((True, Condition(c.selector, "count", None, "<=", 0.0), written))
+        if positive and c.reading != "count":  # every positive test of an element needs it
+            subjects.setdefault(count, []).append((True, Condition(c.selector, "count", None, ">=", 1.0), written))
+        if c.test not in UNARY_TESTS:
             subjects.setdefault((css_selector(c.selector), c.reading, c.attribute), []).append((positive, c, written))
     return next(filter(None, map(_subject_contradiction, subjects.values())), None)
 
@@ -98,10 +98,9 @@ def _subject_contradiction(literals: list[tuple[bool, Condition, str]]) -> str |
     fixed = [c.literal for positive, c, _ in literals if positive and c.test == "==" and isinstance(c.literal, str)]
     if fixed:
         value = fixed[0]
-        for positive, c, _ in literals:
-            if c.test in NUMERIC_TESTS or c.test in ("contains", "startswith", "endswith"):
-                if _compare(value, c.test, c.literal) != positive:
-                    return f"{shown} cannot all hold (the value would have to be {json.dumps(value)})"
+        for positive, c, _ in literals:  # each a comparison: the element tests went to its count
+            if _compare(value, c.test, c.literal) != positive:
+                return f"{shown} cannot all hold (the value would have to be {json.dumps(value)})"
         return None
     numeric = [(positive, c) for positive, c, _ in literals if c.test in NUMERIC_TESTS and isinstance(c.literal, float)]
     if not any(positive for positive, _ in numeric):
@@ -120,13 +119,8 @@ def _compare(value: str, test: str, literal: str | float | None) -> bool:
     """The rule runtime's `__cmp` on a subject known to equal `value`."""
     if isinstance(literal, float):
         number = number_in(value)
-        if number is None:
-            return False
-        return {"==": number == literal, "!=": number != literal, ">": number > literal, "<": number < literal,
-                ">=": number >= literal, "<=": number <= literal}.get(test, False)
-    literal = str(literal)
-    return {"==": value == literal, "!=": value != literal, "contains": literal in value,
-            "startswith": value.startswith(literal), "endswith": value.endswith(literal)}.get(test, False)
+        return number is not None and test in NUMERIC_TESTS and _OPERATORS[test](number, literal)
+    return test in ("==", "!=", *STRING_TESTS) and _OPERATORS[test](value, str(literal))
 
 
 @dataclass
