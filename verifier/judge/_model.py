@@ -68,16 +68,13 @@ class ModelJudge(TrajectoryJudge):
 
     offline = False
 
-    def __init__(self, client: ModelClient, model: str = DEFAULT_ROLE, mode: JudgeMode = "screenshot",
-                 max_repairs: int = MAX_REPAIRS, **params: Any):
+    def __init__(self, client: ModelClient, model: str = DEFAULT_ROLE, mode: JudgeMode = "screenshot"):
         if mode not in MODES:
             raise ValueError(f"judge mode {mode!r} is not one of {', '.join(MODES)}")
         self.client = RoleClient(client, model)
         self.name = self.client.model
         """The registry model name behind `model`: the `judge` field of every judgement."""
         self.mode: JudgeMode = mode
-        self.max_repairs = max(0, max_repairs)
-        self.params = params
         self.prompt_version = PROMPT_VERSION
         self.prompt_sha256 = prompt_sha256(mode)
 
@@ -86,7 +83,7 @@ class ModelJudge(TrajectoryJudge):
         asked = build_messages(self.mode, trajectory.viewport, trajectory.task, trajectory.expected_outcome, shown)
         # The image goes with every repair: the first reply may hold no judgement at all, and one without it would be a guess.
         answer = await ask_json(self.client, asked, parse=parse_verdict, repair=Repair(REPAIR, resend="question"),
-                                attempts=1 + self.max_repairs, params=self.params, call_errors=CALL_FAILURES)
+                                attempts=1 + MAX_REPAIRS, call_errors=CALL_FAILURES)
         judgement.tokens, judgement.error = answer.tokens, answer.error
         if not answer.ok:
             return
