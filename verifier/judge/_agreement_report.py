@@ -29,6 +29,7 @@ as the rows and `other` as the columns of the 2×2 confusion matrix:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
@@ -89,17 +90,13 @@ def agreement(reference: Decisions, other: Decisions, reference_name: str = "ref
         pair.reason = (f"no trajectory decided by both ({pair.left_out_unsure} left out as unsure, "
                        f"{pair.left_out_missing} seen by one judge only)")
         return pair
-    counts = ConfusionMatrix()
-    for trajectory in both:
-        cell = f"{'success' if reference[trajectory] else 'failure'}_{'success' if other[trajectory] else 'failure'}"
-        setattr(counts, cell, getattr(counts, cell) + 1)
-    pair.confusion = counts
+    pair.confusion = counts = ConfusionMatrix(**Counter(
+        f"{'success' if reference[t] else 'failure'}_{'success' if other[t] else 'failure'}" for t in both))
     pair.reference_success_other_failure = [t for t in both if reference[t] and not other[t]]
     pair.reference_failure_other_success = [t for t in both if not reference[t] and other[t]]
     pair.disagreements = sorted(pair.reference_success_other_failure + pair.reference_failure_other_success)
     n = len(both)
-    agree = counts.success_success + counts.failure_failure
-    pair.agreement = agree / n
+    pair.agreement = (counts.success_success + counts.failure_failure) / n
     pair.kappa, pair.kappa_note = _kappa(counts, n)
     reference_success = counts.success_success + counts.success_failure
     reference_failure = counts.failure_success + counts.failure_failure

@@ -107,9 +107,8 @@ def outcome_facts(expected_outcome: str) -> OutcomeFacts:
         value = _number_value(match.group(0))
         if value is not None and value not in (v for _, v in facts.numbers):
             facts.numbers.append((match.group(0), value))
-    for word in _WORD.findall(normalise(expected_outcome)):
-        if len(word) >= 4 and word not in _STOP_WORDS and word not in facts.words:
-            facts.words.append(word)
+    words = _WORD.findall(normalise(expected_outcome))
+    facts.words = list(dict.fromkeys(w for w in words if len(w) >= 4 and w not in _STOP_WORDS))
     return facts
 
 

@@ -198,8 +198,7 @@ def read_records(path: Path, model: type[Record]) -> tuple[list[Record], list[st
     """
     if not path.is_file():
         return [], []
-    data = path.read_bytes()
-    chunks = data.split(b"\n")
+    chunks = path.read_bytes().split(b"\n")
     records: list[Record] = []
     problems: list[str] = []
     for number, chunk in enumerate(chunks, start=1):

@@ -42,8 +42,7 @@ JUDGES.register_lazy(MODEL_JUDGE, "verifier.judge._model:ModelJudge")
 def read_judgements(run_dir: Path | str) -> list[Judgement]:
     """Every judgement in `run_dir/judgements.jsonl`, in file order; lines that cannot be read (a torn last line)
     are skipped, as the agreement report skips them (`agreement_report(...).problems` names each)."""
-    judgements, _skipped = read_records(Path(run_dir) / JUDGEMENTS_FILE, Judgement)
-    return judgements
+    return read_records(Path(run_dir) / JUDGEMENTS_FILE, Judgement)[0]
 
 
 def latest_judgements(judgements: list[Judgement]) -> dict[tuple[str, str, str], Judgement]:
