@@ -135,14 +135,12 @@ async def judge_batch(
         again = {tid: _candidate(repaired[tid], by_id[tid]) for tid in failing if tid in repaired and repaired[tid].solvable}
         second = await judge(again)
 
-    for task in tasks:
-        if task.id in decided:
-            continue
-        if task.id not in failing:
-            decided[task.id] = verdict_from_attempt(task.id, first[task.id], model=model, reason=entries[task.id].reason)
+    for task_id in candidates:
+        if task_id not in failing:
+            decided[task_id] = verdict_from_attempt(task_id, first[task_id], model=model, reason=entries[task_id].reason)
         else:
-            decided[task.id] = _after_repair(
-                task.id, model, entries[task.id], first[task.id], repaired.get(task.id), second.get(task.id), repair_error
+            decided[task_id] = _after_repair(
+                task_id, model, entries[task_id], first[task_id], repaired.get(task_id), second.get(task_id), repair_error
             )
     verdicts = [with_judge_checks(decided[t.id], t) for t in tasks]
     return _with_token_shares(verdicts, conversation.tokens), conversation.tokens

@@ -125,10 +125,8 @@ class Verdict(BaseModel):
     def valid(self) -> bool:
         """Counts towards Function Completeness (the paper's): a checker that passed the gate, or — for a task
         without a DOM checker — an answer check (well formed: a malformed one is never kept)."""
-        if self.checker_valid:
-            return True
-        return (self.solvable and self.checker is None and self.checker_source is None and self.gate is None
-                and self.answer_check is not None)
+        return self.checker_valid or (self.solvable and self.checker is None and self.checker_source is None
+                                      and self.gate is None and self.answer_check is not None)
 
     @property
     def proven(self) -> bool:
