@@ -111,16 +111,14 @@ async def reference_verdicts(
     for task in spec.tasks:
         attempt = attempts.get(task.id)
         if attempt is None:
-            verdicts.append(with_judge_checks(unsupported_verdict(
-                task.id, "the spec has no reference checker or answer check for this task (the offline verifier uses only those)",
-                model=OFFLINE, offline=True,
-            ), task))
-            continue
-        gate = attempt.gate
-        reason = "the spec's answer check (no DOM checker)" if gate is None else "reference checker passed the gate"
-        verdict = verdict_from_attempt(task.id, attempt, model=OFFLINE, offline=True, reason=reason)
-        if gate is not None and not gate.accepted:  # the gate's reason alone
-            verdict.reasons = [f"reference checker failed the validation gate: {gate.reason}"]
+            verdict = unsupported_verdict(task.id, "the spec has no reference checker or answer check for this task "
+                                          "(the offline verifier uses only those)", model=OFFLINE, offline=True)
+        else:
+            gate = attempt.gate
+            reason = "the spec's answer check (no DOM checker)" if gate is None else "reference checker passed the gate"
+            verdict = verdict_from_attempt(task.id, attempt, model=OFFLINE, offline=True, reason=reason)
+            if gate is not None and not gate.accepted:  # the gate's reason alone
+                verdict.reasons = [f"reference checker failed the validation gate: {gate.reason}"]
         verdicts.append(with_judge_checks(verdict, task))
     return verdicts, TokenTotals()
 
