@@ -122,12 +122,10 @@ def merged_labels(labels: Iterable[Label]) -> dict[str, LabelValue]:
 
 def label_conflicts(labels: Iterable[Label]) -> list[LabelConflict]:
     """Trajectories where people's latest labels include both `success` and `failure`, sorted by id."""
-    conflicts = []
-    for trajectory, by_person in sorted(latest_labels(labels).items()):
-        values = {who: label.label for who, label in sorted(by_person.items())}
-        if {"success", "failure"} <= set(values.values()):
-            conflicts.append(LabelConflict(trajectory_id=trajectory, labels=values))
-    return conflicts
+    latest = {trajectory: {who: label.label for who, label in sorted(by_person.items())}
+              for trajectory, by_person in sorted(latest_labels(labels).items())}
+    return [LabelConflict(trajectory_id=trajectory, labels=values) for trajectory, values in latest.items()
+            if {"success", "failure"} <= set(values.values())]
 
 
 def import_labels(file: Path | str, run_dir: Path | str) -> list[Label]:
