@@ -227,11 +227,8 @@ def _csv_rows(file: Path, text: str) -> Iterator[tuple[int, dict[str, Any] | str
         if len(cells) != len(header):
             yield start, f"{file}:{start}: row: {len(cells)} cells, the header names {len(header)} columns"
             continue
-        row = dict(zip(header, cells))
-        for optional in ("note", "when"):  # an empty optional cell takes the default
-            if optional in row and not row[optional].strip():
-                del row[optional]
-        yield start, row
+        # an empty optional cell takes the default
+        yield start, {name: cell for name, cell in zip(header, cells) if name not in ("note", "when") or cell.strip()}
 
 
 def _header_problems(header: list[str]) -> list[str]:
