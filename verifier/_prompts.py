@@ -227,8 +227,7 @@ def render_repair(failures: Mapping[str, RepairItem]) -> str:
     ]
     for task_id, item in failures.items():
         lines.append(f"- task {task_id}: {item.what_happened}")
-        for warning in item.static_warnings:
-            lines.append(f"  warning: {warning}")
+        lines += [f"  warning: {warning}" for warning in item.static_warnings]
         lines.append(f"  checker was: {item.checker[:1500]}" if item.checker else "  no checker was given")
         if item.solution:
             lines.append(f"  solution was: {item.solution[:1500]}")
