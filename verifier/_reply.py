@@ -109,9 +109,7 @@ def parse_answer(raw: Any) -> tuple[AnswerCheck | None, str | None, str | None]:
     problem = _schema_problem(_ANSWER, raw, "the answer", "answer")
     if problem is not None:
         return None, problem, None
-    expected = raw["expected"]
-    if isinstance(expected, bool) or not isinstance(expected, (str, int, float)):
-        return None, "the answer's 'expected' must be text or a number", None
+    expected = raw["expected"]  # text or a number (never a bool): the schema says so
     expected = json.dumps(expected) if isinstance(expected, (int, float)) else expected.strip()
     match = raw.get("match", "normalized")
     note = None
