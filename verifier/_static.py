@@ -44,8 +44,7 @@ def static_warnings(checker: str | CompiledChecker, html: str) -> list[str]:
         if found := contradiction_in_rule(parse_rule(compiled.source)):
             warnings.append(f"the rule can never be true: {found}")
     else:
-        body = _function_body(compiled.source)
-        returns = top_level_returns(body)
+        returns = top_level_returns(_function_body(compiled.source))
         if returns and all(not expression or _CONSTANT_FALSY.search(expression) for expression in returns):
             shown = ", ".join(sorted({f"`return {e}`" if e else "a bare `return` (a line break after it ends the statement)" for e in returns}))
             warnings.append(f"every return of the checker gives a constant falsy value ({shown}), so it can never be true")
