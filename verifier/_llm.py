@@ -23,8 +23,6 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -55,30 +53,6 @@ class LLMVerifierConfig(BaseModel):
     proof_timeout_s: float = Field(default=PROOF_TIMEOUT_S, gt=0, le=600, description="The whole replay of one solution.")
 
 
-@dataclass
-class _Conversation:
-    """One batch's messages and what its calls cost."""
-
-    client: RoleClient
-    messages: list[dict[str, Any]]
-    format_repairs: int
-    tokens: TokenTotals = field(default_factory=TokenTotals)
-
-    async def ask_json(self) -> dict[str, VerdictEntry]:
-        """Ask, parse and validate; re-ask quoting the error at most `format_repairs` times.
-
-        Returns task id → entry (the first entry wins for a repeated id).
-        Raises VerifierReplyError with the last error when the repairs run out.
-        """
-        answer = await ask_json(self.client, self.messages, parse=parse_reply, invalid=VerifierReplyError,
-                                repair=Repair(render_format_repair), attempts=self.format_repairs + 1)
-        answer.count_into(self.tokens)
-        self.messages = answer.messages
-        if not answer.ok:
-            raise answer.attempts[-1].error
-        return answer.value
-
-
 async def judge_batch(
     client: ModelClient,
     model: str,
@@ -92,18 +66,27 @@ async def judge_batch(
 ) -> tuple[list[Verdict], TokenTotals]:
     """Verdicts for one batch of tasks, in the order given, and the tokens the batch used."""
     request = render_request(spec, html, tasks, config.max_html_chars)
-    conversation = _Conversation(
-        RoleClient(client, model),
-        [system_message(SYSTEM_PROMPT), user_message(request, images=[screenshot] if screenshot else ())],
-        config.format_repairs,
-    )
+    role, tokens = RoleClient(client, model), TokenTotals()
+    messages = [system_message(SYSTEM_PROMPT), user_message(request, images=[screenshot] if screenshot else ())]
+
+    async def ask() -> dict[str, VerdictEntry]:
+        """Task id → entry (the first entry wins for a repeated id); the reply re-asked for, quoting the error, at
+        most `format_repairs` times. Raises VerifierReplyError with the last error when the repairs run out."""
+        nonlocal messages
+        answer = await ask_json(role, messages, parse=parse_reply, invalid=VerifierReplyError,
+                                repair=Repair(render_format_repair), attempts=config.format_repairs + 1)
+        answer.count_into(tokens)
+        messages = answer.messages
+        if not answer.ok:
+            raise answer.attempts[-1].error
+        return answer.value
 
     try:
-        entries = await conversation.ask_json()
+        entries = await ask()
     except VerifierReplyError as exc:
         reason = f"the verifier's reply was unusable after {config.format_repairs} repair(s): {exc}"
         verdicts = [with_judge_checks(unsupported_verdict(t.id, reason, model=model), t) for t in tasks]
-        return _with_token_shares(verdicts, conversation.tokens), conversation.tokens
+        return _with_token_shares(verdicts, tokens), tokens
     by_id = {task.id: task for task in tasks}
 
     decided: dict[str, Verdict] = {}
@@ -127,9 +110,9 @@ async def judge_batch(
     repair_error: str | None = None
     second: dict[str, Attempt] = {}
     if failing:
-        conversation.messages.append(user_message(render_repair({tid: _repair_item(a) for tid, a in failing.items()})))
+        messages.append(user_message(render_repair({tid: _repair_item(a) for tid, a in failing.items()})))
         try:
-            repaired = await conversation.ask_json()
+            repaired = await ask()
         except VerifierReplyError as exc:
             repair_error = str(exc)
         again = {tid: _candidate(repaired[tid], by_id[tid]) for tid in failing if tid in repaired and repaired[tid].solvable}
@@ -143,7 +126,7 @@ async def judge_batch(
                 task_id, model, entries[task_id], first[task_id], repaired.get(task_id), second.get(task_id), repair_error
             )
     verdicts = [with_judge_checks(decided[t.id], t) for t in tasks]
-    return _with_token_shares(verdicts, conversation.tokens), conversation.tokens
+    return _with_token_shares(verdicts, tokens), tokens
 
 
 def _candidate(entry: VerdictEntry, task: Task) -> Candidate:
