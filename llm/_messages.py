@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 Message = dict[str, Any]
 """An OpenAI chat message as a plain dict (`{"role": ..., "content": ...}`)."""
@@ -42,7 +42,6 @@ def user_message(
     text: str | None = None,
     images: Sequence[bytes] = (),
     *,
-    detail: Literal["auto", "low", "high"] | None = None,
     images_first: bool = False,
 ) -> Message:
     """A user message with optional images as `image_url` content parts (base64 data URLs).
@@ -57,8 +56,7 @@ def user_message(
         if text is None:
             raise ValueError("user_message needs text or images")
         return {"role": "user", "content": text}
-    extra = {} if detail is None else {"detail": detail}
-    image_parts = [{"type": "image_url", "image_url": {"url": image_data_url(image), **extra}} for image in images]
+    image_parts = [{"type": "image_url", "image_url": {"url": image_data_url(image)}} for image in images]
     text_parts = [{"type": "text", "text": text}] if text else []
     parts = image_parts + text_parts if images_first else text_parts + image_parts
     return {"role": "user", "content": parts}

@@ -41,13 +41,8 @@ class Usage(BaseModel):
             return cls()
 
         def number(mapping: Any, *keys: str) -> int:
-            if not isinstance(mapping, Mapping):
-                return 0
-            for key in keys:
-                value = mapping.get(key)
-                if isinstance(value, int | float):
-                    return int(value)
-            return 0
+            values = [mapping.get(key) for key in keys] if isinstance(mapping, Mapping) else []
+            return next((int(value) for value in values if isinstance(value, int | float)), 0)
 
         input_details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details")
         output_details = usage.get("completion_tokens_details") or usage.get("output_tokens_details")
@@ -130,11 +125,6 @@ class UsageLedger:
         saved = record.usage.cost_usd(prices) if record.cached else 0.0
         with self._lock:
             self._records.append((record, saved))
-
-    def clear(self) -> None:
-        """Forget every record (e.g. between runs that share a process-wide client)."""
-        with self._lock:
-            self._records.clear()
 
     @property
     def records(self) -> list[CallRecord]:
