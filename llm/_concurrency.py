@@ -98,9 +98,7 @@ def endpoint_limit(config: ModelConfig) -> ProcessSemaphore | None:
         return None
     key = config.endpoint(), config.resolved("model") or config.name  # the endpoint and its model id (never the key)
     with _registry_lock:
-        if key not in _limits:
-            _limits[key] = ProcessSemaphore(config.max_concurrency)
-        return _limits[key]
+        return _limits.setdefault(key, ProcessSemaphore(config.max_concurrency))
 
 
 def set_cross_process_limiter(limiter: CrossProcessLimiter | None) -> None:

@@ -33,7 +33,7 @@ class ModelRegistry:
 
     def __init__(
         self,
-        models: list[ModelConfig] | Mapping[str, ModelConfig],
+        models: list[ModelConfig],
         roles: Mapping[str, str] | None = None,
         *,
         source: str | Path | None = None,
@@ -48,9 +48,8 @@ class ModelRegistry:
                 number of bytes or names no role.
         """
         self.source = str(source) if source is not None else "<in-memory>"
-        entries = list(models.values()) if isinstance(models, Mapping) else list(models)
         self._models: dict[str, ModelConfig] = {}
-        for entry in entries:
+        for entry in models:
             if entry.name in self._models:
                 raise ModelConfigError(f"{self.source}: model name {entry.name!r} is defined twice")
             self._models[entry.name] = entry
@@ -122,7 +121,7 @@ class ModelRegistry:
     def with_models(self, *models: ModelConfig) -> ModelRegistry:
         """A copy with `models` added, replacing entries of the same name (handy in tests)."""
         merged = {**self._models, **{m.name: m for m in models}}
-        return ModelRegistry(merged, self._roles, source=self.source, reply_caps=self._reply_caps)
+        return ModelRegistry(list(merged.values()), self._roles, source=self.source, reply_caps=self._reply_caps)
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str | Path = "<dict>") -> ModelRegistry:

@@ -216,8 +216,7 @@ class Registry(Generic[T]):
         return iter(self.names())
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._names())
+        return len(self.names())
 
     def __repr__(self) -> str:
         return f"Registry({self.kind!r}, names={self.names()})"

@@ -7,6 +7,7 @@ play: every retry is logged, counted and bounded by the model's `max_retries`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -83,17 +84,13 @@ def retry_after_seconds(headers: Any) -> float | None:
         return None
     millis = headers.get("retry-after-ms")
     if millis:
-        try:
+        with contextlib.suppress(ValueError):
             return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
     value = headers.get("retry-after")
     if not value:
         return None
-    try:
+    with contextlib.suppress(ValueError):
         return max(0.0, float(value))
-    except ValueError:
-        pass
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -80,14 +80,12 @@ class ScriptedOpenAIServer:
         """The requests received (of `kind`, if given), each body once, in the order they first came: the calls
         the code made, whatever the client retried. Two calls meant to send the same body count once too:
         count `requests` where that matters."""
-        seen: set[str] = set()
-        distinct = []
+        distinct: dict[str, RecordedRequest] = {}
         with self._lock:
             for request in self.requests:
-                if (kind is None or request.kind == kind) and request.body_sha256 not in seen:
-                    seen.add(request.body_sha256)
-                    distinct.append(request)
-        return distinct
+                if kind is None or request.kind == kind:
+                    distinct.setdefault(request.body_sha256, request)
+        return list(distinct.values())
 
     def start(self) -> ScriptedOpenAIServer:
         server = _Server(("127.0.0.1", self._wanted_port), type("Handler", (_Handler,), {"owner": self}))
