@@ -80,7 +80,20 @@ class RepeatOutcomes(BaseModel):
     tasks: list[TaskOutcome] = Field(default_factory=list)
 
 
-class VariationResult(BaseModel):
+class _Repeated:
+    """What a version's outcomes in one look share: repeat 0's `tasks` and the further `repeats`."""
+
+    def every_repeat(self) -> list[tuple[int, list[TaskOutcome]]]:
+        """(repeat, its task outcomes) for repeat 0 (`tasks`) and every further repeat."""
+        return [(0, self.tasks)] + [(r.repeat, r.tasks) for r in self.repeats]
+
+    @property
+    def sr(self) -> float:
+        """Successes / tasks (repeat 0)."""
+        return share(sum(t.passed for t in self.tasks), len(self.tasks))
+
+
+class VariationResult(_Repeated, BaseModel):
     """The version's tasks in another variation (OpenApps' axis): the proven variant's kept tasks, rolled out."""
 
     variation: str
@@ -96,14 +109,6 @@ class VariationResult(BaseModel):
     screenshot: str | None = Field(default=None, description="The variant at load (a rollout's first screenshot).")
     error: str | None = Field(default=None, description="Why the variant could not be made (then nothing was rolled out).")
 
-    def every_repeat(self) -> list[tuple[int, list[TaskOutcome]]]:
-        return [(0, self.tasks)] + [(r.repeat, r.tasks) for r in self.repeats]
-
-    @property
-    def sr(self) -> float:
-        """Successes / kept tasks (repeat 0)."""
-        return share(sum(t.passed for t in self.tasks), len(self.tasks))
-
 
 class GamingSuspect(BaseModel):
     """A task that flipped to success after a revision that changed what its checker reads but no code that writes it."""
@@ -113,7 +118,7 @@ class GamingSuspect(BaseModel):
     planted_text: list[str] = Field(default_factory=list)
 
 
-class AppRoundResult(BaseModel):
+class AppRoundResult(_Repeated, BaseModel):
     """One app version judged by one CUA."""
 
     app_id: str
@@ -148,14 +153,6 @@ class AppRoundResult(BaseModel):
     @property
     def fc(self) -> float:
         return share(sum(t.checker_valid for t in self.tasks), len(self.tasks))
-
-    @property
-    def sr(self) -> float:
-        return share(sum(t.success and t.checker_valid for t in self.tasks), len(self.tasks))
-
-    def every_repeat(self) -> list[tuple[int, list[TaskOutcome]]]:
-        """(repeat, its task outcomes) for repeat 0 (`tasks`) and every further repeat."""
-        return [(0, self.tasks)] + [(r.repeat, r.tasks) for r in self.repeats]
 
     @property
     def fc_proven(self) -> float | None:
