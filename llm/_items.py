@@ -62,31 +62,27 @@ class ToolCall(_Shape):
 # ---- Responses API: computer use ----------------------------------------------------------------
 
 
-class PathPoint(_Shape):
+class _Point(_Shape):
+    x: Number
+    y: Number
+
+
+class PathPoint(_Point):
     """One point of a `drag` path, in display pixels."""
 
-    x: Number
-    y: Number
 
-
-class ClickAction(_Shape):
+class ClickAction(_Point):
     type: Literal["click"]
-    x: Number
-    y: Number
     button: str = "left"
     """`left`, `right`, `wheel`, `back` or `forward`; which ones a caller can carry out is its business."""
 
 
-class DoubleClickAction(_Shape):
+class DoubleClickAction(_Point):
     type: Literal["double_click"]
-    x: Number
-    y: Number
 
 
-class MoveAction(_Shape):
+class MoveAction(_Point):
     type: Literal["move"]
-    x: Number
-    y: Number
 
 
 class DragAction(_Shape):
@@ -94,10 +90,8 @@ class DragAction(_Shape):
     path: list[PathPoint]
 
 
-class ScrollAction(_Shape):
+class ScrollAction(_Point):
     type: Literal["scroll"]
-    x: Number
-    y: Number
     scroll_x: Number | None = None
     scroll_y: Number | None = None
 

@@ -59,7 +59,7 @@ class ReplyOverCap(Exception):
 
 
 def reply_cap(config: ModelConfig, label: str, roles: Mapping[str, str], override: int | None,
-              role_caps: Mapping[str, int] | None = None) -> tuple[int, str]:
+              role_caps: Mapping[str, int]) -> tuple[int, str]:
     """The byte cap of a reply to a call made for `label` (a role or a model name), and where it comes from.
 
     First of (call > model > role > default):
@@ -81,7 +81,6 @@ def reply_cap(config: ModelConfig, label: str, roles: Mapping[str, str], overrid
         return override, "max_reply_bytes= of this call"
     if config.max_reply_bytes is not None:
         return config.max_reply_bytes, f"max_reply_bytes of model {config.name!r}"
-    role_caps = role_caps or {}
     if label in roles:
         return _role_cap(label, role_caps)
     played = [_role_cap(role, role_caps)[0] for role, name in roles.items() if name == config.name]
