@@ -7,6 +7,7 @@ for Prefect artifacts, whose links need a URL.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from cua import write_atomic
@@ -70,12 +71,10 @@ def write_plot(run_dir: Path, rows: list[TableRow]) -> Path | None:
         axis.xaxis.get_major_locator().set_params(integer=True)
     axes[1].legend(fontsize=8, loc="best")
     fig.tight_layout()
-    path = run_dir / PLOT_FILE
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, format="png", metadata={"Software": None})
+    png = io.BytesIO()
+    fig.savefig(png, format="png", metadata={"Software": None})
     plt.close(fig)
-    tmp.replace(path)
-    return path
+    return write_atomic(run_dir / PLOT_FILE, png.getvalue())
 
 
 def _table_html(rows: list[TableRow]) -> str:

@@ -117,24 +117,26 @@ def _count(results: list[AppRoundResult], weights: dict[str, float]):
     return weighted, by_repeat
 
 
-def _domain_figures(by_domain: dict[str, list[TaskTally]], weighted: dict[str, list[float]]) -> tuple[dict, ...]:
-    """FC, SR, SR (supported), FC proven, SR proven, task counts, proven task counts and weighted score per domain."""
-    fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score = {}, {}, {}, {}, {}, {}, {}, {}
+def _domain_figures(by_domain: dict[str, list[TaskTally]], weighted: dict[str, list[float]]) -> dict[str, dict]:
+    """FC, SR, SR (supported), FC proven, SR proven, task counts, proven task counts and weighted score per domain,
+    by their `TableRow` field."""
+    figures: dict[str, dict] = defaultdict(dict)
     for domain in [*DOMAINS, "overall"]:
         found = by_domain.get(domain, [])
         total, valid, proven = len(found), sum(t.valid for t in found), sum(t.proven for t in found)
         success, rollouts = sum(t.passed for t in found), sum(t.rollouts for t in found)
         valid_rollouts, proven_rollouts = sum(t.valid_rollouts for t in found), sum(t.proven_rollouts for t in found)
-        tasks[domain], proven_tasks[domain] = total, proven
-        fc[domain] = valid / total if total else None
-        sr[domain] = success / rollouts if rollouts else None
-        supported[domain] = success / valid_rollouts if valid_rollouts else None
+        figures["tasks"][domain], figures["proven_tasks"][domain] = total, proven
+        figures["fc"][domain] = valid / total if total else None
+        figures["sr"][domain] = success / rollouts if rollouts else None
+        figures["sr_supported"][domain] = success / valid_rollouts if valid_rollouts else None
         # An older run's verdicts say nothing of proofs: unknown (–), not 0.
-        fc_proven[domain] = proven / total if total and any(t.has_proof for t in found) else None
-        sr_proven[domain] = sum(t.proven_passed for t in found) / proven_rollouts if proven_rollouts else None
+        figures["fc_proven"][domain] = proven / total if total and any(t.has_proof for t in found) else None
+        figures["sr_proven"][domain] = (sum(t.proven_passed for t in found) / proven_rollouts if proven_rollouts
+                                        else None)
         passed_weight, all_weight = weighted.get(domain, [0.0, 0.0])
-        score[domain] = passed_weight / all_weight if all_weight else None
-    return fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score
+        figures["weighted"][domain] = passed_weight / all_weight if all_weight else None
+    return figures
 
 
 def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None = None) -> list[TableRow]:
@@ -156,8 +158,6 @@ def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None =
     rows = []
     for key in sorted(tallies):
         coder, cua, mode, commenter_mode, round_ = key
-        per_domain = _domain_figures(tallies[key], weighted[key])
-        fc, sr, supported, fc_proven, sr_proven, tasks, proven_tasks, score = per_domain
         overall = tallies[key]["overall"]
         levels = {level: sum(t.passed for t in found) / sum(t.rollouts for t in found)
                   for level in [*LEVELS, "none"] if (found := [t for t in overall if t.level == level])}
@@ -168,8 +168,7 @@ def table_rows(results: list[AppRoundResult], weights: dict[str, float] | None =
         level_intervals = {level: rounded(rate_interval(((t.app_id, t.task_id), t.passed, t.rollouts)
                                                         for t in overall if t.level == level)) for level in levels}
         row = TableRow(coder=coder, cua=cua, mode=mode, commenter_mode=commenter_mode or None, round=round_,
-                       fc=fc, sr=sr, sr_supported=supported, fc_proven=fc_proven, sr_proven=sr_proven,
-                       tasks=tasks, proven_tasks=proven_tasks, weighted=score, sr_per_level=levels,
+                       **_domain_figures(tallies[key], weighted[key]), sr_per_level=levels,
                        sr_repeats=[p / n if n else 0.0 for p, n, _, _ in repeats],
                        weighted_repeats=[wp / w if w else 0.0 for _, _, wp, w in repeats],
                        sr_per_level_ci95=level_intervals, **figures)
