@@ -308,14 +308,15 @@ class AppEnv:
     async def _observe_settled(self, step: Step, deadline: float | None = None) -> tuple[bytes, str | None, CheckResult]:
         """(screenshot, fingerprint, checker verdict) of the page once it has settled.
 
-        They are taken while the page settles; if anything changed or moved after the action's
-        own effects (`is_quiet_since_start`), they are taken again from the settled page.
+        They are taken while the page settles, unless an animation runs as it starts to; if anything
+        changed or moved after the action's own effects (`is_quiet_since_start`), they are taken again
+        from the settled page.
         """
         page = self.page
-        started = await start_settling(page)
+        may_stand = await start_settling(page)
         cap_ms, motion_cap_ms = self._settle_caps(deadline)
         settling = asyncio.ensure_future(settle(page, self.config.settle_quiet_ms, cap_ms, motion_cap_ms))
-        early = asyncio.ensure_future(self._observe()) if started else None
+        early = asyncio.ensure_future(self._observe()) if may_stand else None
         try:
             settled = await settling
         except BaseException:

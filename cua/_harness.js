@@ -121,8 +121,10 @@
     };
     const changes = () => state.mutations + state.scrolls + state.moves;
     // The observation of a step may be taken while the page settles (see cua._settle): settleStart
-    // notes what has happened so far, and settle reports whether anything happened after it.
-    const settleStart = () => { state.settleFrom = changes(); return true; };
+    // notes what has happened so far, and settle reports whether anything happened after it. It also
+    // says whether a finite animation runs now: settle will then see it, and an observation taken
+    // now would be taken again.
+    const settleStart = () => { state.settleFrom = changes(); return {busy: busy()}; };
     // Settled: no finite animation runs, the DOM has been quiet for quietMs since its last change
     // (if it changed since the action), and nothing watched has moved for quietMs nor for the last
     // MIN_FRAMES frames. A smooth scroll started by a click runs on the compositor: the frame that
