@@ -12,10 +12,12 @@ import random
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    import openai
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 
@@ -59,6 +61,10 @@ class MalformedResponseError(Exception):
 
 def classify(error: BaseException) -> AttemptFailure | None:
     """What an exception from one attempt means for the retry loop; None if it is not a call failure."""
+    # Here, not at the top: the SDK takes ≈ 0.3 s to import, and a process that makes no model client (an
+    # offline run, the dashboard-drawing process) never needs it; one that does has imported it already.
+    import openai
+
     if isinstance(error, openai.APITimeoutError | asyncio.TimeoutError | TimeoutError):
         return AttemptFailure("timed out", retryable=True)
     if isinstance(error, openai.APIConnectionError):
