@@ -27,8 +27,6 @@ from ._cache import CacheTally, tallied, tally_for
 from ._refs import RunContext
 from ._track import PREFECT_STAGES, Stages, TrackSteps
 
-RoundHook = Callable[[ExperimentConfig, AppRoundResult], Awaitable[None]]
-
 
 @flow(name="design-loop", flow_run_name="{app_id} · {track}")
 async def design_loop(config: ExperimentConfig, run: RunContext, app_id: str, track: Track,

@@ -15,12 +15,8 @@ Both tell requests apart by their system prompts (`role_of`).
 
 from ._latency import (
     LATENCY_ROLES,
-    PAPER_LATENCIES_S,
     ROLE_MODELS,
-    AppPlan,
     LatencyRoles,
-    PlannedTask,
-    plan_app,
     plan_apps,
     role_latencies,
     write_latency_models,
@@ -31,14 +27,12 @@ from ._scripted import (
     REVISION_MARK,
     ROLE_MARKERS,
     TRANSLATED_PREFIX,
-    UNSUPPORTED_TASK,
     ScriptedRoles,
     click_point,
     role_of,
     user_text,
 )
 from ._servers import (
-    client_env,
     free_port,
     postgres_database,
     postgres_installed,
@@ -48,9 +42,8 @@ from ._servers import (
 )
 
 __all__ = [
-    "client_env", "free_port", "postgres_database", "postgres_installed", "prefect_server", "stop_process_group",
-    "stop_process_groups",
-    "COMMENT", "LATENCY_ROLES", "ONLINE_ROLES", "PAPER_LATENCIES_S", "REVISION_MARK", "ROLE_MARKERS", "ROLE_MODELS",
-    "TRANSLATED_PREFIX", "UNSUPPORTED_TASK", "AppPlan", "LatencyRoles", "PlannedTask", "ScriptedRoles", "click_point",
-    "plan_app", "plan_apps", "role_latencies", "role_of", "user_text", "write_latency_models",
+    "free_port", "postgres_database", "postgres_installed", "prefect_server", "stop_process_group",
+    "stop_process_groups", "COMMENT", "LATENCY_ROLES", "ONLINE_ROLES", "REVISION_MARK", "ROLE_MARKERS", "ROLE_MODELS",
+    "TRANSLATED_PREFIX", "LatencyRoles", "ScriptedRoles", "click_point", "plan_apps", "role_latencies", "role_of",
+    "user_text", "write_latency_models",
 ]
