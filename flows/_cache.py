@@ -99,8 +99,7 @@ def package_versions(kind: str) -> str:
 @functools.cache
 def _distributions_of_packages() -> Mapping[str, list[str]]:
     """`importlib.metadata.packages_distributions()` once per process: it reads the file list of every
-    installed distribution (≈ 0.15 s here), and each stage kind asked for it again (≈ 2.5 s of every
-    `aui run`, 2026-11-28)."""
+    installed distribution (≈ 0.15 s), and every stage kind asks for it."""
     return importlib.metadata.packages_distributions()
 
 
@@ -329,13 +328,11 @@ def why_rerun(before: Mapping[str, Any] | None, now: Mapping[str, Any], since: s
         if old is None:
             reasons[kind] = f"the earlier run{when} did not record the code of its {kind} stage: its results are not reused"
             continue
-        changed = []
-        for name in (now.get("stage_files") or {}).get(kind, []):
-            if old_files.get(name) != new_files.get(name):
-                changed.append(name if name in old_files else f"{name} (new)")
-        for name in (before.get("stage_files") or {}).get(kind, []):
-            if name not in new_files:
-                changed.append(f"{name} (gone)")
+        changed = [name if name in old_files else f"{name} (new)"
+                   for name in (now.get("stage_files") or {}).get(kind, [])
+                   if old_files.get(name) != new_files.get(name)]
+        changed += [f"{name} (gone)" for name in (before.get("stage_files") or {}).get(kind, [])
+                    if name not in new_files]
         parts = []
         if changed:
             parts.append(f"code of {_packages(changed)} changed{when} ({', '.join(changed[:3])}"
