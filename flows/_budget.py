@@ -22,7 +22,7 @@ import json
 import math
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -232,9 +232,7 @@ def budget_for_stage(run: Any) -> Budget | None:
 async def with_run_budget(run: Any, work: Callable[[], Awaitable[R]]) -> R:
     """`work()` with the run's budget for its model calls (on a Dask worker: `budget_for_stage`)."""
     budget = budget_for_stage(run) if run is not None else None
-    if budget is None:
-        return await work()
-    with budget_in_this_task(budget):
+    with budget_in_this_task(budget) if budget is not None else nullcontext():
         return await work()
 
 

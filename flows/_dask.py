@@ -97,15 +97,14 @@ def with_task_runner(flow: Any, config: Any) -> Any:
 
 
 def submitted(stages):
-    """The same `Stages`, each one submitted to the flow's task runner and awaited without blocking."""
+    """The same `Stages`, each one submitted to the flow's task runner and its final state awaited without blocking
+    (`flows._cache.tallied` calls them so, with `return_state=True`, and takes the result from the state)."""
     return replace(stages, **{f.name: functools.partial(_submit_and_wait, getattr(stages, f.name)) for f in fields(stages)})
 
 
-async def _submit_and_wait(stage, return_state: bool = False, **inputs: Any) -> Any:
+async def _submit_and_wait(stage, *, return_state: bool = True, **inputs: Any) -> Any:
     future = stage.submit(**inputs)
-    # `result()` blocks until the worker is done: wait in a thread, so the flow's loop (and the
+    # `wait()` blocks until the worker is done: wait in a thread, so the flow's loop (and the
     # other tracks and rollouts it drives) keeps going meanwhile.
-    if return_state:
-        await asyncio.to_thread(future.wait)
-        return future.state
-    return await asyncio.to_thread(future.result)
+    await asyncio.to_thread(future.wait)
+    return future.state

@@ -74,12 +74,7 @@ def gaming_suspects(run: RunContext, before: VersionRef, before_result: AppRound
         return []
     judged = read_verdicts(run.file(verdicts.file))
     old_html, new_html = run.read_text(before.html), run.read_text(version.html)
-    suspects = []
-    for task_id in flipped:
-        checker = judged.verdict(task_id).checker
-        if not checker:
-            continue
-        audit = audit_revision(old_html, new_html, checker)
-        if audit.suspect:
-            suspects.append(GamingSuspect(task_id=task_id, reason=audit.reason, planted_text=audit.planted_text))
-    return suspects
+    audits = {task_id: audit_revision(old_html, new_html, checker)
+              for task_id in flipped if (checker := judged.verdict(task_id).checker)}
+    return [GamingSuspect(task_id=task_id, reason=audit.reason, planted_text=audit.planted_text)
+            for task_id, audit in audits.items() if audit.suspect]

@@ -9,6 +9,7 @@ retries); `sweep_without_prefect` runs the same stages' plain functions.
 # annotations, and a flow run loaded from its entrypoint (a deployment, `aui deploy`) cannot resolve them as strings.
 
 import asyncio
+import functools
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -81,11 +82,7 @@ async def sweep(config: ExperimentConfig, plan: Plan | None = None) -> list[AppR
 
     plan = plan if plan is not None else check_config(config, probe_endpoints=False)
     progress = Progress(config)
-    loop_flow = with_task_runner(design_loop, config)
-
-    async def run_one(run: RunContext, app_id: str, track: Track) -> list[AppRoundResult]:
-        return await loop_flow(config, run, app_id, track, plan)
-
+    run_one = functools.partial(with_task_runner(design_loop, config), config, plan=plan)
     run_dir = config.run_dir.resolve()
     async with run_budget(config.budget, run_dir, run_key_for(run_dir)):
         results = await run_tracks(config, plan, run_one, progress.start, progress.track_done)
@@ -111,10 +108,7 @@ async def sweep_without_prefect(config: ExperimentConfig, plan: Plan | None = No
     from ._finish import finish_run
 
     plan = plan if plan is not None else check_config(config, probe_endpoints=False)
-
-    async def run_one(run: RunContext, app_id: str, track: Track) -> list[AppRoundResult]:
-        return await run_track(config, run, app_id, track, PLAIN_STAGES, plan)
-
+    run_one = functools.partial(run_track, config, stages=PLAIN_STAGES, plan=plan)
     run_dir = config.run_dir.resolve()
     async with run_budget(config.budget, run_dir, run_key_for(run_dir), shared=False):  # no Prefect: one process
         results = await run_tracks(config, plan, run_one)

@@ -39,7 +39,6 @@ from ._refs import (
     VariantRef,
     VerifyRef,
     VersionRef,
-    sha256_bytes,
 )
 from ._revision import comment_failures, revise_version
 from ._rollouts import rollout_task, use_browser_slots
@@ -155,10 +154,7 @@ class TrackSteps:
                     viewport=self.config.viewport))
 
     async def propose(self) -> TasksRef | None:
-        tasks_file = None
-        if self.config.tasks_file is not None:
-            path = Path(self.config.tasks_file).resolve()
-            tasks_file = FileRef(path=str(path), sha=sha256_bytes(path.read_bytes()))
+        tasks_file = self.run.ref(Path(self.config.tasks_file).resolve()) if self.config.tasks_file else None
         async with _one_at_a_time("propose", self.run.run_dir, self.app_id, self.config.proposer):
             return await self.attempt("proposing tasks", self.stages.propose(
                 run=self.run, app_id=self.app_id, proposer=self.plan.provider("proposer"), tasks_file=tasks_file,
