@@ -156,14 +156,13 @@ def _with_file_tasks(apps: list, tasks_file: Path) -> tuple[list, list[str]]:
         try:
             tasks = load_tasks_file(tasks_file, spec.id)
         except TasksFileError as error:
-            if f"no tasks for app '{spec.id}'" in str(error):
-                skipped.append(spec.id)
-                continue
-            raise _fail(str(error))
-        if not tasks:
+            if f"no tasks for app '{spec.id}'" not in str(error):
+                raise _fail(str(error))
+            tasks = []
+        if tasks:
+            kept.append(spec.model_copy(update={"tasks": tasks}))
+        else:
             skipped.append(spec.id)
-            continue
-        kept.append(spec.model_copy(update={"tasks": tasks}))
     return kept, skipped
 
 

@@ -31,7 +31,7 @@ from results import (
 )
 
 from ._output import _fail, console, err_console, exit_on
-from ._tables import levels_table, results_table
+from ._tables import interval_table, levels_table, print_comparisons, results_table
 
 BUDGET_EXIT = 3
 """The exit code of a run that stopped at its budget (`budget reached: …` on stderr)."""
@@ -126,16 +126,11 @@ def _print_outcome(config: ExperimentConfig, plan: Plan, results: list) -> None:
     """The tables, the comparisons, who played offline, what the cache reused, where to look next; the exit code
     says whether the budget stopped the run or a stage failed for good."""
     from ._insights import principle_table
-    from ._tables import interval_table, print_comparisons
-    from ._variations import variation_table
 
     rows = table_rows(results, config.weights)
     console.print(results_table(rows, width=console.width))
     console.print(levels_table(rows))
-    console.print(interval_table(rows))
-    print_comparisons(console, comparisons(results))
-    if varied := variation_rows(results):
-        console.print(variation_table(varied, width=console.width))
+    _print_intervals(rows, results)
     stopped_by_budget = budget_line(config.run_dir)
     if played_offline := plan.offline_roles():
         said = "All roles ran on offline providers" if plan.offline else "Offline providers played"
@@ -256,16 +251,19 @@ def report(run_dir: Path = typer.Argument(..., help="A run folder with results.j
     rows = write_results(run_dir, data.apps, usage=data.usage, offline_roles=data.offline_roles, weights=data.weights,
                          cache=data.cache or None)
     out = write_report(run_dir, rows, data.apps, data.offline_roles, data.usage)
+    _print_intervals(rows, data.apps)
+    console.print(f"report: {out}")
+    _print_agreement(run_dir)
 
-    from ._tables import interval_table, print_comparisons
+
+def _print_intervals(rows: list, results: list) -> None:
+    """The overall figures with their 95 % intervals, the paired comparisons of SR, and SR per variation."""
     from ._variations import variation_table
 
     console.print(interval_table(rows))
-    print_comparisons(console, comparisons(data.apps))
-    if varied := variation_rows(data.apps):
+    print_comparisons(console, comparisons(results))
+    if varied := variation_rows(results):
         console.print(variation_table(varied, width=console.width))
-    console.print(f"report: {out}")
-    _print_agreement(run_dir)
 
 
 def _print_agreement(run_dir: Path) -> None:
