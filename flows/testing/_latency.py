@@ -275,27 +275,20 @@ class LatencyRoles:
         return task.actions[min(turn, len(task.actions) - 1)]
 
 
-def role_latencies(latencies_s: dict[str, float] | None = None, *, kind: str = "lognormal", sigma: float = 0.3):
-    """`LatencyOpenAIServer` latencies by model id: each role's mean (default `PAPER_LATENCIES_S`);
-    the CUA's is fixed whatever `kind` (its steps are what throughput is measured in)."""
-    means = {**PAPER_LATENCIES_S, **(latencies_s or {})}
-    found = {}
-    for role, model in ROLE_MODELS.items():
-        fixed = kind == "fixed" or role == "cua"
-        found[model] = Latency.fixed(means[role]) if fixed else Latency.lognormal(means[role], sigma)
-    return found
+def role_latencies() -> dict[str, Latency]:
+    """`LatencyOpenAIServer` latencies by model id: each role's mean of `PAPER_LATENCIES_S`, lognormal (σ 0.3) but
+    the CUA's, which is fixed (its steps are what throughput is measured in)."""
+    return {model: Latency.fixed(PAPER_LATENCIES_S[role]) if role == "cua" else
+            Latency.lognormal(PAPER_LATENCIES_S[role], 0.3) for role, model in ROLE_MODELS.items()}
 
 
 def write_latency_models(server, path: Path, *, max_concurrency: dict[str, int] | None = None,
                          timeout_s: float = 300.0) -> Path:
     """A model registry with one model per role at `server` (ids `ROLE_MODELS`), priced, with optional
     `max_concurrency` per role."""
-    models = []
-    for role, model in ROLE_MODELS.items():
-        entry = {"name": model, "provider": "openai-compatible", "model": model, "base_url": server.base_url,
-                 "api_key": "sk-latency", "timeout_s": timeout_s, "max_retries": 1,
-                 "prices": {"input_usd_per_1m": 1.25, "output_usd_per_1m": 10.0}}
-        if max_concurrency and role in max_concurrency:
-            entry["max_concurrency"] = max_concurrency[role]
-        models.append(entry)
+    models = [{"name": model, "provider": "openai-compatible", "model": model, "base_url": server.base_url,
+               "api_key": "sk-latency", "timeout_s": timeout_s, "max_retries": 1,
+               "prices": {"input_usd_per_1m": 1.25, "output_usd_per_1m": 10.0},
+               **({"max_concurrency": max_concurrency[role]} if role in (max_concurrency or {}) else {})}
+              for role, model in ROLE_MODELS.items()]
     return write_registry(path, dict(ROLE_MODELS), models)
