@@ -22,7 +22,7 @@ import json
 import math
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, nullcontext
+from contextlib import asynccontextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -110,10 +110,8 @@ class PrefectTally:
         found = {}
         for scope in self.scopes:
             for unit in units:
-                try:
+                with suppress(ObjectNotFound):
                     found[(scope, unit)] = await client.read_global_concurrency_limit_by_name(self.name(scope, unit))
-                except ObjectNotFound:
-                    pass
         return found
 
     async def _increment(self, client: Any, names: list[str], slots: int) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
 from llm import set_cross_process_limiter
 
@@ -45,10 +45,8 @@ async def ensure_limit(name: str, limit: int) -> None:
 
     # Idempotent, so two coroutines (or processes) making it at once do no harm.
     async with get_client() as client:
-        try:
+        with suppress(ObjectAlreadyExists):  # another process created it between our read and our create
             await client.upsert_global_concurrency_limit_by_name(name, limit)
-        except ObjectAlreadyExists:  # another process created it between our read and our create
-            pass
     _made[name] = limit
 
 

@@ -42,6 +42,7 @@ notebook calling `flows.sweep`); the resource tracker then ends on its own.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -86,7 +87,7 @@ def end_tree(run_id: str, grace_s: float = GRACE_S) -> list[int]:
     """SIGTERM every live process of the tree `run_id` marks (and every process below one), SIGKILL what is
     still alive after `grace_s`; returns the pids found first."""
     found = _tree(run_id)
-    _send(found, signal.SIGTERM)
+    send(found, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
     alive = found
     while alive and time.monotonic() < deadline:
@@ -95,7 +96,7 @@ def end_tree(run_id: str, grace_s: float = GRACE_S) -> list[int]:
     for _ in range(20):  # a process may start another while it is being killed: until a look finds none
         if not alive:
             break
-        _send(alive, signal.SIGKILL)
+        send(alive, signal.SIGKILL)
         time.sleep(0.05)
         alive = _tree(run_id)
     return found
@@ -135,12 +136,11 @@ def _tree(run_id: str) -> list[int]:
     return sorted(found)
 
 
-def _send(pids: list[int], signum: int) -> None:
+def send(pids: list[int], signum: int) -> None:
+    """`signum` to each of `pids` that is still there (and ours)."""
     for pid in pids:
-        try:
+        with contextlib.suppress(OSError):  # gone already, or not ours
             os.kill(pid, signum)
-        except OSError:  # gone already, or not ours
-            pass
 
 
 def _pids() -> list[int]:

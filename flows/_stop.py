@@ -25,6 +25,7 @@ its top (`_orphans` too; asyncio loads when a run starts). Only a signal in the 
 before the entry point runs (some tens of milliseconds), still ends the process silently.
 """
 
+import contextlib
 import os
 import signal
 import sys
@@ -32,7 +33,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ._orphans import watcher_pid
+from ._orphans import send, watcher_pid
 
 STOP_BUDGET_S = 15.0
 """How long a run may take to stop after the first SIGTERM/SIGINT (README, "Reliability")."""
@@ -169,12 +170,11 @@ def run_stoppable(main: Callable[[], Awaitable[Any]], listener: SignalListener, 
 async def _close_browser() -> None:
     import asyncio
 
-    try:
+    # a stop must not wait on a browser that will not close: the tree is killed later
+    with contextlib.suppress(BaseException):
         from cua import close_browser  # lazily: this module loads before anything heavy (see above)
 
         await asyncio.wait_for(asyncio.shield(close_browser()), BROWSER_CLOSE_S)
-    except BaseException:  # a stop must not wait on a browser that will not close: the tree is killed later
-        pass
 
 
 def _hard_stop(stopped: Stopped, on_hard_stop: Callable[[str], None] | None) -> None:
@@ -186,11 +186,6 @@ def _hard_stop(stopped: Stopped, on_hard_stop: Callable[[str], None] | None) -> 
         on_hard_stop(str(stopped))
     sys.stdout.flush()
     sys.stderr.flush()
-    for pid in process_descendants(os.getpid()):
-        if pid == watcher_pid():  # spared: once this process is gone it ends whatever this kill missed, then itself
-            continue
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+    # the watcher is spared: once this process is gone it ends whatever this kill missed, then itself
+    send([pid for pid in process_descendants(os.getpid()) if pid != watcher_pid()], signal.SIGKILL)
     os._exit(stopped.exit_code)

@@ -19,7 +19,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
@@ -94,12 +94,9 @@ def prefect_server(folder: Path, server_env: dict[str, str] | None = None) -> It
                     raise RuntimeError(f"prefect server exited: {log_path.read_text()[-3000:]}")
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"prefect server not healthy within 240 s (its log: {log_path})")
-                try:
-                    with urllib.request.urlopen(f"{base}/api/health", timeout=5) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    pass
+                with suppress(OSError), urllib.request.urlopen(f"{base}/api/health", timeout=5) as response:
+                    if response.status == 200:
+                        break
                 time.sleep(0.5)
             yield base, env
         finally:
