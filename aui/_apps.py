@@ -215,7 +215,5 @@ def _print_fetch(report: FetchReport) -> None:
 
 def _shown(path: Path) -> str:
     """`path` relative to the working folder when it is inside it (as a user would type it)."""
-    try:
-        return str(path.relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+    here = Path.cwd().resolve()
+    return str(path.relative_to(here) if path.is_relative_to(here) else path)

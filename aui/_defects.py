@@ -18,7 +18,7 @@ from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
 
 from ._options import MODELS_REGISTRY, VIEWPORT
-from ._output import _fail, console, exit_on, in_browser
+from ._output import _fail, closing, console, exit_on, in_browser
 
 defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
                           no_args_is_help=True)
@@ -81,7 +81,7 @@ def eval_command(
             client = client or ModelClient(models_config)
             client.registry.model_name(name)
     with exit_on(FileNotFoundError, DefectRunError, ValueError):
-        scored = in_browser(_eval(run_dir, names, client, concurrency))
+        scored = in_browser(closing(client, _eval(run_dir, names, client, concurrency)))
     for metrics in scored:
         overall = metrics.overall
         console.print(f"{metrics.label}: {overall.tuples} tuples ({overall.defective} defective, {overall.normal} normal, "
@@ -98,8 +98,4 @@ def eval_command(
 
 
 async def _eval(run_dir, detectors, client, concurrency):
-    try:
-        return [await eval_run(run_dir, name, client, concurrency=concurrency) for name in detectors]
-    finally:
-        if client is not None:
-            await client.aclose()
+    return [await eval_run(run_dir, name, client, concurrency=concurrency) for name in detectors]

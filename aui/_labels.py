@@ -18,7 +18,7 @@ from results import agreement_records
 from verifier.judge import JUDGEMENTS_FILE, AgreementReport, LabelImportError, get_judge, import_labels, judge_run
 
 from ._options import MODELS_REGISTRY
-from ._output import _fail, console, err_console, exit_on
+from ._output import _fail, closing, console, err_console, exit_on
 
 label_app = typer.Typer(help="People's labels of a run's trajectories (labels.jsonl).", no_args_is_help=True)
 
@@ -69,15 +69,8 @@ def judge_command(
     with exit_on(UnknownNameError, ModelConfigError, ValueError):
         client = None if is_offline_provider("judge", model) else ModelClient(models_config)
         chosen = get_judge(model, mode, client)  # bad names, modes and unset key variables: refused here
-    async def run():
-        try:
-            return await judge_run(run_dir, model, mode, client, concurrency=concurrency)
-        finally:
-            if client is not None:
-                await client.aclose()
-
     with exit_on(FileNotFoundError, ValueError):
-        judgements = asyncio.run(run())
+        judgements = asyncio.run(closing(client, judge_run(run_dir, model, mode, client, concurrency=concurrency)))
 
     answered = [j for j in judgements if j.success is not None]
     errors = [j for j in judgements if j.success is None]

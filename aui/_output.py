@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator
+from collections.abc import Awaitable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -35,6 +35,15 @@ def exit_on(*kinds: type[Exception]) -> Iterator[None]:
         yield
     except kinds as exc:
         raise _fail(str(exc)) from None
+
+
+async def closing(client: Any, work: Awaitable[T]) -> T:
+    """`await work`, closing the model `client` (None: there is none) once it has ended, however it ended."""
+    try:
+        return await work
+    finally:
+        if client is not None:
+            await client.aclose()
 
 
 def in_browser(work: Coroutine[Any, Any, T]) -> T:
