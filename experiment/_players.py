@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from llm import ModelRegistry, RoleProvider
+from llm import RoleProvider
 from perturb import needed_roles
 from results import Track
 
@@ -21,33 +21,25 @@ def plays(provider: RoleProvider, track: Track) -> bool:
     return provider.used and not (provider.role in ("commenter", "detector") and track.mode == "unsupported")
 
 
-def resolve_roles(config: ExperimentConfig, registry: ModelRegistry | None = None,
-                  strict: bool = False) -> list[RoleProvider]:
+def resolve_roles(config: ExperimentConfig, strict: bool = False) -> list[RoleProvider]:
     """Every role's provider (one per coder and per CUA policy), in `ROLES` order, each name looked up once
-    (`provider_of`).
-
-    `registry`: the model registry to ask (default: the run's, `config.models_config`).
+    (`provider_of`) in the run's model registry (`config.models_config`).
 
     Raises:
         UnknownNameError: (`strict`) a CUA policy no registry knows.
     """
-    registry = registry if registry is not None else registry_at(config.models_config)
+    registry = registry_at(config.models_config)
     used = {"commenter": "commenter" in config.feedback, "detector": "defects" in config.feedback,
             "translator": any("translator" in needed_roles(name) for name in config.variations)}
-    providers = []
-    for role in ROLES:
-        names = getattr(config, ROLE_FIELDS[role])
-        for name in dict.fromkeys(names if isinstance(names, list) else [names]):
-            providers.append(provider_of(role, name, registry, cua_model=config.cua_model,
-                                         tasks_file=config.tasks_file is not None, used=used.get(role, True),
-                                         strict=strict))
-    return providers
+    players = {role: getattr(config, ROLE_FIELDS[role]) for role in ROLES}
+    return [provider_of(role, name, registry, cua_model=config.cua_model, tasks_file=config.tasks_file is not None,
+                        used=used.get(role, True), strict=strict)
+            for role, names in players.items() for name in dict.fromkeys(names if isinstance(names, list) else [names])]
 
 
-def role_players(config: ExperimentConfig, track: Track | None = None,
-                 registry: ModelRegistry | None = None) -> list[RoleProvider]:
+def role_players(config: ExperimentConfig, track: Track | None = None) -> list[RoleProvider]:
     """Every role the run (or one `track` of it) uses and who plays it, in `ROLES` order."""
-    return players_of(resolve_roles(config, registry), track)
+    return players_of(resolve_roles(config), track)
 
 
 def players_of(providers: Iterable[RoleProvider], track: Track | None = None) -> list[RoleProvider]:
@@ -75,7 +67,6 @@ def offline_labels(players: list[RoleProvider], track: Track | None = None) -> l
     return labels
 
 
-def offline_roles(config: ExperimentConfig, track: Track | None = None,
-                  registry: ModelRegistry | None = None) -> list[str]:
+def offline_roles(config: ExperimentConfig, track: Track | None = None) -> list[str]:
     """The roles played by offline providers (`offline_labels` of the run's, or `track`'s, players)."""
-    return offline_labels(role_players(config, track, registry), track)
+    return offline_labels(role_players(config, track), track)
