@@ -42,11 +42,9 @@ def _models_used(config: ExperimentConfig, plan: Plan) -> dict:
     if not plan.models:
         return {}
     registry = load_model_registry(config.models_config)
-    described = {}
-    for name in plan.models:
-        model = registry.get(name)
-        described[name] = {**model_description(model), "timeout_s": model.timeout_s, "max_retries": model.max_retries}
-    return described
+    models = {name: registry.get(name) for name in plan.models}
+    return {name: {**model_description(model), "timeout_s": model.timeout_s, "max_retries": model.max_retries}
+            for name, model in models.items()}
 
 
 ROLE_PROMPTS = {

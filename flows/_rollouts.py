@@ -132,9 +132,8 @@ async def _score(run: RunContext, trajectory: Trajectory, checker: str | None, c
         from ._stages import client_for
 
         client = client_for(run, judge) if judge is not None else None
-        for kind in kinds:
-            judges[kind] = get_judge(judge.name if judge else OFFLINE_JUDGE, "screenshot" if kind == "final_screenshot"
-                                     else "flow", client)
+        judges = {kind: get_judge(judge.name if judge else OFFLINE_JUDGE,
+                                  "screenshot" if kind == "final_screenshot" else "flow", client) for kind in kinds}
     return await score_rollout(trajectory, has_checker=bool(checker), checks=checks, judges=judges, run_dir=run.root,
                                trajectory_id=out_path, round_=round_, cua=cua)
 
