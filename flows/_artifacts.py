@@ -12,7 +12,7 @@ from prefect.artifacts import (
 )
 
 from experiment import ExperimentConfig
-from results import (DOMAINS, GAP_FACTOR, AppRoundResult, Insights, TableRow, Track, VariationRow, interval_text, p_value, pct,
+from results import (DOMAINS, GAP_FACTOR, AppRoundResult, Insights, TableRow, VariationRow, interval_text, p_value, pct,
                      track_text)
 
 
@@ -45,8 +45,7 @@ async def publish_round(config: ExperimentConfig, result: AppRoundResult) -> Non
     )
     track = track_text(result.track_key)
     files = f"{base.rstrip('/')}/files/{config.name}"
-    app_page = viewer_url(base, config.name, app_id=result.app_id, track=Track(
-        coder=result.coder, cua=result.cua, mode=result.mode, commenter_mode=result.commenter_mode).folder.as_posix())
+    app_page = viewer_url(base, config.name, app_id=result.app_id, track=result.track.folder.as_posix())
     lines = [f"### {result.app_id} — round {result.round} ({track})",
              f"FC **{100 * result.fc:.1f}%** · SR **{100 * result.sr:.1f}%** · [in the viewer]({app_page}) · "
              f"[app version]({files}/{result.html}) — links work while `aui view` runs", ""]

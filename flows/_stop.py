@@ -57,7 +57,7 @@ class SignalListener:
     """Records SIGTERM/SIGINT from when it is entered (instead of dying at once), so that a run can stop cleanly."""
 
     def __init__(self) -> None:
-        self.received: list[int] = []
+        self.signum: int | None = None  # the first signal received
         self.first_at: float | None = None
         self._previous: dict[int, Any] = {}
 
@@ -75,14 +75,13 @@ class SignalListener:
 
     def _record(self, signum: int, frame: object) -> None:
         if self.first_at is None:
-            self.first_at = time.monotonic()
-        self.received.append(signum)
+            self.signum, self.first_at = signum, time.monotonic()
 
     def stopped(self, clean: bool = True) -> Stopped | None:
         """A `Stopped` for the first signal, if one arrived."""
         if self.first_at is None:
             return None
-        return Stopped(self.received[0], time.monotonic() - self.first_at, clean)
+        return Stopped(self.signum, time.monotonic() - self.first_at, clean)
 
 
 _before_startup: dict[int, Any] = {}
