@@ -25,12 +25,10 @@ async def detected_defects(run: RunContext, html: str, trajectories: list[str], 
     """Statements about the defects `detector` finds in the tuples of `trajectories` (folders under the run)."""
     from ._stages import model_client
 
-    inputs = []
-    for folder in sorted(trajectories):
-        path = run.root / folder
+    for path in sorted(run.root / folder for folder in trajectories):
         if not (path / TUPLES_FILE).is_file():  # a rollout made before tuples were kept
             write_tuples(Trajectory.load(path), path)
-        inputs.append(TrajectoryInput(folder=folder, html=html))
+    inputs = [TrajectoryInput(folder=folder, html=html) for folder in sorted(trajectories)]
     # a detector that calls no model by its own name; any other through the `detector` role (its registry decides:
     # a model the registry marks offline gets the offline rules)
     own = detector.model is None
