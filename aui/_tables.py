@@ -45,12 +45,9 @@ def results_table(rows, width: int | None = None) -> Table:
     domains = [d for d in DOMAINS if any(r.tasks.get(d) for r in rows)] + ["overall"]
     labels = track_columns(rows)
     best = best_rounds(rows)
-    records = []
-    for row in rows:
-        star = " ★" if best.get(row.track_key) == row.round else ""
-        figures = [cell_figures(row, d) for d in domains]
-        records.append((track_cells(row, labels), f"{row.round}{star}", figures, pct(row.sr_supported.get("overall")),
-                        pct(row.sr_proven.get("overall")), str(row.tasks["overall"])))
+    records = [(track_cells(row, labels), f"{row.round}{' ★' if best.get(row.track_key) == row.round else ''}",
+                [cell_figures(row, d) for d in domains], pct(row.sr_supported.get("overall")),
+                pct(row.sr_proven.get("overall")), str(row.tasks["overall"])) for row in rows]
     headers = (*labels, "round", *domains, "SR sup.", "SR prov.", "tasks")
     one_line = [[*names, round_, *(" / ".join(f) for f in figures), *rest] for names, round_, figures, *rest in records]
     stacked = width is not None and one_line_width(headers, one_line) > width

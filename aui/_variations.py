@@ -42,11 +42,9 @@ def variation_table(rows, width: int | None = None) -> Table:
     labels = track_columns(rows)
     names = list(dict.fromkeys(name for row in rows for name in row.variations))
     spread_headers = ("mean ± std", "MAD", "min–max", "within", "gap", "common")
-    records = []
-    for row in rows:
-        spread = (f"{pct(row.mean)} ± {pct(row.std)}", pct(row.mad), f"{pct(row.min)}–{pct(row.max)}",
-                  pct(row.std_within), gap_label(row), f"{row.tasks_common}/{row.tasks_valid}")
-        records.append((track_cells(row, labels), str(row.round), row, spread))
+    records = [(track_cells(row, labels), str(row.round), row,
+                (f"{pct(row.mean)} ± {pct(row.std)}", pct(row.mad), f"{pct(row.min)}–{pct(row.max)}",
+                 pct(row.std_within), gap_label(row), f"{row.tasks_common}/{row.tasks_valid}")) for row in rows]
     stacked = width is not None and one_line_width((*labels, "round", *names, *spread_headers), [
         [*label_cells, round_, *(pct(row.sr.get(name)) for name in names), *spread]
         for label_cells, round_, row, spread in records]) > width
