@@ -92,9 +92,8 @@ class ScriptedRoles:
     """A `ScriptedOpenAIServer` script (a callable) playing every model role: coder, proposer, verifier, UI-TARS,
     commenter, translator, judge and detector."""
 
-    def __init__(self, app_id: str, task_ids: list[str], clicks: dict[str, tuple[int, int]] | None = None,
-                 apps: str | Path | None = None):
-        spec = load_app(app_id, apps) if apps else load_app(app_id)
+    def __init__(self, app_id: str, task_ids: list[str], clicks: dict[str, tuple[int, int]] | None = None):
+        spec = load_app(app_id)
         by_id = {t.id: t for t in spec.tasks}
         unknown = sorted(set(task_ids) - set(by_id))
         if unknown:
@@ -164,9 +163,9 @@ class ScriptedRoles:
         return reply_text(json.dumps({"translations": [TRANSLATED_PREFIX + text for text in texts]}, ensure_ascii=False))
 
 
-async def click_point(app_id: str, selector: str, apps: str | Path | None = None) -> tuple[int, int]:
+async def click_point(app_id: str, selector: str) -> tuple[int, int]:
     """The centre of `selector` on the app's reference page, in UI-TARS-1.5 pixels (smart-resized screenshot)."""
-    spec = load_app(app_id, apps) if apps else load_app(app_id)
+    spec = load_app(app_id)
     html = Path(reference_html_path(spec)).read_text(encoding="utf-8")
     async with open_app(html) as app:
         box = await app.page.locator(selector).bounding_box()
