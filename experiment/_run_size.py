@@ -184,19 +184,15 @@ def run_size(config: ExperimentConfig, counts: dict[str, int], providers: list[R
 
 def _priced(config: ExperimentConfig, role: str, model: str, low: int, high: int) -> RoleCalls:
     entry = RoleCalls(model=model, calls_low=low, calls_high=high)
-    prices = _prices(config, model.split(",")[0])
+    try:
+        prices = load_model_registry(config.models_config).get(model.split(",")[0]).prices
+    except Exception:  # preflight has already named any unknown model; here only prices are looked up
+        prices = None
     if prices is not None:
         (low_in, low_out), (high_in, high_out) = TOKENS_PER_CALL[role]
         entry.cost_low_usd = round(low * prices.cost_usd(low_in, low_out), 4)
         entry.cost_high_usd = round(high * prices.cost_usd(high_in, high_out), 4)
     return entry
-
-
-def _prices(config: ExperimentConfig, name: str):
-    try:
-        return load_model_registry(config.models_config).get(name).prices
-    except Exception:  # preflight has already named any unknown model; here only prices are looked up
-        return None
 
 
 def expected_stages(config: ExperimentConfig, counts: dict[str, int]) -> tuple[dict[str, int], int]:

@@ -63,12 +63,6 @@ ROLE_PROMPTS = {
 """Where each role's prompts are written (the module files, so any change to a prompt shows)."""
 
 
-def _prompt_hashes() -> dict[str, dict[str, str]]:
-    """sha256 of the prompt modules of every role, and the prompt versions the packages declare."""
-    return {role: {relative: file_sha(PROJECT_ROOT / relative) or "missing" for relative in files}
-            for role, files in ROLE_PROMPTS.items()}
-
-
 def _input_hashes(config: ExperimentConfig) -> dict:
     """sha256 of the inputs the config names by path: each app's `app_files` that exist, the tasks file."""
     apps = {spec.id: {name: file_sha(path) for name, path in app_files(spec, config.v0_dir).items() if path.is_file()}
@@ -106,7 +100,9 @@ def write_manifest(config: ExperimentConfig, plan: Plan, run_dir: Path, cache: d
                     "reuse_pages": browser.reuse_pages},
         "git_commit": _git_commit(),
         "models": models,
-        "prompt_hashes": _prompt_hashes(),
+        # sha256 of the prompt modules of every role, and the prompt versions the packages declare
+        "prompt_hashes": {role: {relative: file_sha(PROJECT_ROOT / relative) or "missing" for relative in files}
+                          for role, files in ROLE_PROMPTS.items()},
         "prompt_versions": {"coder": coder_version, "verifier": verifier_version, "commenter": commenter_version,
                             "judge": judge_version, "translator": translator_version},
         # The config's seed, and each model's sampling seed where its params set one (None: the
