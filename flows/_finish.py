@@ -176,13 +176,8 @@ def finish_run(config: ExperimentConfig, plan: Plan, run_dir: Path, results: lis
     usage = usage_summary(config)
     cache = tally_for(run_dir).as_dict()
     rows = write_results(run_dir, results, usage=usage, offline_roles=roles, weights=config.weights, cache=cache)
-    _record_cache_counts(run_dir, cache)
-    return write_report(run_dir, rows, results, roles, usage)
-
-
-def _record_cache_counts(run_dir: Path, cache: dict) -> None:
-    """The manifest (written when the run started) gets the invocation's ran / reused counts."""
-    manifest = read_json_object(Path(run_dir) / "manifest.json")
-    if manifest:
+    # the manifest (written when the run started) gets the invocation's ran / reused counts
+    if manifest := read_json_object(run_dir / "manifest.json"):
         manifest["cache"] = cache
-        write_atomic(Path(run_dir) / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True).encode())
+        write_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True).encode())
+    return write_report(run_dir, rows, results, roles, usage)
