@@ -165,10 +165,8 @@ def cache_lines(run_dir: Path) -> list[str]:
         parts = [f"{kind} {entry['ran']} ran" + (f", {entry['reused']} reused" if entry["reused"] else "")
                  if entry["ran"] else f"{kind} {entry['reused']} reused" for kind, entry in counts.items()]
         lines.append("Stage runs: " + " · ".join(parts))
-    for kind, why in (manifest.get("not_reused") or {}).items():
-        lines.append(f"  {kind}: not reused — {why}")
-    for why in manifest.get("settings_changed") or []:
-        lines.append(f"  changed since the last invocation: {why}")
+    lines += [f"  {kind}: not reused — {why}" for kind, why in (manifest.get("not_reused") or {}).items()]
+    lines += [f"  changed since the last invocation: {why}" for why in manifest.get("settings_changed") or []]
     if manifest.get("reuse_stale"):
         stale = manifest.get("stale_reused") or {}
         lines.append("--reuse-stale: " + ("; ".join(f"{kind} results reused although {why}" for kind, why in stale.items())
