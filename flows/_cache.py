@@ -381,10 +381,8 @@ def start_run_cache(run_dir: Path, reuse_stale: bool) -> dict[str, Any]:
     now = {"stage_versions": {kind: current_version(kind) for kind in STAGE_FUNCTIONS}, "code_files": code_files(),
            "stage_files": {kind: sorted(stage_code(kind)) for kind in STAGE_FUNCTIONS}}
     changed = why_rerun(before, now, since)
-    pins = {}
-    if reuse_stale and before:
-        old = before.get("stage_versions") or {}
-        pins = {kind: old[kind] for kind in changed if kind in old}
+    old = before.get("stage_versions") or {}  # `changed` is empty without an earlier manifest
+    pins = {kind: old[kind] for kind in changed if kind in old} if reuse_stale else {}
     pin_file = Path(run_dir) / PIN_FILE
     if pins:
         pin_file.write_text(json.dumps(pins, indent=1, sort_keys=True), encoding="utf-8")
