@@ -7,7 +7,10 @@
   to normalise Box action spaces — ours are screen pixels);
 - `reference_solved` / `reference_total`: every offered bundled task's reference solution played through
   `env.step` (`environments.ReferencePolicy`), solved when it earns reward 1.0 exactly once, on the step its
-  checker first turns true — over every task the environments offer (proven checkers only);
+  checker first turns true — over every task the environments offer (proven checkers only); `reference_steps`,
+  and the pass's `reference_wall_s` and `reference_cpu_s` (the CPU of this process tree: Python, the Playwright
+  driver, Chromium with its exited renderers; the checkers are proven before, by check_env) — what a Gym step
+  costs the machine, which the test suite pays on every reference solution;
 - `env_steps_per_s` / `rollout_steps_per_s`: the same `--steps` scripted actions on unit-converter, the same task's
   checker after each, through `env.step` and through `cua.rollout` (a scripted policy; its trajectory written to
   disk as in a run), each timed from the app's load to the last step, A/B
@@ -45,6 +48,9 @@ from experiment import make_config
 from flows import sweep_without_prefect
 from verifier import rollout_checker
 
+sys.path.insert(0, str(Path(__file__).parent))
+from scale import TreeSampler  # noqa: E402  (the same process-tree sampler)
+
 APP = "unit-converter"
 ADVICE = "For Box action spaces, we recommend using a symmetric and normalized space"
 # The scripted actions: clicks and hovers over the page's top half, where unit-converter's controls are.
@@ -81,8 +87,8 @@ def check_every_env() -> tuple[int, list[str]]:
     return len(environments.BUNDLED_IDS) - len({line.split(":")[0] for line in failed}), failed
 
 
-def play_reference_solutions(max_actions: int = 60) -> tuple[int, int, list[str]]:
-    solved, total, unsolved = 0, 0, []
+def play_reference_solutions(max_actions: int = 60) -> tuple[int, int, list[str], int]:
+    solved, total, unsolved, steps = 0, 0, [], 0
     for name in environments.BUNDLED_IDS:
         env = gymnasium.make(name, task="all", max_steps=max_actions)
         try:
@@ -93,6 +99,7 @@ def play_reference_solutions(max_actions: int = 60) -> tuple[int, int, list[str]
                 while not ended:
                     for action in env.unwrapped.ask(policy):
                         _, reward, terminated, truncated, info = env.step(action)
+                        steps += 1
                         rewards.append(reward)
                         passed.append(info["checker"]["passed"])
                         ended = terminated or truncated
@@ -105,7 +112,7 @@ def play_reference_solutions(max_actions: int = 60) -> tuple[int, int, list[str]
                     unsolved.append(f"{name}/{task.id}")
         finally:
             env.close()
-    return solved, total, unsolved
+    return solved, total, unsolved, steps
 
 
 def env_steps_per_s(actions: list[Action], task: str) -> float:
@@ -198,8 +205,12 @@ def main() -> None:
         log("check_env on every bundled environment …")
         figures["check_env_passed"], figures["check_env_failures"] = check_every_env()
         log("every reference solution through env.step …")
-        solved, total, unsolved = play_reference_solutions()
-        figures.update(reference_solved=solved, reference_total=total, reference_unsolved=unsolved)
+        sampler = TreeSampler(set())
+        cpu_before, started = sum(sampler.cpu_by_kind().values()), time.perf_counter()
+        solved, total, unsolved, steps = play_reference_solutions()
+        figures.update(reference_solved=solved, reference_total=total, reference_unsolved=unsolved,
+                       reference_steps=steps, reference_wall_s=round(time.perf_counter() - started, 2),
+                       reference_cpu_s=round(sum(sampler.cpu_by_kind().values()) - cpu_before, 2))
     log(f"{args.steps} scripted steps through env.step and cua.rollout, {args.pairs} pairs …")
     app = load_app(APP)
     html = reference_html_path(app).read_text(encoding="utf-8")
