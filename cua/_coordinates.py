@@ -107,11 +107,15 @@ def _smart_resized_scale(width: int, height: int) -> tuple[float, float]:
     return width / resized_width, height / resized_height
 
 
+def _identity_scale(width: int, height: int) -> tuple[float, float]:
+    return 1.0, 1.0
+
+
 # The spaces of the module docstring; `openai-cua` is the identity because the rollout makes the
 # declared display equal to the viewport.
 _SPACES: dict[str, CoordinateSpace] = {space.name: space for space in (
-    CoordinateSpace("screen", lambda width, height: (1.0, 1.0)),
-    CoordinateSpace("openai-cua", lambda width, height: (1.0, 1.0)),
+    CoordinateSpace("screen", _identity_scale),
+    CoordinateSpace("openai-cua", _identity_scale),
     CoordinateSpace("uitars-1.5", _smart_resized_scale),
     CoordinateSpace("uitars-1.0", lambda width, height: (width / 1000.0, height / 1000.0)),
 )}

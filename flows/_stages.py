@@ -34,7 +34,7 @@ def _worth_retrying(task, task_run, state) -> bool:
     coder reply without usable HTML — the coder already asked again with a nudge, and a stage
     retry would only replay the same (cached) replies."""
     error = state.data
-    return not (isinstance(error, CoderError) or isinstance(error, ModelCallError) and not error.retryable)
+    return not (isinstance(error, CoderError) or (isinstance(error, ModelCallError) and not error.retryable))
 
 
 STAGE_RETRY_DELAYS_ENV = "AUI_STAGE_RETRY_DELAYS_S"
