@@ -33,11 +33,13 @@ postgres:
 run: setup
 	$(BIN)/aui run --offline --mode integrated --rounds 2 --name offline-bundled
 
-# Two test processes (pytest-xdist), each taking whole files, the slowest first (tests/conftest.py): in one
-# process the suite kept the 2 cores 0.77 busy (it waits on servers starting, subprocess runs, pages settling),
-# and the other process fills those waits — measured on a fresh clone, 1,798 s in one process, 1,235 s in two
-# (2026-11-27). Each process has its own Prefect home and model call cache. TEST_WORKERS=0: one process.
-TEST_WORKERS ?= 2
+# Three test processes (pytest-xdist) on the 2 cores, each taking whole files, the slowest first (tests/conftest.py).
+# The suite waits on servers starting, subprocess runs and pages settling; one process kept the cores 0.77 busy
+# (1,798 s), two 0.86 (1,235 s, 2026-11-27), and a third fills the waits two still leave: on fresh clones,
+# paired runs of one commit, 2 → 3 processes took 961.7 → 906.2 s, 965.6 → 948.7 s, 896.1 → 860.8 s (2026-11-28/29)
+# and 998.6 → 908.6 s (2026-11-29; the two-process run beside a /proc sampler). Each process has its own Prefect
+# home and model call cache. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 3
 
 test: setup postgres
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30

@@ -29,7 +29,7 @@ if WORKER and Path(os.environ["AUI_CACHE_DIR"]).parent == TEST_CACHE and not (PR
 # attempt fail would spend most of their time asleep (the attempts, not the waits, are what they check).
 os.environ.setdefault("AUI_STAGE_RETRY_DELAYS_S", "0.2,0.5")
 # Under pytest-xdist each test process has its own Prefect home, so the `aui` runs the tests start
-# (ephemeral servers on SQLite) never share one database file between the two processes.
+# (ephemeral servers on SQLite) never share one database file between two processes.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ["PREFECT_HOME"] = str(Path(os.environ.get("PREFECT_HOME", ROOT / ".prefect")) / os.environ["PYTEST_XDIST_WORKER"])
     # Prefect makes its home without the parents: on a fresh clone `.prefect/` is not there yet (a warning each process)
@@ -83,8 +83,8 @@ async def _close_browser_at_end():
 
 
 # The files that take longest (each over ≈ 50 s in two processes on a fresh clone, 2026-11-27), started first.
-# Under `make test` two test processes take whole files in collection order (`--no-loadscope-reorder`); a long
-# file left to the end keeps one process busy while the other has nothing to do. One process: no effect.
+# Under `make test` the test processes take whole files in collection order (`--no-loadscope-reorder`); a long
+# file left to the end keeps one process busy while the others have nothing to do. One process: no effect.
 SLOW_FILES_FIRST = (
     "tests/environments/test_reference_solutions.py",  # ≈ 6 min in one process, loaded machine (2026-11-28)
     "tests/environments/test_check_env.py",  # ≈ 6 min likewise, ≈ 1 min since its waits are 0.5 s (2026-11-28)
