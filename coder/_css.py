@@ -87,12 +87,8 @@ def format_declarations(declarations: list[Declaration]) -> str:
 
 def custom_properties(css: str) -> dict[str, str]:
     """`--name: value` declarations anywhere (later ones win), for resolving var()."""
-    found: dict[str, str] = {}
-    for rule in walk_style_rules(parse_rules(css)):
-        for name, value, _ in parse_declarations(css[rule.body_start:rule.body_end]):
-            if name.startswith("--"):
-                found[name] = value
-    return found
+    return {name: value for rule in walk_style_rules(parse_rules(css))
+            for name, value, _ in parse_declarations(css[rule.body_start:rule.body_end]) if name.startswith("--")}
 
 
 RGBA = tuple[float, float, float, float]

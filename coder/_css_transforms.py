@@ -290,9 +290,6 @@ def _last_compound(selector: str) -> str:
 
 
 def _positioned_compounds(css: str, rules) -> set[str]:
-    found = set()
-    for rule in rules:
-        for name, value, _ in parse_declarations(css[rule.body_start:rule.body_end]):
-            if name == "position" and value.strip() in ("absolute", "fixed"):
-                found |= {_last_compound(s) for s in split_selectors(rule.prelude)}
-    return found
+    return {_last_compound(s) for rule in rules
+            for name, value, _ in parse_declarations(css[rule.body_start:rule.body_end])
+            if name == "position" and value.strip() in ("absolute", "fixed") for s in split_selectors(rule.prelude)}
