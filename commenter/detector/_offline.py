@@ -39,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -249,32 +250,26 @@ def _against_peers(target: dict, peers: list[dict], name: str) -> tuple[str | No
         return None, "no rule fired"
     if target.get("clipped"):
         return "inconsistent-size", f"{name}'s text is cut off"
-    backgrounds = [_rgb(p["background"]) for p in peers]
-    common = _agreeing(backgrounds, lambda a, b: math.dist(a, b) < 20)
+    common = _agreeing([_rgb(p["background"]) for p in peers], lambda a, b: math.dist(a, b) < 20)
     # a control in another state than its kind (the lit step, the active tab) looks different on purpose
     in_its_own_state = target.get("active") and not any(p.get("active") for p in peers)
     if common is not None and not in_its_own_state and math.dist(_rgb(target["background"]), common) > 60:
         return "inconsistent-colour", f"{name} is {target['background']}; {len(peers)} of its kind are {_css(common)}"
-    colours = [_rgb(p["color"]) for p in peers]
-    common = _agreeing(colours, lambda a, b: math.dist(a, b) < 20)
+    common = _agreeing([_rgb(p["color"]) for p in peers], lambda a, b: math.dist(a, b) < 20)
     if common is not None and math.dist(_rgb(target["color"]), common) > 100:
         return "inconsistent-colour", f"{name}'s text is {target['color']}; its kind's is {_css(common)}"
-    heights = [p["box"]["height"] for p in peers]
-    common = _agreeing(heights, lambda a, b: abs(a - b) <= 0.1 * max(a, b, 1))
+    common = _agreeing([p["box"]["height"] for p in peers], lambda a, b: abs(a - b) <= 0.1 * max(a, b, 1))
     if common is not None and abs(target["box"]["height"] - common) > 0.25 * common:
         return "inconsistent-size", f"{name} is {target['box']['height']:.0f} px high; its kind {common:.0f} px"
-    sizes = [p["font_size"] for p in peers]
-    common = _agreeing(sizes, lambda a, b: abs(a - b) < 0.5)
+    common = _agreeing([p["font_size"] for p in peers], lambda a, b: abs(a - b) < 0.5)
     if common is not None and abs(target["font_size"] - common) > 0.2 * common:
         return "inconsistent-size", f"{name}'s font is {target['font_size']:.0f} px; its kind's {common:.0f} px"
     for side, index in (("top", 0), ("right", 1), ("bottom", 2), ("left", 3)):
-        margins = [p["margins"][index] for p in peers]
-        common = _agreeing(margins, lambda a, b: abs(a - b) < 1)
+        common = _agreeing([p["margins"][index] for p in peers], lambda a, b: abs(a - b) < 1)
         if common is not None and abs(target["margins"][index] - common) > 8:
             return "uneven-spacing", f"{name}'s {side} margin is {target['margins'][index]:.0f} px; its kind's {common:.0f} px"
     for axis, label in (("y", "top"), ("x", "left")):
-        lines = [p["box"][axis] for p in peers]
-        common = _agreeing(lines, lambda a, b: abs(a - b) <= 1)
+        common = _agreeing([p["box"][axis] for p in peers], lambda a, b: abs(a - b) <= 1)
         if common is not None and 3 <= abs(target["box"][axis] - common) <= 60:
             return "misalignment", f"{name}'s {label} is at {target['box'][axis]:.0f} px; its kind's line at {common:.0f} px"
     return None, "no rule fired"
@@ -282,11 +277,8 @@ def _against_peers(target: dict, peers: list[dict], name: str) -> tuple[str | No
 
 def _agreeing(values: list, same) -> Any:
     """The value at least two items and most items share (under `same`), or None."""
-    best, count = None, 0
-    for value in values:
-        matching = sum(1 for other in values if same(value, other))
-        if matching > count:
-            best, count = value, matching
+    scored = [(sum(1 for other in values if same(value, other)), value) for value in values]
+    count, best = max(scored, key=itemgetter(0), default=(0, None))  # the first of the most agreed-on
     return best if count >= 2 and count * 2 > len(values) else None
 
 
