@@ -86,9 +86,7 @@ def named_functions(html: str) -> list[str]:
     names: list[str] = []
     for script in _scripts(html):
         code = _strip_comments(script)
-        hits: list[tuple[int, str]] = []
-        for pattern in _FUNCTION_PATTERNS:
-            hits += [(m.start(1), m.group(1)) for m in pattern.finditer(code)]
+        hits = [(m.start(1), m.group(1)) for pattern in _FUNCTION_PATTERNS for m in pattern.finditer(code)]
         names += [name for _, name in sorted(hits) if name not in _RESERVED]
     return list(dict.fromkeys(names))
 
