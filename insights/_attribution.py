@@ -13,6 +13,7 @@ ships together; `aui insights ablate` measures a principle's effect by leaving i
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import suppress
 from pathlib import Path
 
 from results import (
@@ -44,10 +45,8 @@ def task_elements(run_dir: Path, outcomes: Iterable[TaskOutcome], verdicts: Iter
         except KeyError:
             continue
         if verdict.checker:
-            try:
+            with suppress(ValueError):
                 found += compile_checker(verdict.checker).selectors
-            except ValueError:
-                pass
     return list(dict.fromkeys(found))
 
 
@@ -125,8 +124,6 @@ def _verdicts(run_dir: Path, *results: AppRoundResult) -> list[AppVerdicts]:
     """The versions' verdicts (an unreadable file: its checkers name nothing)."""
     found = []
     for result in results:
-        try:
+        with suppress(OSError, ValueError):
             found.append(read_verdicts(run_dir / Path(result.html).parent / "verdicts.json"))
-        except (OSError, ValueError):
-            continue
     return found

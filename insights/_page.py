@@ -17,6 +17,7 @@ import json
 import math
 import re
 from collections.abc import Iterable
+from contextlib import suppress
 from pathlib import Path
 from typing import Literal
 
@@ -163,19 +164,17 @@ def _list(value: str | None) -> list[str]:
 
 
 def _count(value: str) -> float:
-    try:
+    with suppress(ValueError):
         return math.inf if value == "infinite" else float(value)
-    except ValueError:
-        return 1.0
+    return 1.0
 
 
 def _seconds(value: str | None) -> list[float]:
     found = []
     for part in _list(value):
-        try:
+        seconds = 0.0
+        with suppress(ValueError):
             seconds = float(part[:-2]) / 1000 if part.endswith("ms") else float(part.rstrip("s"))
-        except ValueError:
-            seconds = 0.0
         found.append(seconds if abs(seconds) >= _NO_MOTION_S else 0.0)
     return found
 

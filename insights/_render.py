@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from contextlib import suppress
 from pathlib import Path
 
 from playwright.async_api import Error as PlaywrightError
@@ -53,13 +54,11 @@ class Renderer:
             await settle(loaded.page)
             for selector in selectors:
                 drawn[selector] = False
-                try:
+                with suppress(PlaywrightError):  # a selector Playwright cannot use, or an element that never settles
                     locator = loaded.page.locator(selector).first
                     if await locator.count() and await locator.is_visible():
                         out[selector].parent.mkdir(parents=True, exist_ok=True)
                         await locator.screenshot(path=str(out[selector]), timeout=CROP_TIMEOUT_MS,
                                                  animations="disabled")
                         drawn[selector] = True
-                except PlaywrightError:
-                    pass  # a selector Playwright cannot use, or an element that never settles
         return drawn
