@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -41,13 +42,10 @@ def file_url(run: Run, relative: str | None) -> str | None:
     The URL carries the file's modification time, so the browser may keep the file as long as it
     likes (`Cache-Control: immutable`): a re-run that rewrites it gives it a new URL.
     """
-    if not relative:
-        return None
-    try:
-        stat = (run.path / relative).stat()
-    except OSError:
-        return None
-    return f"/files/{quote(run.name)}/{quote(relative)}?v={stat.st_mtime_ns:x}"
+    if relative:
+        with suppress(OSError):
+            return f"/files/{quote(run.name)}/{quote(relative)}?v={(run.path / relative).stat().st_mtime_ns:x}"
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- runs
@@ -111,9 +109,8 @@ def _labelled_by(run: Run, who: str) -> dict[str, Label]:
 
 
 def label_progress(run: Run, who: str) -> dict:
-    mine = _labelled_by(run, who)
     known = {entry.trajectory_id for entry in run.trajectories}
-    return {"labelled": len(known & set(mine)), "total": len(known), "who": who}
+    return {"labelled": len(known & set(_labelled_by(run, who))), "total": len(known), "who": who}
 
 
 def run_page(run: Run, settings: ViewerSettings) -> dict:
@@ -187,12 +184,10 @@ def _diff(run: Run, a: AppRoundResult, b: AppRoundResult) -> dict:
 
 
 def _contract(result: AppRoundResult) -> ContractResult | None:
-    if not result.contract:
-        return None
-    try:
-        return ContractResult.model_validate(result.contract)
-    except ValueError:
-        return None
+    if result.contract:
+        with suppress(ValueError):
+            return ContractResult.model_validate(result.contract)
+    return None
 
 
 def app_page(run: Run, app_id: str, track_key: str | None, diff_a: int | None, diff_b: int | None) -> dict:
@@ -244,10 +239,8 @@ def app_page(run: Run, app_id: str, track_key: str | None, diff_a: int | None, d
 def _action(action) -> dict | None:
     if action is None:
         return None
-    data = action.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
-    data["kind"] = action.kind
-    data["describe"] = action.describe()
-    return data
+    return {**action.model_dump(mode="json", exclude_none=True, exclude_defaults=True), "kind": action.kind,
+            "describe": action.describe()}
 
 
 def _steps(run: Run, trajectory: Trajectory, relative: str) -> tuple[list[dict], list[str]]:
