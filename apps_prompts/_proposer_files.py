@@ -32,8 +32,7 @@ def load_tasks_file(path: str | Path, app_id: str | None = None) -> list[Task]:
             field), a duplicate task id (names it), or no tasks for `app_id` in a keyed file.
     """
     path = Path(path)
-    data = _read(path)
-    entries = _entries_for(data, path, app_id)
+    entries = _entries_for(_read(path), path, app_id)
     tasks: list[Task] = []
     seen: dict[str, int] = {}
     for index, entry in enumerate(entries):
