@@ -35,12 +35,10 @@ def openai_resized(width: int, height: int) -> tuple[int, int]:
     if width <= 0 or height <= 0:
         raise ValueError(f"image size must be positive, got {width}×{height}")
     w, h = float(width), float(height)
-    if max(w, h) > 2048:
-        ratio = 2048 / max(w, h)
-        w, h = w * ratio, h * ratio
-    if min(w, h) > 768:
-        ratio = 768 / min(w, h)
-        w, h = w * ratio, h * ratio
+    for limit, side in ((2048, max), (768, min)):
+        if side(w, h) > limit:
+            ratio = limit / side(w, h)
+            w, h = w * ratio, h * ratio
     return int(math.floor(w)), int(math.floor(h))
 
 
