@@ -85,9 +85,7 @@ def font(style: str, size: int) -> Font:
         for path in FONT_CHAINS[style]
         if path.is_file()
     ]
-    if not faces:
-        faces = [ImageFont.load_default(size)]
-    return Font(faces=tuple(faces), size=size)
+    return Font(faces=tuple(faces or [ImageFont.load_default(size)]), size=size)
 
 
 @lru_cache(maxsize=4096)
