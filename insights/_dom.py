@@ -38,8 +38,7 @@ def names_id_or_class(selector: str) -> bool:
 
 def selector_tokens(selector: str) -> frozenset[str]:
     """The ids and classes a selector names (`#swap`, `.btn`), or the bare selector when it names neither."""
-    tokens = frozenset(_TOKEN.findall(selector))
-    return tokens or frozenset({selector.strip()})
+    return frozenset(_TOKEN.findall(selector)) or frozenset({selector.strip()})
 
 
 @dataclass(frozen=True)
