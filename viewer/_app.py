@@ -152,8 +152,7 @@ def _add_label_and_file_routes(app: FastAPI, index: RunIndex, settings: ViewerSe
 
     @app.get("/files/{name}/{relative:path}")
     def files(request: Request, name: str, relative: str):
-        run = _run_or_404(index, name)
-        target = inside(run.path, relative)
+        target = inside(_run_or_404(index, name).path, relative)
         kind = CONTENT_TYPES.get(target.suffix.lower()) if target else None
         if target is None or kind is None:
             raise HTTPException(404, "not found")

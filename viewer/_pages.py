@@ -166,9 +166,8 @@ def _diff(run: Run, a: AppRoundResult, b: AppRoundResult) -> dict:
     problems = []
     texts = []
     for result in (a, b):
-        path = run.path / result.html
         try:
-            texts.append(path.read_text(encoding="utf-8", errors="replace").splitlines())
+            texts.append((run.path / result.html).read_text(encoding="utf-8", errors="replace").splitlines())
         except OSError:
             problems.append(f"{result.html}: the app version is missing")
             texts.append([])
