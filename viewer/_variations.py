@@ -76,18 +76,15 @@ def app_variants(run: Run, result: AppRoundResult, file_url) -> list[dict]:
     if not result.variations:
         return []
     valid = [t for t in result.tasks if t.checker_valid]
-    looks = [{"name": "default", "transform": None, "screenshot": file_url(run, result.screenshot),
-              "screenshot_name": result.screenshot, "sr": pct(sum(t.passed for t in valid) / len(valid) if valid else None),
-              "passed": sum(t.passed for t in valid), "kept": len(valid), "tasks": _tasks(result.tasks),
-              "excluded": [], "unproven": [], "error": None, "proof": None}]
-    for varied in result.variations:
-        looks.append({
-            "name": varied.variation, "transform": varied.transform, "screenshot": file_url(run, varied.screenshot),
-            "screenshot_name": varied.screenshot, "sr": pct(varied.sr) if varied.tasks else "–",
-            "passed": sum(t.passed for t in varied.tasks), "kept": len(varied.kept), "tasks": _tasks(varied.tasks),
-            "excluded": sorted(varied.excluded.items()), "unproven": varied.unproven, "error": varied.error,
-            "proof": file_url(run, varied.proof)})
-    return looks
+    return [{"name": "default", "transform": None, "screenshot": file_url(run, result.screenshot),
+             "screenshot_name": result.screenshot, "sr": pct(sum(t.passed for t in valid) / len(valid) if valid else None),
+             "passed": sum(t.passed for t in valid), "kept": len(valid), "tasks": _tasks(result.tasks),
+             "excluded": [], "unproven": [], "error": None, "proof": None}] + [{
+        "name": varied.variation, "transform": varied.transform, "screenshot": file_url(run, varied.screenshot),
+        "screenshot_name": varied.screenshot, "sr": pct(varied.sr) if varied.tasks else "–",
+        "passed": sum(t.passed for t in varied.tasks), "kept": len(varied.kept), "tasks": _tasks(varied.tasks),
+        "excluded": sorted(varied.excluded.items()), "unproven": varied.unproven, "error": varied.error,
+        "proof": file_url(run, varied.proof)} for varied in result.variations]
 
 
 GAP_RULE = (f"std across variations > {GAP_FACTOR:g} × std within (across repeats), OpenApps' rule of thumb; "
