@@ -87,9 +87,7 @@ def _reduction(after: int, before: int) -> float:
     return 0.0 if before <= 0 else 1.0 - after / before
 
 
-def account_images(
-    label: str, steps: int, raw_sizes: Sequence[tuple[int, int]], dashboard_size: tuple[int, int] = (1920, 1080)
-) -> TokenAccount:
+def account_images(label: str, steps: int, raw_sizes: Sequence[tuple[int, int]]) -> TokenAccount:
     """Token account from image sizes (width, height): the raw screenshots and the dashboard."""
     return TokenAccount(
         trajectory=label,
@@ -97,22 +95,21 @@ def account_images(
         raw_images=len(raw_sizes),
         raw_qwen=sum(qwen_visual_tokens(w, h) for w, h in raw_sizes),
         raw_openai=sum(openai_visual_tokens(w, h) for w, h in raw_sizes),
-        dashboard_qwen=qwen_visual_tokens(*dashboard_size),
-        dashboard_openai=openai_visual_tokens(*dashboard_size),
+        dashboard_qwen=qwen_visual_tokens(1920, 1080),
+        dashboard_openai=openai_visual_tokens(1920, 1080),
     )
 
 
-def account_trajectory(folder: Path | str, dashboard_size: tuple[int, int] = (1920, 1080)) -> TokenAccount:
+def account_trajectory(folder: Path | str) -> TokenAccount:
     """Token account of a trajectory folder; image sizes are read from the PNG headers only."""
     folder = Path(folder)
     trajectory = Trajectory.load(folder)
-    names = [trajectory.initial_screenshot] + [step.screenshot for step in trajectory.steps]
     sizes = []
-    for name in names:
+    for name in [trajectory.initial_screenshot] + [step.screenshot for step in trajectory.steps]:
         if name and (folder / name).is_file():
             with Image.open(folder / name) as image:  # lazy: reads the header, not the pixels
                 sizes.append(image.size)
-    return account_images(str(folder), len(trajectory.steps), sizes, dashboard_size)
+    return account_images(str(folder), len(trajectory.steps), sizes)
 
 
 def summarize(accounts: Iterable[TokenAccount]) -> TokenSummary:
