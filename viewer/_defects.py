@@ -33,8 +33,7 @@ def defect_runs(roots: list[Path]) -> dict[str, Path]:
     """Folder name → folder, for every defect run at or directly under the roots."""
     found: dict[str, Path] = {}
     for root in roots:
-        candidates = [root] + (sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else [])
-        for folder in candidates:
+        for folder in [root] + (sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []):
             if (folder / DEFECTS_MARKER).is_file():
                 found.setdefault(folder.name, folder.resolve())
     return found

@@ -171,8 +171,7 @@ class RunIndex:
             stamp = tuple(_mtime(folder / marker) for marker in RUN_MARKERS)
             cached = self._cache.get(folder)
             if cached is None or cached[0] != stamp or cached[1].name != name:
-                cached = (stamp, load_run(folder, name))
-                self._cache[folder] = cached
+                cached = self._cache[folder] = (stamp, load_run(folder, name))
             runs.append(cached[1])
         return sorted(runs, key=lambda run: run.modified, reverse=True)
 
