@@ -24,6 +24,7 @@ import contextlib
 import functools
 import hashlib
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -232,12 +233,6 @@ def _precise(name: str) -> bool:
     return name.split(".")[0] == ORCHESTRATION or _is_package(name)
 
 
-def _with_parents(name: str) -> list[str]:
-    """`a.b.c` → `a`, `a.b`, `a.b.c`: importing a module runs its parent packages' `__init__`."""
-    parts = name.split(".")
-    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
-
-
 class _Closure:
     """The files one stage can run, gathered from its function."""
 
@@ -254,7 +249,7 @@ class _Closure:
         any other module whole."""
         # Which imported names are submodules depends on the files beside the module, not on its text: resolved here.
         name, attribute = _resolved(name, attribute)
-        for each in _with_parents(name):  # the parents: only what importing them runs
+        for each in itertools.accumulate(name.split("."), "{}.{}".format):  # `a`, `a.b`, `a.b.c`: the parents too
             if _precise(each):
                 self._add_orchestration(each, attribute if each == name else None)
             else:
@@ -266,10 +261,8 @@ class _Closure:
                     self.add_name(name, bound)
 
     def _whole(self, name: str) -> None:
-        if name in self._modules:
-            return
         path = module_file(name)
-        if path is None:
+        if name in self._modules or path is None:
             return
         self._modules.add(name)
         self.files.add(path)
@@ -355,10 +348,8 @@ def digest(hashes: dict[str, str]) -> str:
 def imported_packages(files: list[Path]) -> list[str]:
     """The top-level names of what `files` import from outside the project and the standard library
     (`PIL`, `playwright`, `bs4`…), sorted: the installed packages whose versions can change what they compute."""
-    found: set[str] = set()
-    for path in files:
-        if path.suffix == ".py":
-            found |= _top_level_imports(path.read_text(encoding="utf-8"), str(path))
+    found = set().union(*(_top_level_imports(path.read_text(encoding="utf-8"), str(path))
+                          for path in files if path.suffix == ".py"))
     return sorted(name for name in found
                   if name not in project_packages() and name not in sys.stdlib_module_names and name != "__future__")
 
