@@ -152,9 +152,7 @@ def _resolved(base: str, attribute: str | None) -> tuple[str, str | None]:
 def _dependencies(name: str) -> tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]]:
     """(imports, string constants) anywhere in module `name`: one walk of its syntax tree, remembered
     on disk by the sha256 of its text (reading ≈ 150 modules' trees costs seconds; hashing them, little)."""
-    path = module_file(name)
-    text = path.read_bytes()
-    key = f"{name} {hashlib.sha256(text).hexdigest()}"
+    key = f"{name} {hashlib.sha256(module_file(name).read_bytes()).hexdigest()}"
     known = _disk_cache().get(key)
     if known is None:
         module = _parse(name)
