@@ -96,8 +96,7 @@ def _regex_may_start(code: str, i: int, last: str) -> bool:
 
 def _literal_end(code: str, start: int) -> int:
     """Index just past the string, template or regex literal opening at `start`."""
-    quote = code[start]
-    if quote != "/":
+    if code[start] != "/":
         return _string_end(code, start)
     i, n, in_class = start + 1, len(code), False
     while i < n:
