@@ -114,13 +114,10 @@ def _parse(name: str) -> _Module | None:
             module.bindings[statement.name] = statement
         elif isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            for target in targets:
-                for node in ast.walk(target):
-                    if isinstance(node, ast.Name):
-                        module.bindings[node.id] = statement
+            names = (node.id for target in targets for node in ast.walk(target) if isinstance(node, ast.Name))
+            module.bindings.update(dict.fromkeys(names, statement))
         elif isinstance(statement, ast.Import | ast.ImportFrom):
-            for bound, source in _imports_of(statement, module.name):
-                module.imported[bound] = source
+            module.imported.update(_imports_of(statement, module.name))
     return module
 
 
