@@ -274,10 +274,9 @@ class AppGymEnv(gymnasium.Env):
         if self.text_max_chars is None:
             return None
         try:
-            text, _ = await self.app_env.visible_text(self.text_max_chars)
+            return (await self.app_env.visible_text(self.text_max_chars))[0]
         except Exception:
             return ""  # a crashed or hung page has no text to read; the step says what happened
-        return text
 
     async def _act(self, prepared: Prepared) -> Outcome:
         record = Step(index=0, raw_text=prepared.raw_text, thought=prepared.thought)

@@ -154,11 +154,10 @@ async def _prove(app: LoadedApp, tasks: list[Task], serving: Serving, browser: B
     offers = {}
     for task in tasks:
         verdict = verdicts.verdict(task.id)
-        if verdict.proof != "proven":
-            offers[task.id] = Offer(task_id=task.id, proven=False, reason="; ".join(verdict.reasons) or f"checker {verdict.proof}")
-        else:
-            offers[task.id] = Offer(task_id=task.id, proven=True, checker=verdict.checker,
-                                    reason="the checker is false at load and true after the reference solution")
+        is_proven = verdict.proof == "proven"
+        offers[task.id] = Offer(task_id=task.id, proven=is_proven, checker=verdict.checker if is_proven else None,
+                                reason="the checker is false at load and true after the reference solution" if is_proven
+                                else "; ".join(verdict.reasons) or f"checker {verdict.proof}")
     proven = [task for task in tasks if offers[task.id].proven]
     if serving.defect is not None and proven:
         offers[proven[0].id] = await _prove_defect(app, proven[0], serving, clean, offers[proven[0].id])
@@ -211,25 +210,22 @@ def _key(app: LoadedApp, task: Task, serving: Serving, browser: BrowserConfig) -
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-def _folder() -> Path | None:
+def _file(key: str) -> Path | None:
     if os.environ.get("AUI_ENV_PROOF_CACHE", "").strip().lower() in _OFF:
         return None
     root = os.environ.get("AUI_CACHE_DIR")
-    return Path(root) / "environments" if root else PROJECT_ROOT / ".cache" / "environments"
+    return (Path(root) / "environments" if root else PROJECT_ROOT / ".cache" / "environments") / key[:2] / f"{key}.json"
 
 
 def _read(key: str) -> Offer | None:
-    folder = _folder()
-    if folder is None:
-        return None
-    try:
-        return Offer.model_validate_json((folder / key[:2] / f"{key}.json").read_bytes())
-    except (OSError, ValueError):
-        return None  # missing or unreadable: prove again
+    path = _file(key)
+    with contextlib.suppress(OSError, ValueError):  # missing or unreadable: prove again
+        return Offer.model_validate_json(path.read_bytes()) if path is not None else None
+    return None
 
 
 def _write(key: str, offer: Offer) -> None:
-    folder = _folder()
-    if folder is not None:
+    path = _file(key)
+    if path is not None:
         with contextlib.suppress(OSError):  # a read-only or full disk: the proof stays in the process
-            write_atomic(folder / key[:2] / f"{key}.json", offer.model_dump_json().encode("utf-8"))
+            write_atomic(path, offer.model_dump_json().encode("utf-8"))
