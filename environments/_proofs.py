@@ -154,10 +154,11 @@ async def _prove(app: LoadedApp, tasks: list[Task], serving: Serving, browser: B
     offers = {}
     for task in tasks:
         verdict = verdicts.verdict(task.id)
-        is_proven = verdict.proof == "proven"
-        offers[task.id] = Offer(task_id=task.id, proven=is_proven, checker=verdict.checker if is_proven else None,
-                                reason="the checker is false at load and true after the reference solution" if is_proven
-                                else "; ".join(verdict.reasons) or f"checker {verdict.proof}")
+        if verdict.proof != "proven":
+            offers[task.id] = Offer(task_id=task.id, proven=False, reason="; ".join(verdict.reasons) or f"checker {verdict.proof}")
+        else:
+            offers[task.id] = Offer(task_id=task.id, proven=True, checker=verdict.checker,
+                                    reason="the checker is false at load and true after the reference solution")
     proven = [task for task in tasks if offers[task.id].proven]
     if serving.defect is not None and proven:
         offers[proven[0].id] = await _prove_defect(app, proven[0], serving, clean, offers[proven[0].id])
