@@ -143,8 +143,9 @@ def apps_with_v0(config: ExperimentConfig, app_ids: list[str]) -> list[str]:
 
 def rollout_slots(config: ExperimentConfig, providers: list[RoleProvider]) -> int:
     """Rollouts in flight at once: `concurrency` if given, else what limits the run. Offline CUA policies are
-    CPU-bound (an offline rollout keeps a core busy: Chromium draws, the heuristic reads the page), so one per core,
-    at least 2 (more in flight finish no sooner); a model-backed policy waits on its model, so MODEL_BOUND_SLOTS."""
+    CPU-bound (an offline rollout keeps a core busy: Chromium draws, the heuristic reads the page), so one per
+    core, at least 2 (on 2 cores, 6 in flight finished `make run` no sooner than 2: bench/make_run.py,
+    2026-11-27); a model-backed policy waits on its model, so MODEL_BOUND_SLOTS."""
     if config.concurrency is not None:
         return config.concurrency
     if all(p.offline for p in providers if p.role == "cua"):
