@@ -48,11 +48,11 @@ async def closing(client: Any, work: Awaitable[T]) -> T:
 
 def in_browser(work: Coroutine[Any, Any, T]) -> T:
     """`asyncio.run(work)`, closing this process's browser once it has ended, however it ended."""
-    async def closing() -> T:
+    async def then_close_browser() -> T:
         try:
             return await work
         finally:
             await close_browser()
 
-    return asyncio.run(closing())
+    return asyncio.run(then_close_browser())
 

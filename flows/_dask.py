@@ -102,7 +102,8 @@ def submitted(stages):
     return replace(stages, **{f.name: functools.partial(_submit_and_wait, getattr(stages, f.name)) for f in fields(stages)})
 
 
-async def _submit_and_wait(stage, *, return_state: bool = True, **inputs: Any) -> Any:
+async def _submit_and_wait(stage, *, return_state: bool, **inputs: Any) -> Any:
+    # Always the final state: `tallied`, the one caller, asks for it (`return_state=True`) as it asks a plain stage.
     future = stage.submit(**inputs)
     # `wait()` blocks until the worker is done: wait in a thread, so the flow's loop (and the
     # other tracks and rollouts it drives) keeps going meanwhile.
