@@ -110,7 +110,7 @@ class Benchmark:
             return dict(self.files)
         wanted = list(dict.fromkeys(only))
         if not wanted:
-            raise UnknownBenchmarkError(f"{self.name}: no app id given to fetch (leave --only out to fetch all {len(self._ids)})")
+            raise UnknownBenchmarkError(f"{self.name}: no app id given to fetch (leave --app out to fetch all {len(self._ids)})")
         unknown = [app_id for app_id in wanted if app_id not in self._ids]
         if unknown:
             near = difflib.get_close_matches(unknown[0], self._ids, n=3)

@@ -183,7 +183,7 @@ def _local_reader(bench: Benchmark, folder: Path, wanted: dict[str, str]):
     if missing:
         more = f" ({len(missing) - 1} more of the {len(wanted)} files wanted are missing too)" if len(missing) > 1 else ""
         raise MissingSourceFileError(f"{missing[0]}: missing in --from {folder}{more}; {bench.name} is "
-                                     f"{bench.repository} at {bench.commit[:7]} (--only ID,… fetches fewer apps)",
+                                     f"{bench.repository} at {bench.commit[:7]} (--app ID fetches fewer apps)",
                                      str(missing[0]))
 
     def read(path: str) -> bytes:

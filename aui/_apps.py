@@ -14,7 +14,6 @@ from rich.table import Table
 
 from apps_prompts import (
     BASE_URL_VARIABLE,
-    BUNDLED_DIR,
     DEFAULT_BASE_URL,
     Domain,
     FetchError,
@@ -30,6 +29,7 @@ from apps_prompts import (
 )
 from verifier import TaskProof, prove_task
 
+from ._options import APP_IDS, SPEC_PATH
 from ._output import _fail, err_console, exit_on, in_browser
 
 apps_app = typer.Typer(help="App specs: list, import (AUI-Gym format), validate; fetch the public benchmarks.", no_args_is_help=True)
@@ -51,7 +51,7 @@ def _load_or_exit(path: Path) -> LoadResult:
 
 @apps_app.command("list")
 def list_apps(
-    path: Path = typer.Argument(BUNDLED_DIR, help="A spec file or a folder of them."),
+    path: Path = SPEC_PATH,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON array of {id, domain, tasks}."),
 ) -> None:
     """List apps with their domain and number of tasks."""
@@ -83,8 +83,8 @@ def import_apps(directory: Path = typer.Argument(..., help="A folder of AUI-Gym 
 
 @apps_app.command("validate")
 def validate_apps(
-    path: Path = typer.Argument(BUNDLED_DIR, help="A spec file or a folder of them."),
-    app_id: list[str] = typer.Option(None, "--app", help="Only these app ids."),
+    path: Path = SPEC_PATH,
+    app_id: list[str] = APP_IDS,
     concurrency: int = typer.Option(2, "--concurrency", min=1, max=16, help="Proofs in flight (browser contexts)."),
     v0_dir: Path = typer.Option(
         None, "--v0-dir", help="Prove against existing apps, DIR/<id>/index.html, instead of each spec's reference HTML."
@@ -177,7 +177,7 @@ def fetch_apps(
     source: Path = typer.Option(
         None, "--from", help="Read the files from a local clone, an unpacked GitHub archive or a folder fetched before, not the network."
     ),
-    only: str = typer.Option(None, "--only", help="Only these app ids, comma-separated (the licence always comes along)."),
+    app_ids: list[str] = APP_IDS,
     tasks_file: Path = typer.Option(
         None, "--tasks-file", help="Only the apps this tasks file has tasks for (e.g. configs/gpt5-tasks.yaml)."
     ),
@@ -186,15 +186,16 @@ def fetch_apps(
         None, "--base-url", help=f"Download from BASE/OWNER/REPO/COMMIT/PATH (default: ${BASE_URL_VARIABLE}, else {DEFAULT_BASE_URL})."
     ),
 ) -> None:
-    """Fetch a public benchmark by name, pinned to a commit, every file checked against the sha256 the project keeps."""
-    if only is not None and tasks_file is not None:
-        raise _fail("give --only or --tasks-file, not both")
-    ids = [part.strip() for part in only.split(",") if part.strip()] if only is not None else None
+    """Fetch a public benchmark by name, pinned to a commit, every file checked against the sha256 the project keeps
+    (the licence always comes along, with all apps or only some)."""
+    if app_ids and tasks_file is not None:
+        raise _fail("give --app or --tasks-file, not both")
+    ids = app_ids or None
     if tasks_file is not None:
         with exit_on(TasksFileError):
             ids = tasks_file_app_ids(tasks_file)
         if not ids:
-            raise _fail(f"--tasks-file {tasks_file} does not say which apps its tasks are for: name them with --only ID,ID")
+            raise _fail(f"--tasks-file {tasks_file} does not say which apps its tasks are for: name them with --app ID")
     with exit_on(FetchError):
         report = fetch_benchmark(name, to=to, source=source, base_url=base_url, only=ids, force=force)
     _print_fetch(report)

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import typer
 
-from apps_prompts import BUNDLED_DIR
 from commenter.detector import REFERENCE_NOTE, percent
 from cua import Viewport
 from experiment import is_offline_provider
@@ -17,7 +16,7 @@ from flows import DefectRunError, eval_run, inject_run
 from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
 
-from ._options import MODELS_REGISTRY, VIEWPORT
+from ._options import APP_IDS, MODELS_REGISTRY, SPECS, VIEWPORT, judged_at_once
 from ._output import _fail, closing, console, exit_on, in_browser
 
 defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
@@ -36,18 +35,18 @@ def _split(value: str | None) -> list[str] | None:
 @defects_app.command("inject")
 def inject_command(
     out: Path = typer.Option(..., "--out", help="The run folder to write the defect set (defects.json) and dataset into."),
-    apps: str = typer.Option(None, "--apps", help="App ids, comma-separated (default: every app of --apps-dir)."),
+    app_ids: list[str] = APP_IDS,
     types: str = typer.Option(None, "--types", help="Defect types, comma-separated (default: every implemented type)."),
     per_app: int = typer.Option(1, "--per-app", min=1, help="Defects per app and type (seeds --seed … --seed+K-1)."),
     seed: int = typer.Option(0, "--seed", help="The first seed."),
-    apps_dir: Path = typer.Option(BUNDLED_DIR, "--apps-dir", help="A spec file or folder of specs (default: bundled)."),
+    apps: Path = SPECS,
     viewport: Viewport = VIEWPORT,
     rollouts: bool = typer.Option(True, "--rollouts/--no-rollouts", help="Also roll out the labelled dataset "
                                   "(each proven defect and its task on the defect-free app, with tuples.jsonl)."),
 ) -> None:
     """Inject defects into apps, prove each on the page, and write the defect set (and its labelled tuples)."""
     try:
-        defect_set = in_browser(inject_run(out, apps_path=apps_dir, app_ids=_split(apps), types=_split(types),
+        defect_set = in_browser(inject_run(out, apps_path=apps, app_ids=app_ids or None, types=_split(types),
                                            per_app=per_app, seed=seed, viewport=viewport, rollouts=rollouts))
     except (DefectRunError, DefectError, KeyError, ValueError) as exc:
         raise _fail(str(exc).strip("'"))
@@ -67,7 +66,7 @@ def eval_command(
                                  "offline-blind (the same rules without it), commenter (the offline commenter's "
                                  "findings), or a model role or name (e.g. detector)."),
     models_config: Path = MODELS_REGISTRY,
-    concurrency: int = typer.Option(2, "--concurrency", min=1, help="Trajectories judged at once."),
+    concurrency: int = judged_at_once(2),
 ) -> None:
     """Score detectors on a defect run's tuples: Accuracy, Recall-D, Recall-N, per type and kind; report.html."""
     names = _split(detector)

@@ -17,7 +17,7 @@ from llm import ModelClient, ModelConfigError, UnknownNameError
 from results import agreement_records
 from verifier.judge import JUDGEMENTS_FILE, AgreementReport, LabelImportError, get_judge, import_labels, judge_run
 
-from ._options import MODELS_REGISTRY
+from ._options import MODELS_REGISTRY, judged_at_once
 from ._output import _fail, closing, console, err_console, exit_on
 
 label_app = typer.Typer(help="People's labels of a run's trajectories (labels.jsonl).", no_args_is_help=True)
@@ -61,7 +61,7 @@ def judge_command(
     mode: str = typer.Option("screenshot", "--mode", help="What a model judge sees: screenshot (the last one) or "
                              "flow (the dashboard, drawn without the checker's verdict)."),
     models_config: Path = MODELS_REGISTRY,
-    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Trajectories judged at once."),
+    concurrency: int = judged_at_once(4),
 ) -> None:
     """Judge every trajectory of a finished run and append the verdicts to RUN_DIR/judgements.jsonl."""
     if not (run_dir / "results.json").is_file():

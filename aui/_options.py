@@ -1,11 +1,19 @@
-"""Options several commands take with one meaning, declared once (the run's own are made from its config)."""
+"""Options several commands take with one meaning, declared once (the run's own are made from its config).
+
+An option that is also a field of the run's config (`--apps`, `--app`, `--models`, `--viewport`) is made from that
+field's flag and help (`experiment.config_flags`): every command says of it what `aui run` says.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from rich.markup import escape
 
 from apps_prompts import BUNDLED_DIR
 from cua import DEFAULT_VIEWPORT, Viewport
+from experiment import config_flags
 
 
 def parse_viewport(value: str | Viewport) -> Viewport:
@@ -18,13 +26,24 @@ def parse_viewport(value: str | Viewport) -> Viewport:
         raise typer.BadParameter(str(exc)) from None
 
 
-MODELS_REGISTRY = typer.Option(None, "--models", "--models-config",
-                               help="Model registry YAML (default configs/models.yaml); as `aui run --models`.")
-"""`--models-config`: the older name some commands had."""
-VIEWPORT = typer.Option(str(DEFAULT_VIEWPORT), "--viewport", parser=parse_viewport,
-                        help="Browser viewport WIDTHxHEIGHT (screenshots and model coordinates follow it).")
+def _from_config(field: str, default: Any, *aliases: str, **settings: Any) -> Any:
+    """The option of the config's `field` (its flag and help) with this command's default."""
+    flag = next(flag for flag in config_flags() if flag.field == field)
+    return typer.Option(default, flag.flag, *aliases, help=escape(flag.help), **settings)
+
+
+MODELS_REGISTRY = _from_config("models_config", None, "--models-config")  # the older name some commands had
+VIEWPORT = _from_config("viewport", str(DEFAULT_VIEWPORT), parser=parse_viewport)
+SPECS = _from_config("apps", BUNDLED_DIR)
+APP_IDS = _from_config("app_ids", None)
 APP_ID = typer.Option(..., "--app", help="The app id (see `aui apps list`).")
-SPECS = typer.Option(BUNDLED_DIR, "--apps", help="A spec file or folder of specs (default: bundled).")
+SPEC_PATH = typer.Argument(BUNDLED_DIR, help="A spec file or a folder of them.")
+TRAJECTORY_DIR = typer.Argument(..., help="A trajectory folder (trajectory.json + screenshots).")
 APP_HTML = typer.Option(None, "--html", help="The app version to judge (default: the spec's reference HTML).")
 VIEWER_PORT = typer.Option(8765, "--port", help="Port on 127.0.0.1 (the default is what Prefect artifacts link to).")
 VIEWER_HOST = typer.Option("127.0.0.1", "--host", help="Interface to listen on (keep 127.0.0.1 unless you mean it).")
+
+
+def judged_at_once(default: int) -> Any:
+    """`--concurrency` of the commands that judge a run's trajectories (each its own default)."""
+    return typer.Option(default, "--concurrency", min=1, help="Trajectories judged at once.")

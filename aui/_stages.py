@@ -24,7 +24,7 @@ from experiment import is_offline_provider
 from llm import ModelClient, ModelConfigError, UnknownNameError, get_client
 from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, rollout_checker, verify_app
 
-from ._options import APP_HTML, APP_ID, MODELS_REGISTRY, SPECS, VIEWPORT
+from ._options import APP_HTML, APP_ID, MODELS_REGISTRY, SPECS, TRAJECTORY_DIR, VIEWPORT
 from ._output import _fail, err_console, exit_on, in_browser
 
 console = Console()
@@ -151,7 +151,7 @@ def _load_trajectory_or_exit(folder: Path):
 
 
 def dashboard_command(
-    trajectory_dir: Path = typer.Argument(..., help="A trajectory folder (trajectory.json + screenshots)."),
+    trajectory_dir: Path = TRAJECTORY_DIR,
     out: Path = typer.Option(None, "--out", help="PNG to write; default TRAJECTORY_DIR/dashboard.png."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary (path, tiles, tokens) instead of text."),
 ) -> None:
@@ -180,7 +180,7 @@ def dashboard_command(
 
 
 def comment_command(
-    trajectory_dir: Path = typer.Argument(..., help="A trajectory folder (trajectory.json + screenshots)."),
+    trajectory_dir: Path = TRAJECTORY_DIR,
     model: str = typer.Option("commenter", "--model", help="A model role or name from the model registry, or 'offline'."),
     mode: str = typer.Option("dashboard", "--mode", help="What the model sees: dashboard, text-only or screenshots-only."),
     html: Path = typer.Option(

@@ -47,7 +47,7 @@ def _apps(apps_path: Path | str, app_ids: Sequence[str] | None) -> list[tuple[Ap
     chosen = list(app_ids) if app_ids else sorted(known)
     unknown = [app_id for app_id in chosen if app_id not in known]
     if unknown:
-        raise DefectRunError(f"--apps: no app {', '.join(map(repr, unknown))} under {apps_path} "
+        raise DefectRunError(f"--app: no app {', '.join(map(repr, unknown))} under {apps_path} "
                              f"(known: {', '.join(sorted(known))})")
     pairs = []
     for app_id in chosen:

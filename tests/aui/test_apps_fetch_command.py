@@ -66,7 +66,7 @@ def test_gpt5_apps_for_a_tasks_file_from_a_local_folder_then_nothing_to_do(share
     assert result.stdout.startswith("gpt5-apps: 13 files, ")
     assert len(list(out.glob("*/index.html"))) == 12 and (out / "LICENSE").is_file()
     again = aui("apps", "fetch", "gpt5-apps", "--from", str(shared_data / "gpt5-apps"), "--to", str(out),
-                "--only", "pomodoro,regex-lab")
+                "--app", "pomodoro", "--app", "regex-lab")
     assert again.exit_code == 0, again.output
     assert again.stdout.startswith(f"gpt5-apps is already complete in {out}: 3 files") and "--force" in again.stdout
 
@@ -86,10 +86,10 @@ def test_a_file_missing_in_from_is_named(tmp_path):
 
 
 def test_unknown_app_ids_and_conflicting_options_are_one_line_each(tmp_path):
-    line = one_error_line(aui("apps", "fetch", "gpt5-apps", "--only", "pomodoro,pomodor", "--to", str(tmp_path / "out")))
+    line = one_error_line(aui("apps", "fetch", "gpt5-apps", "--app", "pomodoro", "--app", "pomodor", "--to", str(tmp_path / "out")))
     assert "gpt5-apps has no app 'pomodor' (did you mean pomodoro" in line
-    line = one_error_line(aui("apps", "fetch", "gpt5-apps", "--only", "pomodoro", "--tasks-file", str(TASKS_FILE)))
-    assert line == "error: give --only or --tasks-file, not both"
+    line = one_error_line(aui("apps", "fetch", "gpt5-apps", "--app", "pomodoro", "--tasks-file", str(TASKS_FILE)))
+    assert line == "error: give --app or --tasks-file, not both"
     line = one_error_line(aui("apps", "fetch", "gpt5-apps", "--tasks-file", str(tmp_path / "none.yaml")))
     assert "tasks file not found" in line
     assert not (tmp_path / "out").exists()

@@ -127,3 +127,27 @@ def test_run_help_shows_the_six_groups_each_flag_in_its_own():
         assert panel_of[spec.flag] == spec.group.title(), spec.flag
     assert (panel_of["--offline"], panel_of["--yes"], panel_of["--verbose"]) == ("Roles", "Budget", "Output")
 
+
+
+def _commands(group, path=()):
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            yield from _commands(command, (*path, name))
+        else:
+            yield " ".join((*path, name)), command
+
+
+def test_every_command_says_of_a_config_flag_what_run_says():
+    """`--apps`, `--app` (several), `--models` and `--viewport` mean one thing in every command that takes them."""
+    root = typer.main.get_command(cli)
+    run_help = {flag: param.help for param in root.commands["run"].params for flag in param.opts}
+    seen = {}
+    for name, command in _commands(root):
+        for param in command.params:
+            for flag in set(param.opts) & {"--apps", "--app", "--models", "--viewport"}:
+                if flag == "--app" and not param.multiple:
+                    continue  # one app (`aui verify`, `aui rollout`): its own option
+                seen.setdefault(flag, []).append(name)
+                assert param.help == run_help[flag], (name, flag, param.help)
+    assert {flag: len(names) > 2 for flag, names in seen.items()} == dict.fromkeys(seen, True), seen
+    assert {"defects inject", "apps validate", "apps fetch"} <= set(seen["--app"])

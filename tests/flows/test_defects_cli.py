@@ -33,7 +33,7 @@ def small_apps(tmp_path_factory):
 
 
 def _inject(small_apps, out, *extra):
-    return CliRunner().invoke(cli, ["defects", "inject", "--apps-dir", str(small_apps), "--apps", "unit-converter",
+    return CliRunner().invoke(cli, ["defects", "inject", "--apps", str(small_apps), "--app", "unit-converter",
                                     "--types", "misalignment,no-response", "--out", str(out), *extra])
 
 
@@ -105,11 +105,11 @@ def test_inject_then_eval_make_a_labelled_dataset_scored_in_the_report(small_app
 
 
 def test_bad_input_is_refused_naming_it(small_apps, tmp_path):
-    result = CliRunner().invoke(cli, ["defects", "inject", "--apps-dir", str(small_apps), "--types", "wobble",
+    result = CliRunner().invoke(cli, ["defects", "inject", "--apps", str(small_apps), "--types", "wobble",
                                       "--out", str(tmp_path / "x")])
     assert result.exit_code == 2 and "unknown defect type 'wobble'" in result.output
-    result = CliRunner().invoke(cli, ["defects", "inject", "--apps-dir", str(small_apps), "--apps", "nope",
+    result = CliRunner().invoke(cli, ["defects", "inject", "--apps", str(small_apps), "--app", "nope",
                                       "--out", str(tmp_path / "x")])
-    assert result.exit_code == 2 and "no app 'nope'" in result.output
+    assert result.exit_code == 2 and "--app: no app 'nope'" in result.output
     result = CliRunner().invoke(cli, ["defects", "eval", str(tmp_path)])
     assert result.exit_code == 2 and "no defects.json" in result.output
