@@ -30,6 +30,7 @@ from results import (
     write_results,
 )
 
+from ._options import RUN_DIR
 from ._output import _fail, console, err_console, exit_on
 from ._tables import interval_table, levels_table, print_comparisons, results_table
 
@@ -241,7 +242,7 @@ sweep_command = _config_command(
     "cache).", typer.Argument(..., help="Experiment YAML listing apps × coders × CUAs × modes × rounds."))
 
 
-def report(run_dir: Path = typer.Argument(..., help="A run folder with results.json.")) -> None:
+def report(run_dir: Path = RUN_DIR) -> None:
     """Rebuild results.md/.csv, the plot and report.html from a run's results.json; print the overall figures with
     their 95 % intervals and the paired comparisons of SR."""
     with exit_on(FileNotFoundError, ValueError):
