@@ -83,8 +83,8 @@ def one_pass(run_dir: Path, args: argparse.Namespace) -> tuple[dict, dict]:
         log(f"reusing the defect set and dataset in {run_dir}")  # the detectors are scored again on them
     else:
         inject = ["defects", "inject", "--out", str(run_dir), "--per-app", str(args.seeds)]
-        if args.apps:
-            inject += ["--apps", args.apps]
+        for app_id in filter(None, (args.apps or "").split(",")):
+            inject += ["--app", app_id.strip()]
         aui(*inject)
         times["inject_and_rollouts_s"] = round(time.monotonic() - started, 1)
     for detector, _ in DETECTORS:
