@@ -48,7 +48,7 @@ def inject_command(
     try:
         defect_set = in_browser(inject_run(out, apps_path=apps, app_ids=app_ids or None, types=_split(types),
                                            per_app=per_app, seed=seed, viewport=viewport, rollouts=rollouts))
-    except (DefectRunError, DefectError, KeyError, ValueError) as exc:
+    except (DefectRunError, DefectError, KeyError, ValueError, FileNotFoundError) as exc:
         raise _fail(str(exc).strip("'"))
     proven = len(defect_set.proven)
     console.print(f"{proven} / {len(defect_set.records)} defects proven ({', '.join(defect_set.types)}) in "

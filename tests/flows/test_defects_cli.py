@@ -111,5 +111,8 @@ def test_bad_input_is_refused_naming_it(small_apps, tmp_path):
     result = CliRunner().invoke(cli, ["defects", "inject", "--apps", str(small_apps), "--app", "nope",
                                       "--out", str(tmp_path / "x")])
     assert result.exit_code == 2 and "--app: no app 'nope'" in result.output
+    result = CliRunner().invoke(cli, ["defects", "inject", "--apps", "unit-converter,mortgage-calculator",  # ids, not a folder
+                                      "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "no app specs at 'unit-converter,mortgage-calculator'" in result.output, result.output
     result = CliRunner().invoke(cli, ["defects", "eval", str(tmp_path)])
     assert result.exit_code == 2 and "no defects.json" in result.output
