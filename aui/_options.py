@@ -42,7 +42,7 @@ TRAJECTORY_DIR = typer.Argument(..., help="A trajectory folder (trajectory.json 
 RUN_DIR = typer.Argument(..., help="A finished run folder (it has results.json).")
 APP_HTML = typer.Option(None, "--html", help="The app version to judge (default: the spec's reference HTML).")
 VIEWER_PORT = typer.Option(8765, "--port", help="Port on 127.0.0.1 (the default is what Prefect artifacts link to).")
-VIEWER_HOST = typer.Option("127.0.0.1", "--host", help="Interface to listen on (keep 127.0.0.1 unless you mean it).")
+HOST = typer.Option("127.0.0.1", "--host", help="Interface to listen on (keep 127.0.0.1 unless you mean it).")
 
 
 def judged_at_once(default: int) -> Any:

@@ -30,7 +30,7 @@ from results import (
     write_results,
 )
 
-from ._options import RUN_DIR
+from ._options import HOST, RUN_DIR
 from ._output import _fail, console, err_console, exit_on
 from ._tables import interval_table, levels_table, print_comparisons, results_table
 
@@ -278,7 +278,8 @@ def _print_agreement(run_dir: Path) -> None:
     console.print(f"agreement: {run_dir / 'agreement.json'}")
 
 
-def ui(port: int = typer.Option(4200, "--port"), host: str = typer.Option("127.0.0.1", "--host")) -> None:
+def ui(port: int = typer.Option(4200, "--port", help="Port of the Prefect server (its UI and API)."),
+       host: str = HOST) -> None:
     """Start the Prefect server (UI + API) on this machine and print where it is."""
     url = f"http://{host}:{port}"
     console.print(f"Prefect UI: {url}  ·  to send runs there: export PREFECT_API_URL={url}/api")

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import typer
 
-from ._options import VIEWER_HOST, VIEWER_PORT
+from ._options import HOST, VIEWER_PORT
 from ._output import _fail, console
 
 
 def view_command(
     run_dirs: list[Path] = typer.Argument(None, help="Run folders or folders of runs (default: runs/)."),
     port: int = VIEWER_PORT,
-    host: str = VIEWER_HOST,
+    host: str = HOST,
     who: str = typer.Option(None, "--who", help="Name written with your labels (default: $AUI_LABELLER or your user name)."),
     blind: bool = typer.Option(True, "--blind/--no-blind", help="Hide the checker's verdict until you label a trajectory."),
 ) -> None:
@@ -39,6 +39,6 @@ def view_command(
 
 
 def serve_command(run_dir: Path = typer.Argument(..., help="A run folder or runs/."),
-                  port: int = VIEWER_PORT, host: str = VIEWER_HOST) -> None:
+                  port: int = VIEWER_PORT, host: str = HOST) -> None:
     """The viewer over one folder (the old name of `aui view`)."""
     view_command([run_dir], port=port, host=host, who=None, blind=True)
