@@ -128,7 +128,6 @@ def test_run_help_shows_the_six_groups_each_flag_in_its_own():
     assert (panel_of["--offline"], panel_of["--yes"], panel_of["--verbose"]) == ("Roles", "Budget", "Output")
 
 
-
 def _commands(group, path=()):
     for name, command in group.commands.items():
         if hasattr(command, "commands"):
