@@ -17,7 +17,7 @@ from llm import ModelClient, ModelConfigError, UnknownNameError
 from results import agreement_records
 from verifier.judge import JUDGEMENTS_FILE, AgreementReport, LabelImportError, get_judge, import_labels, judge_run
 
-from ._options import MODELS_REGISTRY, RUN_DIR, judged_at_once
+from ._options import JUDGE, MODELS_REGISTRY, RUN_DIR, judged_at_once
 from ._output import _fail, closing, console, err_console, exit_on
 
 label_app = typer.Typer(help="People's labels of a run's trajectories (labels.jsonl).", no_args_is_help=True)
@@ -56,8 +56,7 @@ def agreement_table(report: AgreementReport) -> Table:
 
 def judge_command(
     run_dir: Path = RUN_DIR,
-    model: str = typer.Option("judge", "--model", help="A model role or name from the model registry, or 'offline' "
-                              "(the text-only baseline: final page text vs the expected outcome's facts)."),
+    model: str = JUDGE,
     mode: str = typer.Option("screenshot", "--mode", help="What a model judge sees: screenshot (the last one) or "
                              "flow (the dashboard, drawn without the checker's verdict)."),
     models_config: Path = MODELS_REGISTRY,

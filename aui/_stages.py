@@ -24,7 +24,8 @@ from experiment import is_offline_provider
 from llm import ModelClient, ModelConfigError, UnknownNameError, get_client
 from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, rollout_checker, verify_app
 
-from ._options import APP_HTML, APP_ID, MODELS_REGISTRY, SPECS, TRAJECTORY_DIR, VIEWPORT
+from ._options import APP_HTML, APP_ID, COMMENTER, COMMENTER_MODE, CUA, CUA_MODEL, MODELS_REGISTRY, SPECS, TRAJECTORY_DIR
+from ._options import VERIFIER, VIEWPORT
 from ._output import _fail, err_console, exit_on, in_browser
 
 console = Console()
@@ -36,7 +37,7 @@ def verify_command(
     app_id: str = APP_ID,
     apps: Path = SPECS,
     html: Path = APP_HTML,
-    model: str = typer.Option("offline", "--model", help="'offline' (reference checkers) or a model name / role."),
+    model: str = VERIFIER,
     out: Path = typer.Option(..., "--out", help="Folder for verdicts.json."),
     models_config: Path = MODELS_REGISTRY,
     batch_size: int = typer.Option(10, "--batch-size", min=1, help="Tasks per model conversation."),
@@ -87,9 +88,9 @@ def verify_command(
 def rollout_command(
     app_id: str = APP_ID,
     task_id: str = typer.Option(..., "--task", help="Task id within the app."),
-    policy: str = typer.Option("heuristic", "--policy", help="heuristic | uitars | openai-cua"),
+    policy: str = CUA,
     out: Path = typer.Option(..., "--out", help="Folder for trajectory.json and the step screenshots."),
-    model: str = typer.Option(None, "--model", help="Model name or role in the model registry (model policies)."),
+    model: str = CUA_MODEL,
     html: Path = APP_HTML,
     apps: Path = SPECS,
     models: Path = MODELS_REGISTRY,
@@ -181,8 +182,8 @@ def dashboard_command(
 
 def comment_command(
     trajectory_dir: Path = TRAJECTORY_DIR,
-    model: str = typer.Option("commenter", "--model", help="A model role or name from the model registry, or 'offline'."),
-    mode: str = typer.Option("dashboard", "--mode", help="What the model sees: dashboard, text-only or screenshots-only."),
+    model: str = COMMENTER,
+    mode: str = COMMENTER_MODE,
     html: Path = typer.Option(
         None, "--html", help="The app's HTML (the offline commenter measures it); default app.html/index.html in the folder."
     ),

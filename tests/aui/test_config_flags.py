@@ -136,17 +136,27 @@ def _commands(group, path=()):
             yield " ".join((*path, name)), command
 
 
+SHARED_FLAGS = {"--apps", "--app", "--models", "--viewport"}
+ONE_STAGE_ROLES = {"verify": "--verifier", "rollout": "--cua", "comment": "--commenter", "judge": "--judge"}
+
+
 def test_every_command_says_of_a_config_flag_what_run_says():
-    """`--apps`, `--app` (several), `--models` and `--viewport` mean one thing in every command that takes them."""
+    """`--apps`, `--app` (several), `--models`, `--viewport` and each role mean one thing in every command that
+    takes them; a one-stage command names its role as `aui run` does (`--model` / `--policy` kept as aliases)."""
     root = typer.main.get_command(cli)
     run_help = {flag: param.help for param in root.commands["run"].params for flag in param.opts}
     seen = {}
     for name, command in _commands(root):
         for param in command.params:
-            for flag in set(param.opts) & {"--apps", "--app", "--models", "--viewport"}:
+            # (`defects eval --detector` is not among them: a list of detectors to compare, baselines included)
+            for flag in set(param.opts) & (SHARED_FLAGS | {*ONE_STAGE_ROLES.values(), "--cua-model", "--commenter-mode"}):
                 if flag == "--app" and not param.multiple:
                     continue  # one app (`aui verify`, `aui rollout`): its own option
                 seen.setdefault(flag, []).append(name)
                 assert param.help == run_help[flag], (name, flag, param.help)
-    assert {flag: len(names) > 2 for flag, names in seen.items()} == dict.fromkeys(seen, True), seen
+    assert {flag: len(seen[flag]) > 2 for flag in SHARED_FLAGS} == dict.fromkeys(SHARED_FLAGS, True), seen
     assert {"defects inject", "apps validate", "apps fetch"} <= set(seen["--app"])
+    for command, flag in ONE_STAGE_ROLES.items():
+        assert command in seen[flag] and "--model" in _options(command) or flag == "--cua", (command, flag)
+    assert {"rollout"} <= set(seen["--cua-model"]) and "--policy" in _options("rollout")
+    assert "comment" in seen["--commenter-mode"]
