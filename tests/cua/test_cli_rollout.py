@@ -53,7 +53,7 @@ def test_cli_runs_a_uitars_rollout_and_prints_reason_and_steps(apps_dir, tmp_pat
               cua: local-uitars
             """), encoding="utf-8")
         out = tmp_path / "run"
-        result = CliRunner().invoke(cli, ["rollout", "--app", "lab", "--task", "add-one", "--policy", "uitars",
+        result = CliRunner().invoke(cli, ["rollout", "--app", "lab", "--task", "add-one", "--cua", "uitars",
                                           "--models", str(models), "--apps", str(apps_dir), "--out", str(out), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output.strip().splitlines()[-1])

@@ -23,7 +23,7 @@ def _invoke(*args: str):
 
 
 def test_offline_judge_over_a_real_run_prints_a_summary_and_writes_judgements(real_run):
-    result = _invoke(str(real_run), "--model", "offline")
+    result = _invoke(str(real_run), "--judge", "offline")
     assert result.exit_code == 0, result.output
     judgements = read_judgements(real_run)
     answered = [j for j in judgements if j.success is not None]
