@@ -63,7 +63,9 @@ def spec_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     if not path.is_dir():
-        raise FileNotFoundError(f"no app specs at '{path}': not a file or directory")
+        # A bare name (`--apps unit-converter`, or an old `--apps a,b`) is most likely app ids given as the folder
+        hint = "; to pick apps by id, name each with --app ID" if len(Path(path).parts) == 1 else ""
+        raise FileNotFoundError(f"no app specs at '{path}': not a file or directory{hint}")
     return sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import model_validator
 
 from apps_prompts import BUNDLED_DIR, Level, Task
 from coder import RevisionMode
@@ -218,9 +219,11 @@ class ExperimentConfig(BaseModel):
 
     @field_validator("apps", "v0_dir", "tasks_file", "models_config")
     @classmethod
-    def _exists(cls, path: Path | None) -> Path | None:
+    def _exists(cls, path: Path | None, info: ValidationInfo) -> Path | None:
         if path is not None and not Path(path).exists():
-            raise ValueError(f"path does not exist: {path}")
+            # `--apps unit-converter` is most likely an app id given as the folder of specs
+            hint = "; to pick apps by id, name each with --app ID" if info.field_name == "apps" and len(Path(path).parts) == 1 else ""
+            raise ValueError(f"path does not exist: {path}{hint}")
         return path
 
     @field_validator("variations", mode="after")

@@ -160,3 +160,15 @@ def test_every_command_says_of_a_config_flag_what_run_says():
         assert command in seen[flag] and "--model" in _options(command) or flag == "--cua", (command, flag)
     assert {"rollout"} <= set(seen["--cua-model"]) and "--policy" in _options("rollout")
     assert "comment" in seen["--commenter-mode"]
+
+
+def test_an_app_id_given_as_the_spec_folder_is_refused_with_the_flag_that_picks_apps(tmp_path):
+    """`--apps unit-converter` (or an old `--apps a,b`): one error line naming the value and pointing at `--app`."""
+    for argv in (["run", "--offline", "--apps", APP], ["verify", "--app", APP, "--apps", APP, "--out", str(tmp_path)],
+                 ["defects", "inject", "--apps", f"{APP},mortgage-calculator", "--out", str(tmp_path)]):
+        result = CliRunner().invoke(cli, argv)
+        output = " ".join(result.output.split())
+        assert result.exit_code == 2 and "error:" in output and argv[argv.index("--apps") + 1] in output, output
+        assert "to pick apps by id, name each with --app ID" in output, output
+    result = CliRunner().invoke(cli, ["run", "--offline", "--apps", str(tmp_path / "no-such-folder")])
+    assert result.exit_code == 2 and "--app ID" not in result.output  # a path: no hint

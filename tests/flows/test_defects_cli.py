@@ -114,5 +114,6 @@ def test_bad_input_is_refused_naming_it(small_apps, tmp_path):
     result = CliRunner().invoke(cli, ["defects", "inject", "--apps", "unit-converter,mortgage-calculator",  # ids, not a folder
                                       "--out", str(tmp_path / "x")])
     assert result.exit_code == 2 and "no app specs at 'unit-converter,mortgage-calculator'" in result.output, result.output
+    assert "name each with --app ID" in " ".join(result.output.split()), result.output
     result = CliRunner().invoke(cli, ["defects", "eval", str(tmp_path)])
     assert result.exit_code == 2 and "no defects.json" in result.output
