@@ -175,9 +175,14 @@ def dashboard_command(
         return
     console.print(f"wrote [bold]{rendered.path}[/] — {summary['steps']} steps, grid {summary['grid']}", soft_wrap=True)
     console.print(
-        f"visual tokens: Qwen2.5-VL {account.raw_qwen} → {account.dashboard_qwen} ({account.reduction_qwen:.1%} fewer), "
-        f"OpenAI high-detail {account.raw_openai} → {account.dashboard_openai} ({account.reduction_openai:.1%} fewer)"
+        f"visual tokens: Qwen2.5-VL {account.raw_qwen} → {account.dashboard_qwen} ({_fewer(account.reduction_qwen)}), "
+        f"OpenAI high-detail {account.raw_openai} → {account.dashboard_openai} ({_fewer(account.reduction_openai)})"
     )
+
+
+def _fewer(reduction: float) -> str:
+    """A short trajectory's dashboard can cost more tokens than its few screenshots: say so, not "-12.5% fewer"."""
+    return f"{reduction:.1%} fewer" if reduction >= 0 else f"{-reduction:.1%} more"
 
 
 def comment_command(

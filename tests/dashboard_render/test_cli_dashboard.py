@@ -29,6 +29,15 @@ def test_aui_dashboard_writes_the_png_and_reports_tokens(tmp_path, synthetic):
     assert Image.open(out).size == (1920, 1080)
 
 
+def test_aui_dashboard_says_more_tokens_where_the_dashboard_costs_more(tmp_path, synthetic):
+    """Two screenshots cost Qwen fewer tokens than one 1920×1080 dashboard: "12.5% more", not "-12.5% fewer"."""
+    short = runner.invoke(app, ["dashboard", str(synthetic(1)), "--out", str(tmp_path / "1.png")], env={"COLUMNS": "200"})
+    long = runner.invoke(app, ["dashboard", str(synthetic(7)), "--out", str(tmp_path / "7.png")], env={"COLUMNS": "200"})
+    assert short.exit_code == long.exit_code == 0, short.output + long.output
+    assert "Qwen2.5-VL 2392 → 2691 (12.5% more)" in short.output and "(-" not in short.output
+    assert "Qwen2.5-VL 9568 → 2691 (71.9% fewer)" in long.output
+
+
 def test_aui_dashboard_names_a_folder_without_a_trajectory(tmp_path):
     result = runner.invoke(app, ["dashboard", str(tmp_path)])
     assert result.exit_code == 2 and "trajectory.json" in result.output
