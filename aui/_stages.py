@@ -125,6 +125,7 @@ def rollout_command(
         "app": spec.id,
         "task": task.id,
         "policy": policy,
+        "offline": is_offline_provider("cua", policy),
         "termination": trajectory.termination.value if trajectory.termination else None,
         "success": trajectory.success,
         "steps": len(trajectory.steps),
@@ -138,7 +139,7 @@ def rollout_command(
         colour = "green" if trajectory.success else "yellow"
         console.print(
             f"[{colour}]{summary['termination']}[/] after {summary['steps']} step(s) — {spec.id}/{task.id} "
-            f"with {policy}; trajectory: {summary['trajectory']}",
+            f"with {policy}{' (offline)' if summary['offline'] else ''}; trajectory: {summary['trajectory']}",
             soft_wrap=True,
         )
         if trajectory.error:

@@ -57,7 +57,7 @@ def test_cli_runs_a_uitars_rollout_and_prints_reason_and_steps(apps_dir, tmp_pat
                                           "--models", str(models), "--apps", str(apps_dir), "--out", str(out), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output.strip().splitlines()[-1])
-    assert summary["termination"] == "success" and summary["steps"] == 1
+    assert summary["termination"] == "success" and summary["steps"] == 1 and summary["offline"] is False
     saved = json.loads((out / "trajectory.json").read_text())
     assert saved["app_id"] == "lab" and saved["task_id"] == "add-one" and saved["model"] == "local-uitars"
     assert saved["expected_outcome"] == "The counter reads 1."
@@ -68,3 +68,10 @@ def test_cli_names_the_known_tasks_when_the_task_is_unknown(apps_dir, tmp_path):
                                       "--out", str(tmp_path / "x")])
     assert result.exit_code == 2
     assert "add-one" in result.output
+
+
+def test_the_offline_agent_is_labelled_offline(apps_dir, tmp_path):
+    result = CliRunner().invoke(cli, ["rollout", "--app", "lab", "--task", "add-one", "--apps", str(apps_dir),
+                                      "--out", str(tmp_path / "run")], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "with heuristic (offline);" in result.output
