@@ -7,6 +7,9 @@ tracker exist — while the others are in flight, the whole process tree is reco
 is killed. Every recorded process must then end within `LEFT_WITHIN_S`; a zombie counts as ended (its
 parent, init, reaps it). A SIGKILL runs no handler and no `atexit` in `aui`: what ends them is the watcher
 `aui` starts first thing (`flows.watch_this_process`).
+
+A terminal's Ctrl-C is gentler and reaches more: SIGINT to the whole foreground process group. The run must stop
+cleanly then too, which it can only if the temporary server it reports the stop to is not in that group.
 """
 
 from __future__ import annotations
@@ -136,3 +139,30 @@ def test_a_run_killed_mid_rollout_leaves_none_of_its_processes_and_the_rerun_res
     assert cache["propose"] == {"ran": 0, "reused": 1}, cache
     assert cache["verify"]["reused"] >= 1, cache
     assert cache["rollout"]["ran"] + cache["rollout"]["reused"] == TASKS * (ROUNDS + 1), cache
+
+
+@pytest.mark.timeout(900)
+def test_a_terminal_ctrl_c_stops_the_run_cleanly_and_its_temporary_server_after_it(tmp_path):
+    """SIGINT to `aui`'s process group, as a terminal sends it: one clean stop, no error from Prefect's services.
+
+    Before the server had a session of its own it died with the signal; the stopping run could not report its task
+    runs, waited out the 10 s grace, was killed, and printed Prefect's "EventsWorker failed to process item"."""
+    command, env = _command(tmp_path), _env(tmp_path)
+    log_path = tmp_path / "ctrl-c.log"
+    with log_path.open("wb") as log:
+        aui = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        _wait_until(lambda: _finished_rollout(tmp_path / "runs" / "killed") or aui.poll() is not None, 900,
+                    "a rollout to end")
+        assert aui.poll() is None, log_path.read_text(errors="replace")[-3000:]
+        [server] = [child for child in psutil.Process(aui.pid).children(recursive=True)
+                    if "uvicorn" in _command_line(child)]
+        os.killpg(aui.pid, signal.SIGINT)
+        code = aui.wait(timeout=60)
+        output = log_path.read_text(errors="replace")
+    finally:
+        if aui.poll() is None:
+            os.killpg(aui.pid, signal.SIGKILL)
+    assert code == 130 and "SIGINT received: stopped cleanly" in output, output[-3000:]
+    assert "ERROR" not in output and "Traceback" not in output, output[-3000:]
+    _wait_until(lambda: not _alive([server]), 10, "the temporary server to end")  # Prefect stops it at exit
