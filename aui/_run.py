@@ -84,7 +84,7 @@ def _announce(config: ExperimentConfig, plan: Plan, size) -> None:
 def _sweep_on_display(config: ExperimentConfig, plan: Plan, listener, verbose: bool) -> list:
     """The sweep, under the live display, stoppable by a signal; a failure is one line (AUI_DEBUG=1: the traceback)."""
     # Prefect loads with `sweep`, only once the config and the run's size have been checked.
-    from flows import sweep, temporary_server_in_own_session
+    from flows import sweep
 
     from ._console import RunDisplay
 
@@ -95,7 +95,6 @@ def _sweep_on_display(config: ExperimentConfig, plan: Plan, listener, verbose: b
     def hard_stop(message: str) -> None:
         _fail(_stopped_line(config, message))
 
-    temporary_server_in_own_session()  # a terminal's Ctrl-C then reaches the run, not the server it reports to
     try:
         with RunDisplay(console, config, plan, verbose=verbose):
             return run_stoppable(lambda: sweep(config, plan), listener, on_hard_stop=hard_stop)

@@ -204,8 +204,10 @@ async def get_browser(config: BrowserConfig | None = None) -> Browser:
                 "chromium-headless-shell and chromium) or set AUI_CHROMIUM to the binary."
             )
         marker = _processes.new_marker()
+        # The run decides when the browser closes (`flows._stop`), not a terminal's Ctrl-C reaching the driver
         holder.browser = await holder.playwright.chromium.launch(
-            executable_path=str(executable), headless=config.headless, args=launch_args(config, marker)
+            executable_path=str(executable), headless=config.headless, args=launch_args(config, marker),
+            handle_sigint=False, handle_sigterm=False, handle_sighup=False,
         )
         holder.marker = marker
         return holder.browser

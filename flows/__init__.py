@@ -32,7 +32,7 @@ _PUBLIC = {
     "finish_run": "_finish", "write_manifest": "_finish", "ROLE_PROMPTS": "_finish", "viewer_url": "_artifacts", "round_table": "_artifacts",
     # what the `aui` command drives: stop signals, progress, budgets, Dask
     "Stopped": "_stop", "SignalListener": "_stop", "run_stoppable": "_stop", "listen_from_startup": "_stop",
-    "watch_this_process": "_orphans", "temporary_server_in_own_session": "_prefect_env",
+    "watch_this_process": "_orphans",
     "RunProgress": "_progress", "LimitSampler": "_progress", "watching": "_progress", "format_duration": "_progress",
     "OPTIONAL_KINDS": "_progress", "what_limits": "_progress", "budget_line": "_budget",
     "dask_task_runner": "_dask",
@@ -63,7 +63,6 @@ if TYPE_CHECKING:  # what editors and type checkers see
     from ._finish import ROLE_PROMPTS, finish_run, write_manifest
     from ._loop import design_loop, judge_and_revise, run_track
     from ._orphans import watch_this_process
-    from ._prefect_env import temporary_server_in_own_session
     from ._progress import OPTIONAL_KINDS, LimitSampler, RunProgress, format_duration, watching, what_limits
     from ._refs import (
         AgentSettings,

@@ -79,7 +79,12 @@ def watch_this_process() -> None:
 
 
 def end_with_parent(parent: int) -> None:
-    """A process pool's initializer: this process exits, at once, when `parent` is no longer its parent."""
+    """A process pool's initializer: this process exits, at once, when `parent` is no longer its parent.
+
+    It ignores SIGINT: a terminal's Ctrl-C reaches the whole process group, and a KeyboardInterrupt raised in the
+    middle of a job came back to the parent as the job's result, ending a stopping run with an error instead of a
+    clean stop. The parent decides the stop; this process ends with it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_when_orphaned, args=(parent,), name="aui-parent-watch", daemon=True).start()
 
 

@@ -131,6 +131,7 @@ def run_stoppable(main: Callable[[], Awaitable[Any]], listener: SignalListener, 
     import asyncio
     import threading
 
+    _temporary_server_in_own_session()
     box: dict[str, Any] = {}
 
     async def runner() -> Any:
@@ -164,6 +165,42 @@ def run_stoppable(main: Callable[[], Awaitable[Any]], listener: SignalListener, 
     if "error" in box:
         raise box["error"]
     return box["result"]
+
+
+def _temporary_server_in_own_session() -> None:
+    """Prefect's temporary server (no PREFECT_API_URL), started in a session of its own when the run first needs it.
+
+    A terminal's Ctrl-C is a SIGINT to its whole foreground process group. Prefect starts its temporary server in
+    `aui`'s group, so that server died with the first Ctrl-C while the stopping run still had to report its task runs
+    to it: the clean stop hung until the grace ran out and the process tree was killed, after a screenful of Prefect's
+    "EventsWorker failed to process item". In a session of its own the server hears no terminal signal; Prefect
+    stops it at exit as before (a hard stop kills it with the process tree). As Prefect's test harness does, it is
+    registered as the process's default server, the one every Prefect client asks for.
+    """
+    if os.environ.get("PREFECT_API_URL"):
+        return
+    import subprocess
+
+    import prefect
+    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.settings import get_current_settings
+
+    class OwnSessionServer(SubprocessASGIServer):
+        def _run_uvicorn_command(self) -> subprocess.Popen:
+            # Prefect 3.8.8's command and environment (`SubprocessASGIServer._run_uvicorn_command`), in a new session
+            return subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent), "--factory",
+                 "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port),
+                 "--log-level", "error", "--lifespan", "on"],
+                env={**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
+                     "PREFECT__SERVER_FINAL": "1", **get_current_settings().to_environment_variables(exclude_unset=True)},
+                start_new_session=True)
+
+    current = SubprocessASGIServer._instances.get(None)
+    if current is None or not current.running:
+        server = object.__new__(OwnSessionServer)  # not `OwnSessionServer()`: that returns the registered one
+        server.__init__(None)
+        SubprocessASGIServer._instances[None] = server
 
 
 async def _close_browser() -> None:
