@@ -58,14 +58,18 @@ class LoadResult:
         return self.apps
 
 
+def app_ids_hint(path: Path | str) -> str:
+    """What to add to "no specs at PATH" when PATH is a bare name: `--apps unit-converter` (or an old `--apps a,b`)
+    is most likely app ids given as the folder of specs."""
+    return "; to pick apps by id, name each with --app ID" if len(Path(path).parts) == 1 else ""
+
+
 def spec_files(path: Path) -> list[Path]:
     """The YAML files under `path` (or `path` itself), in a stable order."""
     if path.is_file():
         return [path]
     if not path.is_dir():
-        # A bare name (`--apps unit-converter`, or an old `--apps a,b`) is most likely app ids given as the folder
-        hint = "; to pick apps by id, name each with --app ID" if len(Path(path).parts) == 1 else ""
-        raise FileNotFoundError(f"no app specs at '{path}': not a file or directory{hint}")
+        raise FileNotFoundError(f"no app specs at '{path}': not a file or directory{app_ids_hint(path)}")
     return sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
 
 

@@ -16,7 +16,7 @@ import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic import model_validator
 
-from apps_prompts import BUNDLED_DIR, Level, Task
+from apps_prompts import BUNDLED_DIR, Level, Task, app_ids_hint
 from coder import RevisionMode
 from cua import DEFAULT_VIEWPORT, Viewport
 from llm import RunBudget
@@ -221,9 +221,7 @@ class ExperimentConfig(BaseModel):
     @classmethod
     def _exists(cls, path: Path | None, info: ValidationInfo) -> Path | None:
         if path is not None and not Path(path).exists():
-            # `--apps unit-converter` is most likely an app id given as the folder of specs
-            hint = "; to pick apps by id, name each with --app ID" if info.field_name == "apps" and len(Path(path).parts) == 1 else ""
-            raise ValueError(f"path does not exist: {path}{hint}")
+            raise ValueError(f"path does not exist: {path}{app_ids_hint(path) if info.field_name == 'apps' else ''}")
         return path
 
     @field_validator("variations", mode="after")

@@ -156,9 +156,10 @@ def test_every_command_says_of_a_config_flag_what_run_says():
                 assert param.help == run_help[flag], (name, flag, param.help)
     assert {flag: len(seen[flag]) > 2 for flag in SHARED_FLAGS} == dict.fromkeys(SHARED_FLAGS, True), seen
     assert {"defects inject", "apps validate", "apps fetch"} <= set(seen["--app"])
+    old_names = {"verify": "--model", "rollout": "--policy", "comment": "--model", "judge": "--model"}
     for command, flag in ONE_STAGE_ROLES.items():
-        assert command in seen[flag] and "--model" in _options(command) or flag == "--cua", (command, flag)
-    assert {"rollout"} <= set(seen["--cua-model"]) and "--policy" in _options("rollout")
+        assert command in seen[flag] and old_names[command] in _options(command), (command, flag)
+    assert {"rollout"} <= set(seen["--cua-model"])
     assert "comment" in seen["--commenter-mode"]
 
 
