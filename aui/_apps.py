@@ -178,6 +178,7 @@ def fetch_apps(
         None, "--from", help="Read the files from a local clone, an unpacked GitHub archive or a folder fetched before, not the network."
     ),
     app_ids: list[str] = APP_IDS,
+    only: str = typer.Option(None, "--only", hidden=True, help="The older spelling of --app: ids, comma-separated."),
     tasks_file: Path = typer.Option(
         None, "--tasks-file", help="Only the apps this tasks file has tasks for (e.g. configs/gpt5-tasks.yaml)."
     ),
@@ -188,6 +189,7 @@ def fetch_apps(
 ) -> None:
     """Fetch a public benchmark by name, pinned to a commit, every file checked against the sha256 the project keeps
     (the licence always comes along, with all apps or only some)."""
+    app_ids = [*(app_ids or []), *(part.strip() for part in (only or "").split(",") if part.strip())]
     if app_ids and tasks_file is not None:
         raise _fail("give --app or --tasks-file, not both")
     ids = app_ids or None

@@ -16,7 +16,7 @@ from flows import DefectRunError, eval_run, inject_run
 from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
 
-from ._options import APP_IDS, MODELS_REGISTRY, SPECS, VIEWPORT, judged_at_once
+from ._options import APP_IDS, DEFECT_SPECS, MODELS_REGISTRY, VIEWPORT, judged_at_once
 from ._output import _fail, closing, console, exit_on, in_browser
 
 defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
@@ -39,7 +39,7 @@ def inject_command(
     types: str = typer.Option(None, "--types", help="Defect types, comma-separated (default: every implemented type)."),
     per_app: int = typer.Option(1, "--per-app", min=1, help="Defects per app and type (seeds --seed … --seed+K-1)."),
     seed: int = typer.Option(0, "--seed", help="The first seed."),
-    apps: Path = SPECS,
+    apps: Path = DEFECT_SPECS,
     viewport: Viewport = VIEWPORT,
     rollouts: bool = typer.Option(True, "--rollouts/--no-rollouts", help="Also roll out the labelled dataset "
                                   "(each proven defect and its task on the defect-free app, with tuples.jsonl)."),

@@ -35,6 +35,7 @@ def _from_config(field: str, default: Any, *aliases: str, **settings: Any) -> An
 MODELS_REGISTRY = _from_config("models_config", None, "--models-config")  # the older name some commands had
 VIEWPORT = _from_config("viewport", str(DEFAULT_VIEWPORT), parser=parse_viewport)
 SPECS = _from_config("apps", BUNDLED_DIR)
+DEFECT_SPECS = _from_config("apps", BUNDLED_DIR, "--apps-dir")  # the older name `defects inject` had
 APP_IDS = _from_config("app_ids", None)
 # The roles a one-stage command runs, named as `aui run` names them (the older `--model` / `--policy` still taken)
 VERIFIER = _from_config("verifier", "offline", "--model")

@@ -88,6 +88,8 @@ def test_a_file_missing_in_from_is_named(tmp_path):
 def test_unknown_app_ids_and_conflicting_options_are_one_line_each(tmp_path):
     line = one_error_line(aui("apps", "fetch", "gpt5-apps", "--app", "pomodoro", "--app", "pomodor", "--to", str(tmp_path / "out")))
     assert "gpt5-apps has no app 'pomodor' (did you mean pomodoro" in line
+    # the older spelling, a comma list, still means --app
+    assert one_error_line(aui("apps", "fetch", "gpt5-apps", "--only", "pomodoro,pomodor", "--to", str(tmp_path / "out"))) == line
     line = one_error_line(aui("apps", "fetch", "gpt5-apps", "--app", "pomodoro", "--tasks-file", str(TASKS_FILE)))
     assert line == "error: give --app or --tasks-file, not both"
     line = one_error_line(aui("apps", "fetch", "gpt5-apps", "--tasks-file", str(tmp_path / "none.yaml")))

@@ -20,9 +20,11 @@ ROLE_FLAGS = {"coder": "--coder", "proposer": "--proposer", "verifier": "--verif
               "judge": "--judge", "detector": "--detector", "translator": "--translator", "cua": "--cua"}
 
 
-def _options(command: str) -> dict[str, str]:
-    """The command's options: flag → the parameter it fills."""
-    click_command = typer.main.get_command(cli).commands[command]
+def _options(*command: str) -> dict[str, str]:
+    """The command's options (`"run"`, or `"apps", "fetch"`): flag → the parameter it fills."""
+    click_command = typer.main.get_command(cli)
+    for name in command:
+        click_command = click_command.commands[name]
     return {flag: param.name for param in click_command.params for flag in (*param.opts, *param.secondary_opts)
             if flag.startswith("-")}
 
@@ -160,6 +162,7 @@ def test_every_command_says_of_a_config_flag_what_run_says():
     for command, flag in ONE_STAGE_ROLES.items():
         assert command in seen[flag] and old_names[command] in _options(command), (command, flag)
     assert {"rollout"} <= set(seen["--cua-model"])
+    assert _options("defects", "inject")["--apps-dir"] == "apps" and "--only" in _options("apps", "fetch")  # older names
     assert "comment" in seen["--commenter-mode"]
 
 
