@@ -102,6 +102,8 @@ class Feedback(BaseModel):
     )
     avoid_regressions: bool = Field(default=False, description="True when working parts must be kept.")
     facts: list[MeasuredFact] = Field(default_factory=list)
+    defects: list[str] = Field(default_factory=list, description="GUI defects a detector found in the failed "
+                               "rollouts' steps (`--feedback +defects`), one statement each.")
     task_id: str | None = None
     """The failed task this feedback came from, when known."""
 
@@ -184,7 +186,7 @@ class RevisionRequest(BaseModel):
         The style block alone is not an input unless it was asked for explicitly (`style_block=True`):
         a version without failures or unsupported tasks is carried over, not restyled by default.
         """
-        feedback = any(item.issues or item.actionable_changes or item.facts or item.fit_within_screen
+        feedback = any(item.issues or item.actionable_changes or item.facts or item.defects or item.fit_within_screen
                        or item.avoid_regressions for item in self.active_feedback())
         return bool(self.regressions or self.active_unsupported() or feedback)
 

@@ -151,11 +151,9 @@ def _contract_text(contract: ContractResult) -> str:
 def merge_feedback(feedback: list[Feedback], viewport: Viewport = DEFAULT_VIEWPORT) -> list[str]:
     """One de-duplicated list of feedback lines from many failed rollouts, most actionable first
     (a `fit_within_screen` request names `viewport`)."""
-    lines: list[str] = []
-    for item in feedback:
-        lines += [change.strip() for change in item.actionable_changes]
-    for item in feedback:
-        lines += [f"Issue: {issue.strip()}" for issue in item.issues]
+    lines = [change.strip() for item in feedback for change in item.actionable_changes]
+    lines += [f"Issue: {issue.strip()}" for item in feedback for issue in item.issues]
+    lines += [f"GUI defect: {defect.strip()}" for item in feedback for defect in item.defects]
     by_kind: dict[str, list[str]] = {}
     for item in feedback:
         for fact in item.facts:

@@ -240,3 +240,13 @@ def test_an_offline_model_name_gets_the_offline_coder(scripted):
     _, client = scripted([])
     assert get_coder("offline", client).offline
     assert type(get_coder("scripted", client)).__name__ == "LLMCoder"
+
+
+async def test_detected_gui_defects_alone_are_something_to_act_on_and_reach_the_prompt(scripted, counter_app, counter_html):
+    """`--feedback defects`: the detector's statements (`Feedback.defects`) are lines of the coder's feedback."""
+    server, client = scripted([reply_text(fenced(counter_html))])
+    defect = "`#inc` (task count-to-three, step 2, click(100,120)): no-response — the click changed nothing in the DOM"
+    request = RevisionRequest(mode="cua", app=counter_app, html=counter_html, checkers=[CHECKER],
+                              feedback=[Feedback(defects=[defect])])
+    result = await get_coder("scripted", client).revise(request)
+    assert f"GUI defect: {defect}" in user_text(server.distinct_requests()[0]) and result.feedback_lines == 1

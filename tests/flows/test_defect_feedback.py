@@ -7,6 +7,8 @@ from types import SimpleNamespace
 
 from typer.testing import CliRunner
 
+import coder
+
 from commenter import Feedback
 from cua import Action, Point, RolloutConfig, rollout
 from cua.policies import get_policy
@@ -61,6 +63,8 @@ async def test_detected_defects_are_added_to_the_feedback_the_coder_reads(tmp_pa
     assert "`#buy`" in defect and "no-response" in defect and "step 1" in defect
     assert "GUI defects detected in the agent's steps" in feedback.render() and defect in feedback.render()
     assert ref.items == len(feedback.actionable_changes) + 1
+    # … and the coder reads them as the revise stage does (`coder.Feedback` of the same file; tests/coder: its prompt)
+    assert coder.Feedback.model_validate(json.loads(run.file(ref.file).read_text(encoding="utf-8"))).defects == [defect]
     assert (run.root / folder / "tuples.jsonl").is_file()  # written for a rollout made without them
 
 
