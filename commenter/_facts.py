@@ -247,7 +247,7 @@ async def collect_facts(
             except asyncio.TimeoutError:
                 facts.notes.append(f"replay for transient state stopped after {REPLAY_BUDGET_S:.0f} s")
             except Exception as exc:
-                facts.notes.append(f"replay for transient state failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+                facts.notes.append(f"replay for transient state failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}")
     return facts
 
 
@@ -289,7 +289,7 @@ async def _measure_load_state(page: Page, viewport: Viewport, use_axe: bool) -> 
     try:
         contrast, names = await run_axe(page)
     except Exception as exc:  # the app can break axe (it runs in the page's own world)
-        return _LoadState(raw=raw, axe_note=f"axe-core failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        return _LoadState(raw=raw, axe_note=f"axe-core failed: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}")
     return _LoadState(raw=raw, low_contrast=tuple(contrast), unnamed_controls=tuple(names))
 
 

@@ -162,7 +162,7 @@ async def open_app(
             remaining_ms = max(int(config.load_timeout_ms - events.elapsed() * 1000), 100)
             await isolated_world(page).call(_DOCUMENT_COMPLETE, timeout_ms=remaining_ms)
         except Exception as exc:  # a hung or broken app still yields a page to judge
-            events.page_error(f"load: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+            events.page_error(f"load: {type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}")
         if config.transform is not None and config.transform.script:
             await _apply_script(page, config.transform, events)
         warm.caller.watch_cdp(await isolated_world(page).cdp_session())
@@ -312,7 +312,7 @@ async def _apply_script(page: Page, transform: PageTransform, events: PageEvents
         events.transform_report = await isolated_world(page).call(transform.script, *transform.args,
                                                                   timeout_ms=TRANSFORM_TIMEOUT_MS)
     except Exception as exc:
-        events.page_error(f"transform '{transform.name}': {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        events.page_error(f"transform '{transform.name}': {type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}")
 
 
 POPUP_QUIET_S = 0.05

@@ -73,7 +73,7 @@ class IsolatedWorld:
                 if attempt == 0 and "context" in str(exc).lower():
                     self._context_id = self._frame_id = None  # the page navigated: make the world again
                     continue
-                raise JavaScriptError(str(exc).splitlines()[0]) from exc
+                raise JavaScriptError((str(exc).splitlines() or [type(exc).__name__])[0]) from exc
             details = reply.get("exceptionDetails")
             if details:
                 description = (details.get("exception") or {}).get("description") or details.get("text", "error")
