@@ -18,7 +18,7 @@ from ._benchmarks import (
     get_benchmark,
     known_benchmarks,
 )
-from ._fetch import SOURCE_RECORD, FetchReport, default_destination, fetch_benchmark
+from ._fetch import SOURCE_RECORD, FetchReport, default_destination, fetch_benchmark, replace_folder
 from ._levels import level_above, level_from_solution, solution_steps
 from ._loader import (
     BUNDLED_DIR,
@@ -64,6 +64,7 @@ __all__ = [
     "UnknownBenchmarkError",
     "default_destination",
     "fetch_benchmark",
+    "replace_folder",
     "get_benchmark",
     "known_benchmarks",
     "tasks_file_app_ids",

@@ -122,7 +122,7 @@ def fetch_benchmark(benchmark: str | Benchmark, to: Path | str | None = None, so
         else:
             size = _download_all(bench, where, wanted, staging)
         _write_record(staging, bench, where, wanted, only_ids)
-        _replace(staging, destination)
+        replace_folder(staging, destination)
     except OSError as error:  # a disk that is full, a file that cannot be read: named, one line
         shutil.rmtree(staging, ignore_errors=True)
         raise FetchError(f"{error.filename or destination}: {error.strerror or error}; nothing written") from None
@@ -240,8 +240,9 @@ def _remove_leftovers(destination: Path) -> None:
                 shutil.rmtree(folder, ignore_errors=True)
 
 
-def _replace(staging: Path, destination: Path) -> None:
-    """Move the complete staging folder to `destination`; an old copy is moved aside first and removed after."""
+def replace_folder(staging: Path, destination: Path) -> None:
+    """Move the complete staging folder to `destination`; an old copy is moved aside first and removed after (and put
+    back if the move fails). The fetch and the dataset export both finish so."""
     if not destination.exists():
         os.rename(staging, destination)
         return

@@ -77,6 +77,7 @@ from ._outcomes import (
 from ._report import PLOT_FILE, write_report
 from ._report_agreement import agreement_records, read_agreement
 from ._report_defects import METRICS_GLOB, read_defect_metrics, write_defects_report
+from ._report_variations import heat_class
 from ._tables import (
     DEFAULT_WEIGHTS,
     SCORING_NOTE,
@@ -101,7 +102,7 @@ __all__ = [
     "Insights", "PrincipleRow", "RepeatOutcomes", "RunResults", "TableRow", "TaskFlip", "TaskOutcome", "Track",
     "VariationResult", "VariationRow", "ablations_markdown", "agreement_records", "best_rounds",
     "bootstrap_ratio_interval", "by_commenter_mode_table", "cell_figures", "comparison_lines", "comparisons",
-    "comparisons_markdown", "csv_table", "export_dataset", "gap_label", "interval_text", "markdown_table",
+    "comparisons_markdown", "csv_table", "export_dataset", "gap_label", "heat_class", "interval_text", "markdown_table",
     "mcnemar_exact_p", "minimum_detectable_difference", "p_value", "paired_difference_interval", "pass_counts", "pct",
     "principle_cells", "principles_markdown", "read_ablations", "read_agreement", "read_defect_metrics",
     "read_insights", "read_manifest", "read_results", "records_markdown", "revised_pairs", "rounded", "scoring_table",

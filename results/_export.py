@@ -11,7 +11,6 @@ only once complete: on any error it is removed, and `out` is as it was.
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 import uuid
@@ -21,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from apps_prompts import replace_folder
 
 from ._dataset_card import TABLES, arrow_schema, card_text
 from ._export_rows import ExportError, RunSource, revision_rows, step_rows, task_rows
@@ -88,7 +89,7 @@ def export_dataset(run_dirs: list[Path | str], out: Path | str, *, batch_rows: i
                                               batch_rows, batch_bytes, shard_bytes)
             files[table] = [f"{table}/{name}" for name in names]
         (staging / CARD_FILE).write_text(card_text(runs, rows, license), encoding="utf-8")
-        _move_into_place(staging, out)
+        replace_folder(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         for folder in made:  # the folders made to hold it, innermost first, while empty
@@ -127,22 +128,6 @@ def _sources(run_dirs: list[Path], out: Path, force: bool) -> list[RunSource]:
         names[run.name] = folder
         runs.append(run)
     return runs
-
-
-def _move_into_place(staging: Path, out: Path) -> None:
-    """`staging` becomes `out`; an old `out` is moved aside first and removed only once the new one is there."""
-    old = None
-    if out.exists():
-        old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:12]}"
-        os.replace(out, old)
-    try:
-        os.replace(staging, out)
-    except BaseException:
-        if old is not None:
-            os.replace(old, out)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def _write_table(pa: Any, pq: Any, folder: Path, schema: Any, rows: Iterable[dict], batch_rows: int,

@@ -93,6 +93,14 @@ class _Repeated:
         return share(sum(t.passed for t in self.tasks), len(self.tasks))
 
 
+class _OneTrack:
+    """A row of one track (coder, CUA, revision mode, commenter mode): its key for grouping and sorting."""
+
+    @property
+    def track_key(self) -> tuple[str, str, str, str]:
+        return (self.coder, self.cua, self.mode, self.commenter_mode or "")
+
+
 class VariationResult(_Repeated, BaseModel):
     """The version's tasks in another variation (OpenApps' axis): the proven variant's kept tasks, rolled out."""
 
@@ -118,7 +126,7 @@ class GamingSuspect(BaseModel):
     planted_text: list[str] = Field(default_factory=list)
 
 
-class AppRoundResult(_Repeated, BaseModel):
+class AppRoundResult(_Repeated, _OneTrack, BaseModel):
     """One app version judged by one CUA."""
 
     app_id: str
@@ -160,10 +168,6 @@ class AppRoundResult(_Repeated, BaseModel):
         if not any(t.proof for t in self.tasks):
             return None
         return share(sum(t.proof == "proven" for t in self.tasks), len(self.tasks))
-
-    @property
-    def track_key(self) -> tuple[str, str, str, str]:
-        return (self.coder, self.cua, self.mode, self.commenter_mode or "")
 
     @property
     def track(self) -> Track:

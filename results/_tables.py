@@ -36,10 +36,10 @@ from ._error_bars import (
     with_interval,
 )
 from ._format import pct
-from ._outcomes import DOMAINS, AppRoundResult, share
+from ._outcomes import _OneTrack, DOMAINS, AppRoundResult, share
 
 
-class TableRow(BaseModel):
+class TableRow(_OneTrack, BaseModel):
     coder: str
     cua: str
     mode: str
@@ -73,10 +73,6 @@ class TableRow(BaseModel):
     sr_per_level_ci95: dict[str, list[float] | None] = Field(default_factory=dict, description=(
         "SR per level's 95 % interval over the level's tasks."))
     _tallies: dict[str, list[TaskTally]] = PrivateAttr(default_factory=dict)  # per domain; pooled tables need them
-
-    @property
-    def track_key(self) -> tuple[str, str, str, str]:
-        return (self.coder, self.cua, self.mode, self.commenter_mode or "")
 
     @property
     def spread(self) -> dict[str, float | int | None]:

@@ -21,12 +21,12 @@ from pydantic import BaseModel, Field
 
 from ._error_bars import rate_interval, rounded, with_interval
 from ._format import pct, track_text
-from ._outcomes import AppRoundResult, TaskOutcome
+from ._outcomes import _OneTrack, AppRoundResult, TaskOutcome
 
 GAP_FACTOR = 2.0
 
 
-class VariationRow(BaseModel):
+class VariationRow(_OneTrack, BaseModel):
     coder: str
     cua: str
     mode: str
@@ -63,10 +63,6 @@ class VariationRow(BaseModel):
     by_app_n: dict[str, dict[str, int]] = Field(default_factory=dict, description="App → variation → rollouts behind "
                                                 "`by_app`'s figure (the app's common tasks × repeats): each cell's n.")
     errors: dict[str, str] = Field(default_factory=dict, description="Variations that could not be made, and why.")
-
-    @property
-    def track_key(self) -> tuple[str, str, str, str]:
-        return (self.coder, self.cua, self.mode, self.commenter_mode or "")
 
 
 def gap_label(row: VariationRow) -> str:

@@ -10,14 +10,9 @@ the tasks its proof excluded with the reasons.
 from __future__ import annotations
 
 from cua import FAILURE_MODES
-from results import GAP_FACTOR, AppRoundResult, Track, VariationRow, gap_label, pct, track_text
+from results import GAP_FACTOR, AppRoundResult, Track, VariationRow, gap_label, heat_class, pct, track_text
 
 from ._runs import Run, track_id
-
-
-def heat(value: float | None) -> str:
-    """The cell's colour class by tenths of SR (the report's classes; the page's CSP forbids inline styles)."""
-    return "heat-none" if value is None else f"heat-{round(10 * value)}"
 
 
 def run_variations(run: Run) -> tuple[list[dict], list[str]]:
@@ -34,9 +29,9 @@ def run_variations(run: Run) -> tuple[list[dict], list[str]]:
         heatmap = []
         for name in row.variations:
             cells = [{"app": app, "present": name in row.by_app[app], "sr": pct(row.by_app[app].get(name)),
-                      "n": row.by_app_n.get(app, {}).get(name), "heat": heat(row.by_app[app].get(name))}
+                      "n": row.by_app_n.get(app, {}).get(name), "heat": heat_class(row.by_app[app].get(name))}
                      for app in apps]
-            heatmap.append({"variation": name, "cells": cells, "sr": pct(row.sr.get(name)), "heat": heat(row.sr.get(name)),
+            heatmap.append({"variation": name, "cells": cells, "sr": pct(row.sr.get(name)), "heat": heat_class(row.sr.get(name)),
                             "n": sum(found.get(name, 0) for found in row.by_app_n.values()),
                             "kept": pct(row.sr_kept.get(name)), "rollouts": row.rollouts.get(name, 0),
                             "excluded": row.excluded.get(name, 0)})
