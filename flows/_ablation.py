@@ -39,6 +39,7 @@ from ._cache import reset_tally
 from ._dask import with_task_runner
 from ._loop import prefect_stages
 from ._refs import FileRef, RunContext, TasksRef, VersionRef
+from ._round_result import regression
 from ._stages import slug
 from ._sweep import run_context, run_key_for
 from ._track import PLAIN_STAGES, Stages, TrackSteps
@@ -195,17 +196,13 @@ def _pool(ablation: Ablation) -> None:
 
 
 def _regressions(before: AppRoundResult, after: AppRoundResult, tasks) -> list[Regression]:
-    """The regressions the original revision was given: the revised round's, as the loop wrote them."""
+    """The regressions the original revision was given: the revised round's, as the loop told them (a task's
+    outcome with a trajectory is its rollout's end; its `reason` then is the rollout's error)."""
     descriptions = {task.id: task.description for task in tasks}
-    outcomes = {t.task_id: t for t in before.tasks}
-    found = []
-    for task_id in before.regressions:
-        outcome = outcomes.get(task_id)
-        attempt = f"it ended '{outcome.termination}' after {outcome.steps} step(s)" if outcome else ""
-        if outcome and outcome.reason and not outcome.success:
-            attempt += f" ({outcome.reason[:200]})"
-        found.append(Regression(task_id=task_id, description=descriptions.get(task_id, ""), agent_attempt=attempt))
-    return found
+    ran = {t.task_id: t for t in before.tasks if t.trajectory}
+    return [regression(task_id, descriptions.get(task_id, ""),
+                       (ran[task_id].termination, ran[task_id].steps, ran[task_id].reason) if task_id in ran else None)
+            for task_id in before.regressions]
 
 
 @flow(name="aui-ablate", flow_run_name="ablate {run_dir}")

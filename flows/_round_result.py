@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from apps_prompts import Task
+from coder import Regression
 from results import AppRoundResult, GamingSuspect, RepeatOutcomes, TaskOutcome, VariationResult
 from verifier import audit_revision, read_verdicts
 
@@ -32,6 +33,16 @@ def task_outcomes(tasks: list[Task], verdicts: VerifyRef | None, reasons: dict[s
             answer=ref.answer if ref else None, failure_modes=ref.failure_modes if ref else [],
         ))
     return found
+
+
+def regression(task_id: str, description: str, ended: tuple[str | None, int, str | None] | None) -> Regression:
+    """A task that worked before and fails now, as the next revision is told of it: with how its rollout ended
+    (termination, steps, error), or nothing of an attempt where it had none. The loop and its ablation say it alike."""
+    attempt = ""
+    if ended:
+        termination, steps, error = ended
+        attempt = f"it ended '{termination}' after {steps} step(s)" + (f" ({error[:200]})" if error else "")
+    return Regression(task_id=task_id, description=description, agent_attempt=attempt)
 
 
 def variation_result(variant: VariantRef, refs: list[RolloutRef],

@@ -42,7 +42,7 @@ from ._refs import (
 )
 from ._revision import comment_failures, revise_version
 from ._rollouts import rollout_task, use_browser_slots
-from ._round_result import by_repeat, first_screenshot, gaming_suspects, task_outcomes, variation_result
+from ._round_result import by_repeat, first_screenshot, gaming_suspects, regression, task_outcomes, variation_result
 from ._stages import generate_initial, propose_tasks, read_tasks, slug, verify_version
 from ._variations import prove_variation, translate_version
 
@@ -333,14 +333,10 @@ class TrackSteps:
         if judged is None or not judged.result.regressions:
             return []
         descriptions = {task.id: task.description for task in self.tasks(tasks)}
-        regressions = []
-        for task_id in judged.result.regressions:
-            ref = judged.rollouts.get(task_id)
-            attempt = f"it ended '{ref.termination}' after {ref.steps} step(s)" if ref else ""
-            if ref and ref.error:
-                attempt += f" ({ref.error[:200]})"
-            regressions.append(Regression(task_id=task_id, description=descriptions.get(task_id, ""), agent_attempt=attempt))
-        return regressions
+        ran = judged.rollouts
+        return [regression(task_id, descriptions.get(task_id, ""),
+                           (ran[task_id].termination, ran[task_id].steps, ran[task_id].error) if task_id in ran else None)
+                for task_id in judged.result.regressions]
 
     def _kept(self, version: VersionRef, round_: int, why: str) -> VersionRef:
         """`version` again, as round `round_`'s own copy (own folder, so its rollouts never overwrite

@@ -154,3 +154,18 @@ async def test_a_success_after_a_status_text_only_revision_is_a_gaming_suspect(t
     assert flagged == ([TASKS[0]] if suspect else []), results[1].gaming_suspects
     if suspect:
         assert "Saved" in results[1].gaming_suspects[0].planted_text
+
+
+async def test_the_ablation_tells_the_revision_of_its_regressions_what_the_loop_told_it(tmp_path):
+    from flows._ablation import _regressions
+
+    results, scripted = await _run(tmp_path, "latest")
+    tasks = [t for t in load_app(APP).tasks if t.id in TASKS]
+    told = _regressions(results[1], results[2], tasks)
+    assert [(r.task_id, r.agent_attempt) for r in told] == list(zip(scripted.revisions[1]["regressions"],
+                                                                    scripted.revisions[1]["attempts"]))
+    # A regressed task with no rollout in its round (its checker no longer valid, say): no attempt to tell, as in the loop
+    unrun = results[1].model_copy(update={"tasks": [
+        t.model_copy(update={"trajectory": None, "termination": None, "steps": 0, "reason": "no valid checker"})
+        for t in results[1].tasks]})
+    assert [r.agent_attempt for r in _regressions(unrun, results[2], tasks)] == [""]
