@@ -17,7 +17,7 @@ from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
 
 from ._options import APP_IDS, DEFECT_SPECS, MODELS_REGISTRY, VIEWPORT, judged_at_once
-from ._output import _fail, closing, console, exit_on, in_browser
+from ._output import _fail, closing, console, exit_on, failed, in_browser
 
 defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
                           no_args_is_help=True)
@@ -49,7 +49,7 @@ def inject_command(
         defect_set = in_browser(inject_run(out, apps_path=apps, app_ids=app_ids or None, types=_split(types),
                                            per_app=per_app, seed=seed, viewport=viewport, rollouts=rollouts))
     except (DefectRunError, DefectError, KeyError, ValueError, FileNotFoundError) as exc:
-        raise _fail(str(exc).strip("'"))
+        raise failed(exc)
     proven = len(defect_set.proven)
     console.print(f"{proven} / {len(defect_set.records)} defects proven ({', '.join(defect_set.types)}) in "
                   f"{len(defect_set.apps)} app(s) → {out / 'defects.json'}", soft_wrap=True)
@@ -76,7 +76,7 @@ def eval_command(
     for name in names:
         if is_offline_provider("detector", name):  # the detector's own rules: no model client
             continue
-        with exit_on(UnknownNameError, ModelConfigError, ValueError):
+        with exit_on(UnknownNameError, ModelConfigError, ValueError, offline="--detector offline"):
             client = client or ModelClient(models_config)
             client.registry.model_name(name)
     with exit_on(FileNotFoundError, DefectRunError, ValueError):

@@ -65,7 +65,7 @@ def judge_command(
     """Judge every trajectory of a finished run and append the verdicts to RUN_DIR/judgements.jsonl."""
     if not (run_dir / "results.json").is_file():
         raise _fail(f"{run_dir}: not a finished run folder (no results.json)")
-    with exit_on(UnknownNameError, ModelConfigError, ValueError):
+    with exit_on(UnknownNameError, ModelConfigError, ValueError, offline="--judge offline"):
         client = None if is_offline_provider("judge", model) else ModelClient(models_config)
         chosen = get_judge(model, mode, client)  # bad names, modes and unset key variables: refused here
     with exit_on(FileNotFoundError, ValueError):

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from cua import close_browser
+from llm import ModelConfigError, UnknownNameError
 
 T = TypeVar("T")
 
@@ -28,13 +29,21 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def failed(exc: Exception, offline: str | None = None) -> typer.Exit:
+    """`_fail(exc's message)`. `offline` (e.g. `--judge offline`): where a model cannot be used (an unknown name, an
+    unset key variable), the line also says how to run the command without one."""
+    hint = f" ({offline} needs no model)" if offline and isinstance(exc, (ModelConfigError, UnknownNameError)) else ""
+    text = exc.args[0] if isinstance(exc, KeyError) and len(exc.args) == 1 else exc  # str(KeyError) adds quotes
+    return _fail(f"{text}{hint}")
+
+
 @contextmanager
-def exit_on(*kinds: type[Exception]) -> Iterator[None]:
-    """Inside the block, an exception of these kinds ends the command as `_fail(its message)`: one line, exit 2."""
+def exit_on(*kinds: type[Exception], offline: str | None = None) -> Iterator[None]:
+    """Inside the block, an exception of these kinds ends the command as `failed(it, offline)`: one line, exit 2."""
     try:
         yield
     except kinds as exc:
-        raise _fail(str(exc)) from None
+        raise failed(exc, offline) from None
 
 
 async def closing(client: Any, work: Awaitable[T]) -> T:

@@ -26,7 +26,7 @@ from verifier import LLMVerifierConfig, function_completeness, function_complete
 
 from ._options import APP_HTML, APP_ID, COMMENTER, COMMENTER_MODE, CUA, CUA_MODEL, MODELS_REGISTRY, SPECS, TRAJECTORY_DIR
 from ._options import VERIFIER, VIEWPORT
-from ._output import _fail, err_console, exit_on, in_browser
+from ._output import _fail, err_console, exit_on, failed, in_browser
 
 console = Console()
 
@@ -50,7 +50,7 @@ def verify_command(
         raise _fail(f"--html: no file at {html}")
     client = None
     if not is_offline_provider("verifier", model):
-        with exit_on(ModelConfigError):
+        with exit_on(ModelConfigError, offline="--verifier offline"):
             client = get_client(models_config)
             client.registry.model_name(model)
     config = LLMVerifierConfig(batch_size=batch_size, screenshot=screenshot)
@@ -59,7 +59,7 @@ def verify_command(
         verdicts = in_browser(verify_app(spec, html.read_text(encoding="utf-8") if html is not None else None,
                                          verifier=model, client=client, config=config, out_dir=out))
     except ValueError as exc:  # no HTML to judge; a model entry or ${ENV} key missing
-        raise _fail(str(exc))
+        raise failed(exc, offline="--verifier offline")
     except RuntimeError as exc:  # llm.ModelCallError: the model failed for good after retries
         err_console.print(f"[red]model call failed:[/] {exc}", soft_wrap=True)
         raise typer.Exit(1)
@@ -104,7 +104,7 @@ def rollout_command(
         spec = load_app(app_id, apps)
         task = spec.task(task_id)
     except (KeyError, FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc).strip("'"))
+        raise failed(exc)
     html_path = html or reference_html_path(spec)
     if html_path is None or not Path(html_path).is_file():
         raise _fail(f"no app HTML for '{app_id}': give --html PATH (the spec has no reference_html)")
@@ -201,14 +201,15 @@ def comment_command(
     html_path = html or next((trajectory_dir / n for n in _HTML_NAMES if (trajectory_dir / n).is_file()), None)
     if html is not None and not html.is_file():
         raise _fail(f"--html {html}: no such file")
-    with exit_on(UnknownNameError, ModelConfigError):
+    with exit_on(UnknownNameError, ModelConfigError, offline="--commenter offline"):
         client = None if is_offline_provider("commenter", model) else ModelClient(models_config)
         commenter = get_commenter(model, client=client, mode=mode)
     if commenter.offline and html_path is None:
         err_console.print("[yellow]note:[/] no app HTML (--html): the offline commenter uses the trajectory only")
 
-    result = in_browser(commenter.comment(trajectory_dir,
-                                          html=html_path.read_text(encoding="utf-8") if html_path else None))
+    with exit_on(ModelConfigError, offline="--commenter offline"):  # a key variable unset: found at the first call
+        result = in_browser(commenter.comment(trajectory_dir,
+                                              html=html_path.read_text(encoding="utf-8") if html_path else None))
     text = result.model_dump_json(indent=2, exclude={"raw_replies"} if result.comment is not None else set())
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ class MissingEnvironmentVariableError(ModelConfigError):
         self.variable = variable
         super().__init__(
             f"model {model!r} field {field!r} needs environment variable {variable}, which is not set; "
-            f"export {variable}=... or pick another model for this role (registry.with_roles)"
+            f"export {variable}=... or choose another model for this role"
         )
 
 

@@ -65,9 +65,10 @@ def test_cli_runs_a_uitars_rollout_and_prints_reason_and_steps(apps_dir, tmp_pat
 
 def test_cli_names_the_known_tasks_when_the_task_is_unknown(apps_dir, tmp_path):
     result = CliRunner().invoke(cli, ["rollout", "--app", "lab", "--task", "nope", "--apps", str(apps_dir),
-                                      "--out", str(tmp_path / "x")])
+                                      "--out", str(tmp_path / "x")], env={"COLUMNS": "200"})
     assert result.exit_code == 2
-    assert "add-one" in result.output
+    # the KeyError's text as it is: not in the quotes `str(KeyError)` puts round it
+    assert "error: app 'lab' has no task 'nope' (known: add-one" in result.output, result.output
 
 
 def test_the_offline_agent_is_labelled_offline(apps_dir, tmp_path):

@@ -76,3 +76,17 @@ def test_aui_comment_refuses_an_unknown_model(tmp_path, synthetic):
     config.write_text("roles: {}\nmodels:\n  - {name: only, provider: offline}\n")
     result = runner.invoke(app, ["comment", str(synthetic(4)), "--models-config", str(config), "--model", "nope"])
     assert result.exit_code == 2 and "nope" in result.output
+    assert "--commenter offline needs no model" in " ".join(result.output.split())
+
+
+def test_aui_comment_with_a_model_whose_key_variable_is_unset_says_so_in_one_line(tmp_path, synthetic, monkeypatch):
+    """The key is read at the first call, inside the comment: that once ended in a traceback."""
+    monkeypatch.delenv("AUI_TEST_UNSET_KEY", raising=False)
+    config = tmp_path / "models.yaml"
+    config.write_text("roles: {}\nmodels:\n  - {name: keyed, provider: openai-compatible, model: m, "
+                      "base_url: 'http://127.0.0.1:9/v1', api_key: '${AUI_TEST_UNSET_KEY}'}\n")
+    result = runner.invoke(app, ["comment", str(synthetic(4)), "--models-config", str(config), "--commenter", "keyed"])
+    output = " ".join(result.output.split())
+    assert result.exit_code == 2, (output, result.exception)  # an exception that escaped would be exit 1
+    assert "error: model 'keyed' field 'api_key' needs environment variable AUI_TEST_UNSET_KEY" in output, output
+    assert "export AUI_TEST_UNSET_KEY=" in output and "--commenter offline needs no model" in output, output
