@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 from pydantic import model_validator
 
 from apps_prompts import BUNDLED_DIR, Level, Task, app_ids_hint
@@ -84,6 +84,8 @@ class ExperimentConfig(BaseModel):
     (`Loop[int]`, …) is set by its flag too, and its description is the flag's help."""
 
     model_config = ConfigDict(extra="forbid")
+    _flags: dict[str, str] = PrivateAttr(default_factory=dict)
+    """Field → the command-line flag that set it (`make_config`'s `flags`): the checks blame a bad value on it."""
 
     name: Output[str] = Field(default="offline-bundled", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", description="Run name; the run folder is out_dir/name.")
     apps: Apps[Path] = Field(default=BUNDLED_DIR, description="A folder (or file) of app specs: ours or AUI-Gym YAML.")
@@ -308,12 +310,14 @@ def make_config(data: dict, source: str = "flags", flags: dict[str, str] | None 
     command-line flag that set it: a bad value there is blamed on the flag the user typed, not on a field
     name they never wrote (nor on the config file, when a flag overrode it)."""
     try:
-        return ExperimentConfig.model_validate(data)
+        config = ExperimentConfig.model_validate(data)
     except ValidationError as exc:
         blamed = [(err, _flag_of(err["loc"], flags or {})) for err in exc.errors()]
         problems = [_problem(err, source, flag) for err, flag in blamed]
         by_flag = all(flag for _, flag in blamed)
         raise ConfigError("; ".join(problems) if by_flag else f"{source}: " + "; ".join(problems)) from None
+    config._flags = dict(flags or {})
+    return config
 
 
 def _flag_of(loc: tuple, flags: dict[str, str]) -> str | None:

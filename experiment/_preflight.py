@@ -10,6 +10,7 @@ or CUA policy no registry knows, a model whose key variable is unset, an endpoin
 from __future__ import annotations
 
 import os
+import re
 import socket
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -97,9 +98,18 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
         if probe_endpoints and models:
             _probe_endpoints(models)
     except ConfigError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        raise ConfigError(_blamed(str(exc), source, config._flags)) from None
     return Plan(app_ids=app_ids, tracks=sweep_tracks(config), providers=providers, tasks=tasks,
                 rollout_slots=rollout_slots(config, providers))
+
+
+def _blamed(problem: str, source: str, flags: dict[str, str]) -> str:
+    """`problem` (`field 'coders': …`) blamed on the flag that set the field, if one did (as `make_config` blames
+    a bad value), else on `source`."""
+    field = re.match(r"field '([\w.]+)': ", problem)
+    if field and field.group(1) in flags:
+        return f"{flags[field.group(1)]}: {problem[field.end():]}"
+    return f"{source}: {problem}"
 
 
 def _check_apps(config: ExperimentConfig, providers: list[RoleProvider]) -> list[str]:

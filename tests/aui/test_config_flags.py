@@ -176,3 +176,17 @@ def test_an_app_id_given_as_the_spec_folder_is_refused_with_the_flag_that_picks_
         assert "to pick apps by id, name each with --app ID" in output, output
     result = CliRunner().invoke(cli, ["run", "--offline", "--apps", str(tmp_path / "no-such-folder")])
     assert result.exit_code == 2 and "--app ID" not in result.output  # a path: no hint
+
+
+def test_the_model_check_blames_the_flag_that_named_the_model_and_the_file_for_the_rest(monkeypatch, tmp_path):
+    """A model the run cannot use, named by a flag: the line names the flag typed (`--coder`), not the field behind it."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = CliRunner().invoke(cli, ["run", "--app", APP, "--coder", "gpt-5", "--out", str(tmp_path)])
+    output = " ".join(result.output.split())
+    assert result.exit_code == 2, output
+    assert "error: --coder: model 'gpt-5'" in output and "field 'coders'" not in output, output
+    # the same model named by the file: the file and its field are named, as before
+    config = tmp_path / "run.yaml"
+    config.write_text(yaml.safe_dump({"app_ids": [APP], "coders": ["gpt-5"], "out_dir": str(tmp_path)}))
+    result = CliRunner().invoke(cli, ["sweep", str(config)])
+    assert result.exit_code == 2 and f"error: {config}: field 'coders': model 'gpt-5'" in " ".join(result.output.split())
