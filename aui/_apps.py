@@ -29,7 +29,7 @@ from apps_prompts import (
 )
 from verifier import TaskProof, prove_task
 
-from ._options import APP_IDS, SPEC_PATH
+from ._options import APP_IDS, SPEC_PATH, comma_list
 from ._output import _fail, err_console, exit_on, in_browser
 
 apps_app = typer.Typer(help="App specs: list, import (AUI-Gym format), validate; fetch the public benchmarks.", no_args_is_help=True)
@@ -189,7 +189,7 @@ def fetch_apps(
 ) -> None:
     """Fetch a public benchmark by name, pinned to a commit, every file checked against the sha256 the project keeps
     (the licence always comes along, with all apps or only some)."""
-    app_ids = [*(app_ids or []), *(part.strip() for part in (only or "").split(",") if part.strip())]
+    app_ids = [*(app_ids or []), *comma_list(only)]
     if app_ids and tasks_file is not None:
         raise _fail("give --app or --tasks-file, not both")
     ids = app_ids or None

@@ -16,7 +16,7 @@ from flows import DefectRunError, eval_run, inject_run
 from llm import ModelClient, ModelConfigError, UnknownNameError
 from perturb import DefectError
 
-from ._options import APP_IDS, DEFECT_SPECS, MODELS_REGISTRY, VIEWPORT, judged_at_once
+from ._options import APP_IDS, DEFECT_SPECS, MODELS_REGISTRY, VIEWPORT, comma_list, judged_at_once
 from ._output import _fail, closing, console, exit_on, failed, in_browser
 
 defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven defects, score detectors on tuples.",
@@ -26,10 +26,6 @@ defects_app = typer.Typer(help="GUI defects (GTArena's taxonomy): inject proven 
 DEFAULT_DETECTORS = "offline,offline-blind"
 """The offline rules twice: compared with the defect-free app (reference-assisted), and blind (like for like with
 GTArena's detectors, which see only the app under test)."""
-
-
-def _split(value: str | None) -> list[str] | None:
-    return [part.strip() for part in value.split(",") if part.strip()] if value else None
 
 
 @defects_app.command("inject")
@@ -46,7 +42,7 @@ def inject_command(
 ) -> None:
     """Inject defects into apps, prove each on the page, and write the defect set (and its labelled tuples)."""
     try:
-        defect_set = in_browser(inject_run(out, apps_path=apps, app_ids=app_ids or None, types=_split(types),
+        defect_set = in_browser(inject_run(out, apps_path=apps, app_ids=app_ids or None, types=comma_list(types) or None,
                                            per_app=per_app, seed=seed, viewport=viewport, rollouts=rollouts))
     except (DefectRunError, DefectError, KeyError, ValueError, FileNotFoundError) as exc:
         raise failed(exc)
@@ -69,7 +65,7 @@ def eval_command(
     concurrency: int = judged_at_once(2),
 ) -> None:
     """Score detectors on a defect run's tuples: Accuracy, Recall-D, Recall-N, per type and kind; report.html."""
-    names = _split(detector)
+    names = comma_list(detector)
     if not names:
         raise _fail("--detector: name at least one detector")
     client = None

@@ -26,6 +26,11 @@ def parse_viewport(value: str | Viewport) -> Viewport:
         raise typer.BadParameter(str(exc)) from None
 
 
+def comma_list(value: str | None) -> list[str]:
+    """`--types a, b,` → ["a", "b"]: the comma-separated values some options take, blanks dropped."""
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
 def _from_config(field: str, default: Any, *aliases: str, **settings: Any) -> Any:
     """The option of the config's `field` (its flag and help) with this command's default."""
     flag = next(flag for flag in config_flags() if flag.field == field)
