@@ -19,7 +19,7 @@ from pydantic import model_validator
 from apps_prompts import BUNDLED_DIR, Level, Task, app_ids_hint
 from coder import RevisionMode
 from cua import DEFAULT_VIEWPORT, Viewport
-from llm import RunBudget
+from llm import PicklesKeywordFields, RunBudget
 from perturb import DEFAULT, needed_roles, resolve
 
 from ._offline_roles import OFFLINE_PLAYERS, ROLE_FIELDS, is_offline_provider, registry_at
@@ -48,8 +48,18 @@ Apps, Role, Loop, Browser, Budget, Output = (Annotated[T, Flag(group)] for group
 FileOnly = Annotated[T, Flag(None)]
 
 
-class ConfigError(ValueError):
-    """A config file or flag is wrong; the message names the file and field."""
+class ConfigError(PicklesKeywordFields, ValueError):
+    """A config file or flag is wrong; the message names the file and field.
+
+    `field`, where one is at fault, is said first (`field 'coders': …`) and kept, so that the pre-flight can blame
+    the flag that set it."""
+
+    def __init__(self, problem: str, *, field: str | None = None) -> None:
+        super().__init__(problem)
+        self.field = field
+
+    def __str__(self) -> str:
+        return f"field '{self.field}': {self.args[0]}" if self.field else str(self.args[0])
 
 
 UNLEVELLED_MAX_STEPS = 20

@@ -10,7 +10,6 @@ or CUA policy no registry knows, a model whose key variable is unset, an endpoin
 from __future__ import annotations
 
 import os
-import re
 import socket
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -85,12 +84,12 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
         try:
             providers = resolve_roles(config, strict=True)
         except LookupError as exc:
-            raise ConfigError(f"field 'cua_policies': {exc}") from None
+            raise ConfigError(str(exc), field="cua_policies") from None
         app_ids = _check_apps(config, providers)
         try:
             tasks = tasks_per_app(config, app_ids, providers)
         except TasksFileError as exc:
-            raise ConfigError(f"field 'tasks_file': {exc}") from None
+            raise ConfigError(str(exc), field="tasks_file") from None
         _check_task_counts(config, tasks)
         _check_judge_checks(config, app_ids, providers)
         models = _check_models(config, players_of(providers))
@@ -98,17 +97,16 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
         if probe_endpoints and models:
             _probe_endpoints(models)
     except ConfigError as exc:
-        raise ConfigError(_blamed(str(exc), source, config._flags)) from None
+        raise ConfigError(_blamed(exc, source, config._flags)) from None
     return Plan(app_ids=app_ids, tracks=sweep_tracks(config), providers=providers, tasks=tasks,
                 rollout_slots=rollout_slots(config, providers))
 
 
-def _blamed(problem: str, source: str, flags: dict[str, str]) -> str:
-    """`problem` (`field 'coders': …`) blamed on the flag that set the field, if one did (as `make_config` blames
-    a bad value), else on `source`."""
-    field = re.match(r"field '([\w.]+)': ", problem)
-    if field and field.group(1) in flags:
-        return f"{flags[field.group(1)]}: {problem[field.end():]}"
+def _blamed(problem: ConfigError, source: str, flags: dict[str, str]) -> str:
+    """`problem` blamed on the flag that set its field, if one did (as `make_config` blames a bad value), else on
+    `source`."""
+    if problem.field in flags:
+        return f"{flags[problem.field]}: {problem.args[0]}"
     return f"{source}: {problem}"
 
 
@@ -116,7 +114,7 @@ def _check_apps(config: ExperimentConfig, providers: list[RoleProvider]) -> list
     try:
         loaded = load_apps(config.apps)
     except FileNotFoundError as exc:
-        raise ConfigError(f"field 'apps': {exc}") from None
+        raise ConfigError(str(exc), field="apps") from None
     if loaded.errors:
         more = len(loaded.errors) - 1
         tail = f" (and {more} more problem(s): run `aui apps validate {config.apps}`)" if more else ""
@@ -124,8 +122,8 @@ def _check_apps(config: ExperimentConfig, providers: list[RoleProvider]) -> list
     known = [spec.id for spec in loaded.apps]
     unknown = [app_id for app_id in config.app_ids if app_id not in known]
     if unknown:
-        raise ConfigError(f"field 'app_ids': unknown app id(s) {', '.join(map(repr, unknown))} in {config.apps} "
-                          f"(known: {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})")
+        raise ConfigError(f"unknown app id(s) {', '.join(map(repr, unknown))} in {config.apps} "
+                          f"(known: {', '.join(known[:12])}{', ...' if len(known) > 12 else ''})", field="app_ids")
     app_ids = list(config.app_ids) or known
     if config.v0_dir is not None and any(p.role == "coder" and p.offline for p in providers):
         app_ids = apps_with_v0(config, app_ids)
@@ -203,13 +201,13 @@ def _check_policy_options(config: ExperimentConfig, providers: list[RoleProvider
     classes = {p.name: p.policy for p in providers if p.role == "cua"}
     for policy, options in config.cua_options.items():
         if policy not in config.cua_policies:
-            raise ConfigError(f"field 'cua_options': options for {policy!r}, which is not among cua_policies "
-                              f"{config.cua_policies}")
+            raise ConfigError(f"options for {policy!r}, which is not among cua_policies {config.cua_policies}",
+                              field="cua_options")
         try:
             get_policy(classes[policy], model=config.cua_model, models_path=str(config.models_config) if config.models_config else None,
                        **options)
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"field 'cua_options.{policy}': {exc}") from None
+            raise ConfigError(str(exc), field=f"cua_options.{policy}") from None
 
 
 def _check_models(config: ExperimentConfig, players: list[RoleProvider]) -> dict[str, ModelConfig]:
@@ -224,15 +222,15 @@ def _check_models(config: ExperimentConfig, players: list[RoleProvider]) -> dict
     try:
         registry = load_model_registry(config.models_config)
     except ModelConfigError as exc:
-        raise ConfigError(f"field 'models_config': {exc}") from None
+        raise ConfigError(str(exc), field="models_config") from None
     used: dict[str, ModelConfig] = {}
     for field, name in wanted:
         try:
             model = registry.get(name)
         except LookupError:
             known = [*registry.names(), *(f"{role} (role)" for role in registry.roles)]
-            raise ConfigError(f"field '{field}': unknown model {name!r} in {registry.source} "
-                              f"(known: {', '.join(known)})") from None
+            raise ConfigError(f"unknown model {name!r} in {registry.source} "
+                              f"(known: {', '.join(known)})", field=field) from None
         if model.is_offline:
             continue
         try:
@@ -241,7 +239,7 @@ def _check_models(config: ExperimentConfig, players: list[RoleProvider]) -> dict
             if model.provider in ("openai", "azure") and not model.resolved("api_key"):
                 raise ModelConfigError(f"model {model.name!r} field 'api_key' is empty")
         except ModelConfigError as exc:
-            raise ConfigError(f"field '{field}': {exc} (in {registry.source})") from None
+            raise ConfigError(f"{exc} (in {registry.source})", field=field) from None
         used[model.name] = model
     return used
 
