@@ -83,8 +83,12 @@ def _children(pid: int) -> list[int]:
 
 
 def _handles_sigterm(pid: int) -> bool:
-    """Whether `pid` has a handler for SIGTERM (Python installs none by default; `aui run|sweep` does first thing)."""
+    """Whether `pid` runs Python and has a handler for SIGTERM (Python installs none by default; `aui run|sweep`
+    does first thing). Python, not the `timeout` it was forked from: between the fork and the exec the child is
+    still `timeout`, whose SIGTERM handler it inherits (a signal sent then killed it before `aui` could say a word)."""
     try:
+        if not Path(os.readlink(f"/proc/{pid}/exe")).name.startswith("python"):
+            return False
         for line in Path("/proc", str(pid), "status").read_text().splitlines():
             if line.startswith("SigCgt:"):
                 return bool(int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
