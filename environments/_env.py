@@ -170,7 +170,7 @@ class AppGymEnv(gymnasium.Env):
         """One action (any form `_spaces.to_action` takes): executed, settled, observed, checked.
 
         Raises InvalidAction (a ValueError) when the action was refused: nothing ran, the step was not counted;
-        RuntimeError before `reset`, or after the episode ended."""
+        RuntimeError before `reset`, after the episode ended, or after `close`."""
         prepared = self.prepare(action)
         outcome = _loop.run(self._act(prepared), self._loop, self.config.step_timeout_s + WAIT_SLACK_S,
                             f"step of {self.spec_id}")
@@ -190,12 +190,18 @@ class AppGymEnv(gymnasium.Env):
         with contextlib.suppress(_loop.LoopDied):  # the loop and its browser are gone already: nothing is left to close
             _loop.run(self.app_env.close(), self._loop, RESET_TIMEOUT_S, f"close of {self.spec_id}")
 
+    def _still_open(self, call: str) -> None:
+        # The page went back to the warm pool at close(): another environment may be using it now.
+        if self._closed:
+            raise RuntimeError(f"{call} after close(): make a new environment")
+
     def ask(self, policy: Policy) -> list[Action]:
         """The actions a `cua.Policy` decides on the current observation, in screen pixels (step them one by one).
 
         An offline, DOM-reading policy (the heuristic agent, `perturb.SolutionPolicy`) is handed the page, as in
         a rollout. Raises RuntimeError before `reset`; InvalidAction when the policy's reply is unusable.
         """
+        self._still_open("ask()")
         if self.task is None:
             raise RuntimeError("ask() before reset(): call reset() first")
 
@@ -223,6 +229,7 @@ class AppGymEnv(gymnasium.Env):
 
     def prepare(self, action: Any) -> Prepared:
         """The action `step` would execute, checked: refused (InvalidAction) before anything runs."""
+        self._still_open("step()")
         if self.task is None:
             raise RuntimeError("step() before reset(): call reset() first")
         if self._ended:
@@ -250,6 +257,7 @@ class AppGymEnv(gymnasium.Env):
 
     def begin_reset(self, seed: int | None, options: dict[str, Any] | None) -> int:
         """The synchronous half of `reset`: seed the generator, choose the task, set the step budget; the page's seed."""
+        self._still_open("reset()")
         super().reset(seed=seed)
         task, page_seed = self._choose(seed, options)
         self.task, self._steps, self._ended, self.last_step = task, 0, False, None

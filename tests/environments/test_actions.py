@@ -74,6 +74,22 @@ def test_the_reward_is_one_on_the_step_the_checker_turns_true_and_the_episode_te
         env.unwrapped.step(Action(kind="wait"))
 
 
+
+def test_a_closed_environment_refuses_to_act_and_leaves_the_page_it_gave_back_alone(counter):
+    # close() gives the page back to the warm pool, where the next environment takes it up
+    closed, other = (gymnasium.make(counter, task="add-two", text_observation=True) for _ in range(2))
+    try:
+        closed.reset(seed=0)
+        closed.close()
+        other.reset(seed=0)
+        for call in (lambda: closed.step(Action(kind="click", point=ADD)), lambda: closed.reset(seed=0)):
+            with pytest.raises(RuntimeError, match=r"after close\(\)"):
+                call()
+        observation, reward, terminated, *_ = other.step(Action(kind="move", point=NAME))
+        assert (observation["text"].split()[:3], reward, terminated) == (["Add", "one", "0"], 0.0, False)
+    finally:
+        other.close()
+
 def test_finished_terminates_without_reward_and_the_step_budget_truncates(counter):
     env = gymnasium.make(counter, task="add-two", max_steps=2)
     try:
