@@ -90,7 +90,7 @@ def fetch_benchmark(benchmark: str | Benchmark, to: Path | str | None = None, so
     """
     bench = benchmark if isinstance(benchmark, Benchmark) else get_benchmark(benchmark)
     if isinstance(only, str):
-        only = only.split(",")  # "a,b" as on the command line, not its letters
+        only = only.split(",")  # "a,b": ids, comma-separated, not its letters
     only_ids = None if only is None else tuple(dict.fromkeys(app_id.strip() for app_id in only if app_id.strip()))
     wanted = bench.files_for(only_ids)
     destination = (Path(to) if to is not None else default_destination(bench.name)).resolve()
