@@ -6,7 +6,7 @@ Each size is APPS,ROUNDS,TASKS,STEPS of a synthetic finished run made here (`mak
 hard-linked in turn into every trajectory, so no two rows of a row group share a screenshot).
 The default large run is one round of the paper's size: 52 apps × 30 tasks = 1,560 rollouts of 20 steps.
 Each export runs in a fresh interpreter, and its peak resident memory is the kernel's figure for that process
-(`os.wait4`'s ru_maxrss); `baseline_rss_mb` is the same interpreter importing `results` and pyarrow and exporting
+(its own VmHWM as it ends); `baseline_rss_mb` is the same interpreter importing `results` and pyarrow and exporting
 nothing. Memory that stays flat from the small run to the large one is the streaming working (rows are written in
 row groups of at most `--batch-rows` rows or 64 MB, one trajectory read at a time).
 """
@@ -34,6 +34,7 @@ PICTURES = 150
 _EXPORT = ("import sys; from results import export_dataset; "
            "print(export_dataset([sys.argv[1]], sys.argv[2], batch_rows=int(sys.argv[3])).model_dump_json())")
 _BASELINE = "import pyarrow, pyarrow.parquet, results"
+_PEAK = "\nimport sys\nprint(open('/proc/self/status').read().split('VmHWM:')[1].split()[0], file=sys.stderr)"
 
 
 def log(message: str) -> None:
@@ -102,15 +103,15 @@ def make_run(folder: Path, apps: int, rounds: int, tasks: int, steps: int) -> Pa
 
 
 def measured(code: str, *args: str) -> tuple[str, float, float]:
-    """(stdout, seconds, peak RSS in MB) of `python -c code args…` in a fresh interpreter."""
+    """(stdout, seconds, peak RSS in MB) of `python -c code args…` in a fresh interpreter.
+
+    The peak is the process's own (VmHWM, read as it ends), not `os.wait4`'s ru_maxrss: on Linux that also counts
+    the memory of the process that started it (a parent holding 400 MB read 413 MB for `python -c pass`)."""
     started = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True)
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode:
-        raise SystemExit(f"the export failed (exit {process.returncode})")
-    return output, time.monotonic() - started, usage.ru_maxrss / 1024  # Linux: kilobytes
+    done = subprocess.run([sys.executable, "-c", code + _PEAK, *args], capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"the export failed (exit {done.returncode}): {done.stderr[-2000:]}")
+    return done.stdout, time.monotonic() - started, int(done.stderr.split()[-1]) / 1024  # kB
 
 
 def export_size(root: Path, name: str, size: list[int], batch_rows: int) -> dict:

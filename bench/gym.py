@@ -30,7 +30,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -49,6 +48,7 @@ from flows import sweep_without_prefect
 from verifier import rollout_checker
 
 sys.path.insert(0, str(Path(__file__).parent))
+from dataset_export import measured  # noqa: E402  (the export's own peak memory, measured alike)
 from scale import TreeSampler  # noqa: E402  (the same process-tree sampler)
 
 APP = "unit-converter"
@@ -180,16 +180,10 @@ def export_figures(folder: Path) -> dict:
     config = make_config({"name": "gym-bench", "app_ids": [APP], "rounds": 1, "out_dir": str(folder / "runs")})
     asyncio.run(sweep_without_prefect(config))
     steps = sum(len(Trajectory.model_validate_json(path.read_text()).steps) for path in run_dir.rglob("trajectory.json"))
-    started = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-c", _EXPORT, str(run_dir), str(folder / "dataset")],
-                               stdout=subprocess.PIPE, text=True)
-    output = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status):
-        raise SystemExit("the export failed")
+    output, seconds, peak_mb = measured(_EXPORT, str(run_dir), str(folder / "dataset"))
     report = json.loads(output.strip().splitlines()[-1])
-    return {"export_rows": report["rows"]["steps"], "export_steps": steps, "export_s": round(time.monotonic() - started, 2),
-            "export_peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
+    return {"export_rows": report["rows"]["steps"], "export_steps": steps, "export_s": round(seconds, 2),
+            "export_peak_rss_mb": round(peak_mb, 1)}
 
 
 def main() -> None:
