@@ -11,6 +11,7 @@ only once complete: on any error it is removed, and `out` is as it was.
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 import uuid
@@ -51,7 +52,7 @@ class ExportReport(BaseModel):
                                        "their revisions' `changes` are null (`aui insights RUN_DIR` makes it).")
 
 
-def export_dataset(run_dirs: list[Path | str], out: Path | str, *, batch_rows: int = BATCH_ROWS,
+def export_dataset(run_dirs: list[Path | str] | Path | str, out: Path | str, *, batch_rows: int = BATCH_ROWS,
                    batch_bytes: int = BATCH_BYTES, shard_bytes: int = SHARD_BYTES, license: str | None = None,
                    force: bool = False) -> ExportReport:
     """Write the runs' steps, tasks and revisions as Parquet tables with a dataset card into `out`.
@@ -70,6 +71,9 @@ def export_dataset(run_dirs: list[Path | str], out: Path | str, *, batch_rows: i
 
     started = time.monotonic()
     out = Path(out)
+    if license is not None and not re.fullmatch(r"[A-Za-z0-9][\w.+-]*", license):
+        raise ExportError(f"license {license!r}: not a licence id (one word, e.g. mit, apache-2.0, cc-by-4.0)")
+    run_dirs = [run_dirs] if isinstance(run_dirs, (str, Path)) else run_dirs  # one folder, not its name's letters
     runs = _sources([Path(run) for run in run_dirs], out, force)
     staging = out.parent / f".{out.name}.exporting-{uuid.uuid4().hex[:12]}"
     made = [folder for folder in (out.parent, *out.parent.parents) if not folder.exists()]  # removed on failure

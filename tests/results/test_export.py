@@ -258,6 +258,15 @@ def test_a_non_empty_out_is_refused_unless_forced_and_kept_when_the_forced_expor
         export_dataset([offline_run, offline_run], tmp_path / "twice")
 
 
+
+def test_one_run_folder_may_be_given_alone_and_a_licence_must_be_an_id(offline_run, tmp_path):
+    assert export_dataset(str(offline_run), tmp_path / "one").rows["steps"] > 0  # not the letters of its name
+    with pytest.raises(ExportError, match="not a licence id"):
+        export_dataset([offline_run], tmp_path / "bad", license="mit\nconfigs: []")
+    assert not (tmp_path / "bad").exists()
+    export_dataset([offline_run], tmp_path / "mit", license="mit")
+    assert yaml.safe_load((tmp_path / "mit" / "README.md").read_text().split("---\n")[1])["license"] == "mit"
+
 def test_aui_export_prints_what_it_wrote(offline_run, tmp_path):
     result = CliRunner().invoke(cli, ["export", str(offline_run), "--out", str(tmp_path / "d")])
     assert result.exit_code == 0, result.output
