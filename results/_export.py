@@ -125,6 +125,8 @@ def _sources(run_dirs: list[Path], out: Path, force: bool) -> list[RunSource]:
         resolved = folder.resolve()
         if out.resolve() == resolved or out.resolve() in resolved.parents:
             raise ExportError(f"{out}: holds the run folder {folder}; write the dataset somewhere else")
+        if resolved in out.resolve().parents:  # --force would replace part of the run (its apps/, say)
+            raise ExportError(f"{out}: inside the run folder {folder}; write the dataset somewhere else")
         run = RunSource.read(folder)
         if run.name in names:
             raise ExportError(f"{folder}: a run named '{run.name}' is already exported from {names[run.name]} — the "

@@ -254,6 +254,8 @@ def test_a_non_empty_out_is_refused_unless_forced_and_kept_when_the_forced_expor
     assert not (out / "keep.txt").exists() and (out / "README.md").is_file()
     with pytest.raises(ExportError, match="holds the run folder"):
         export_dataset([offline_run], offline_run.parent, force=True)
+    with pytest.raises(ExportError, match="inside the run folder"):  # --force would have replaced the run's apps/
+        export_dataset([offline_run], offline_run / "apps", force=True)
     with pytest.raises(ExportError, match="already exported"):
         export_dataset([offline_run, offline_run], tmp_path / "twice")
 
