@@ -97,6 +97,9 @@ def validate_apps(
     if v0_dir is not None and not v0_dir.is_dir():
         raise _fail(f"--v0-dir {v0_dir} is not a directory")
     result = _load_or_exit(path)
+    unknown = [name for name in app_id or [] if name not in {a.id for a in result.apps}]
+    if unknown:
+        raise _fail(f"--app: unknown app id(s) {', '.join(map(repr, unknown))} in {path} (`aui apps list {path}`)")
     apps = [a for a in result.apps if not app_id or a.id in app_id]
     problems: list[str] = []  # file-level: missing v0 HTML (the app's tasks are not proved)
     if tasks_file is not None:

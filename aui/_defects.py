@@ -41,6 +41,8 @@ def inject_command(
                                   "(each proven defect and its task on the defect-free app, with tuples.jsonl)."),
 ) -> None:
     """Inject defects into apps, prove each on the page, and write the defect set (and its labelled tuples)."""
+    if types is not None and not comma_list(types):
+        raise _fail(f"--types {types!r}: name at least one defect type")
     try:
         defect_set = in_browser(inject_run(out, apps_path=apps, app_ids=app_ids or None, types=comma_list(types) or None,
                                            per_app=per_app, seed=seed, viewport=viewport, rollouts=rollouts))

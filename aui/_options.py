@@ -54,7 +54,8 @@ SPEC_PATH = typer.Argument(BUNDLED_DIR, help="A spec file or a folder of them.")
 TRAJECTORY_DIR = typer.Argument(..., help="A trajectory folder (trajectory.json + screenshots).")
 RUN_DIR = typer.Argument(..., help="A finished run folder (it has results.json).")
 APP_HTML = typer.Option(None, "--html", help="The app version to judge (default: the spec's reference HTML).")
-VIEWER_PORT = typer.Option(8765, "--port", help="Port on 127.0.0.1 (the default is what Prefect artifacts link to).")
+VIEWER_PORT = typer.Option(8765, "--port", min=1, max=65535,
+                           help="Port on 127.0.0.1 (the default is what Prefect artifacts link to).")
 HOST = typer.Option("127.0.0.1", "--host", help="Interface to listen on (keep 127.0.0.1 unless you mean it).")
 
 

@@ -278,7 +278,7 @@ def _print_agreement(run_dir: Path) -> None:
     console.print(f"agreement: {run_dir / 'agreement.json'}")
 
 
-def ui(port: int = typer.Option(4200, "--port", help="Port of the Prefect server (its UI and API)."),
+def ui(port: int = typer.Option(4200, "--port", min=1, max=65535, help="Port of the Prefect server (its UI and API)."),
        host: str = HOST) -> None:
     """Start the Prefect server (UI + API) on this machine and print where it is."""
     url = f"http://{host}:{port}"

@@ -81,7 +81,7 @@ def variations_command(
     out: Path = typer.Option(None, "--out", help="Folder for the PNGs (default: variations-APP_ID)."),
     only: list[str] = typer.Option(None, "--variation", help="Only these variations (repeatable; compose with '+')."),
     seed: int = typer.Option(0, "--seed", help="The seed the content variations draw with (a run's `seed`)."),
-    width: int = typer.Option(None, "--width", help="Scale each PNG to this width (default: the viewport's, 1280)."),
+    width: int = typer.Option(None, "--width", min=1, help="Scale each PNG to this width (default: the viewport's, 1280)."),
 ) -> None:
     """List the variations (name, kind, what it does, what it needs), or draw one app in each of them."""
     if show is None:

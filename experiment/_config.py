@@ -305,6 +305,10 @@ def read_config_file(path: Path) -> dict:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: a folder, not a config file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict):

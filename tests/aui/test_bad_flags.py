@@ -1,0 +1,33 @@
+"""Bad values a user types, each refused before anything starts: one `error:` line naming the flag or the file, exit 2,
+not a traceback (found by a newcomer's pass over every command, 2026-11-29)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from aui import app as cli
+
+
+def refused(*args: str) -> str:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 2, result.output  # a traceback is exit 1
+    return " ".join(result.output.split())
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["view", "--port", "99999"], "--port"),
+    (["ui", "--port", "0"], "--port"),
+    (["variations", "--show", "unit-converter", "--width", "0"], "--width"),
+    (["apps", "validate", "--app", "nope"], "--app: unknown app id(s) 'nope'"),
+    (["defects", "inject", "--out", "unused", "--types", ","], "--types ',': name at least one defect type"),
+])
+def test_a_bad_flag_is_named(args, named):
+    assert named in refused(*args)
+
+
+def test_a_config_that_is_a_folder_or_not_text_is_named(tmp_path):
+    assert f"{tmp_path}: a folder, not a config file" in refused("sweep", str(tmp_path))
+    binary = tmp_path / "sweep.yaml"
+    binary.write_bytes(b"name: \xff\xfe\n")
+    assert f"{binary}: not UTF-8 text" in refused("run", "--config", str(binary))
