@@ -210,12 +210,15 @@ def _check_policy_options(config: ExperimentConfig, providers: list[RoleProvider
             raise ConfigError(str(exc), field=f"cua_options.{policy}") from None
 
 
-def _check_models(config: ExperimentConfig, players: list[RoleProvider]) -> dict[str, ModelConfig]:
-    """The model entries the run will call (by name), after checking each exists and can be configured."""
+def _check_models(config: ExperimentConfig, players: list[RoleProvider]) -> dict[str, tuple[str, ModelConfig]]:
+    """The model entries the run will call (by name), each with the field that named it, after checking each
+    exists and can be configured."""
     # The roles the run uses that a model plays (a tasks file wins over any proposer); a name the registry does not
     # know is among them, and refused below naming its field.
     wanted = [(ROLE_FIELDS[p.role], p.name) for p in players if p.role != "cua" and not p.offline]
-    wanted += [("cua_model", model) for model in dict.fromkeys(p.model for p in players if p.role == "cua") if model]
+    # the CUA's model: `cua_model` if set, else the policy's own default (blamed on the policy that chose it)
+    cua_field = "cua_model" if config.cua_model else "cua_policies"
+    wanted += [(cua_field, model) for model in dict.fromkeys(p.model for p in players if p.role == "cua") if model]
     if not wanted:
         return {}
 
@@ -223,7 +226,7 @@ def _check_models(config: ExperimentConfig, players: list[RoleProvider]) -> dict
         registry = load_model_registry(config.models_config)
     except ModelConfigError as exc:
         raise ConfigError(str(exc), field="models_config") from None
-    used: dict[str, ModelConfig] = {}
+    used: dict[str, tuple[str, ModelConfig]] = {}
     for field, name in wanted:
         try:
             model = registry.get(name)
@@ -240,28 +243,29 @@ def _check_models(config: ExperimentConfig, players: list[RoleProvider]) -> dict
                 raise ModelConfigError(f"model {model.name!r} field 'api_key' is empty")
         except ModelConfigError as exc:
             raise ConfigError(f"{exc} (in {registry.source})", field=field) from None
-        used[model.name] = model
+        used.setdefault(model.name, (field, model))
     return used
 
 
-def _probe_endpoints(models: dict[str, ModelConfig]) -> None:
-    """Refuse the run when an endpoint does not accept a TCP connection (refused, unknown host, silent)."""
-    targets: dict[tuple[str, int], tuple[str, str]] = {}
-    for name, model in models.items():
+def _probe_endpoints(models: dict[str, tuple[str, ModelConfig]]) -> None:
+    """Refuse the run when an endpoint does not accept a TCP connection (refused, unknown host, silent), naming
+    the field (so the flag) that asked for its model."""
+    targets: dict[tuple[str, int], tuple[str, str, str]] = {}
+    for name, (field, model) in models.items():
         endpoint = model.endpoint()
         parts = urlsplit(endpoint)
         if not parts.hostname or _proxied(endpoint):
             continue  # a proxy carries the requests: it, not us, reaches the endpoint
         port = parts.port or (443 if parts.scheme == "https" else 80)
-        targets.setdefault((parts.hostname, port), (name, endpoint))
+        targets.setdefault((parts.hostname, port), (name, endpoint, field))
     if not targets:
         return
     with ThreadPoolExecutor(max_workers=min(8, len(targets))) as pool:
         outcomes = list(pool.map(_connect, targets))
-    for (name, endpoint), problem in zip(targets.values(), outcomes, strict=True):
+    for (name, endpoint, field), problem in zip(targets.values(), outcomes, strict=True):
         if problem:
-            raise ConfigError(f"model {name!r}: endpoint {endpoint} is unreachable ({problem}); "
-                              "start its server or fix its base_url in the model registry")
+            raise ConfigError(f"model {name!r}: endpoint {endpoint} is unreachable ({problem}); start its server, "
+                              "fix its base_url in the model registry, or play the role offline", field=field)
 
 
 def _connect(address: tuple[str, int]) -> str | None:

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from aui import _run
 from aui import app as cli
 from experiment import GROUPS, ROLES, ExperimentConfig, Flag, check_config, command_config, config_flags
+from tests.benchmark_sources import closed_port
 
 APP = "unit-converter"
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "configs" / "sweep.example.yaml")
@@ -190,3 +191,16 @@ def test_the_model_check_blames_the_flag_that_named_the_model_and_the_file_for_t
     config.write_text(yaml.safe_dump({"app_ids": [APP], "coders": ["gpt-5"], "out_dir": str(tmp_path)}))
     result = CliRunner().invoke(cli, ["sweep", str(config)])
     assert result.exit_code == 2 and f"error: {config}: field 'coders': model 'gpt-5'" in " ".join(result.output.split())
+
+
+def test_an_unreachable_endpoint_is_blamed_on_the_flag_that_asked_for_its_model(tmp_path):
+    """The pre-flight's TCP probe: the line names the flag, the CUA's default model blamed on `--cua` that chose it."""
+    models = tmp_path / "models.yaml"
+    models.write_text(yaml.safe_dump({"roles": {"cua": "m"}, "models": [
+        {"name": "m", "provider": "openai-compatible", "model": "m", "base_url": f"http://127.0.0.1:{closed_port()}/v1"}]}))
+    for flags, blamed in ((["--coder", "m"], "--coder"), (["--cua", "uitars"], "--cua"),
+                          (["--cua", "uitars", "--cua-model", "m"], "--cua-model")):
+        result = CliRunner().invoke(cli, ["run", "--app", APP, "--models", str(models), "--out", str(tmp_path), *flags])
+        output = " ".join(result.output.split())
+        assert result.exit_code == 2 and f"error: {blamed}: model 'm': endpoint" in output, output
+        assert "play the role offline" in output, output
