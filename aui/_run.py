@@ -300,16 +300,31 @@ def deploy(config_file: Path = typer.Argument(..., help="Experiment YAML."),
         check_config(config, source=str(config_file), probe_endpoints=False)  # endpoints may be up by the first run
     if pool is None and not cron:
         raise _fail("aui deploy: give --cron (served from this process) or --pool (deployed to a work pool's workers)")
+    if cron and not _is_cron(cron):
+        raise _fail(f"--cron {cron!r}: not a cron schedule (five fields, e.g. \"0 3 * * *\")")
+    if name is not None and "/" in name:
+        raise _fail(f"--name {name!r}: a deployment's name cannot hold '/'")
     parameters = {"config": json.loads(config.model_dump_json())}
     if pool is not None:
         # The workers load the flow from this project folder (a shared path on other machines): the
         # deployment names the folder and the flow's entrypoint, and a process worker runs it there.
         root = Path(__file__).resolve().parents[1]  # the project folder (this file is aui/_run.py)
         remote = sweep.from_source(source=str(root), entrypoint="flows/_sweep.py:sweep")
-        deployment_id = remote.deploy(name=name or config.name, work_pool_name=pool, parameters=parameters,
-                                      cron=cron or None, print_next_steps=False)
+        with exit_on(ValueError):  # no such work pool
+            deployment_id = remote.deploy(name=name or config.name, work_pool_name=pool, parameters=parameters,
+                                          cron=cron or None, print_next_steps=False)
         console.print(f"Deployed sweep '{config.name}' to work pool '{pool}' (deployment {deployment_id}); start a run with "
                       f"`prefect deployment run 'aui-sweep/{name or config.name}'`.")
         return
     console.print(f"Scheduling sweep '{config.name}' with cron '{cron}'. Needs a Prefect server (aui ui).")
     sweep.serve(name=name or config.name, cron=cron, parameters=parameters)
+
+
+def _is_cron(cron: str) -> bool:
+    from prefect.client.schemas.schedules import CronSchedule
+
+    try:
+        CronSchedule(cron=cron)
+    except ValueError:  # pydantic's ValidationError
+        return False
+    return True

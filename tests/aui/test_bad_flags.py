@@ -3,10 +3,14 @@ not a traceback (found by a newcomer's pass over every command, 2026-11-29)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
 from aui import app as cli
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "configs" / "sweep.example.yaml"
 
 
 def refused(*args: str) -> str:
@@ -31,3 +35,12 @@ def test_a_config_that_is_a_folder_or_not_text_is_named(tmp_path):
     binary = tmp_path / "sweep.yaml"
     binary.write_bytes(b"name: \xff\xfe\n")
     assert f"{binary}: not UTF-8 text" in refused("run", "--config", str(binary))
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["--cron", "not a cron"], "--cron 'not a cron': not a cron schedule"),
+    (["--cron", "61 3 * * *"], "--cron '61 3 * * *'"),
+    (["--cron", "0 3 * * *", "--name", "../x"], "--name '../x'"),
+])
+def test_deploy_names_a_bad_schedule_or_name_before_prefect_starts(args, named):
+    assert named in refused("deploy", str(EXAMPLE), *args)
