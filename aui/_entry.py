@@ -37,3 +37,8 @@ def main() -> None:
             raise
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except OSError as exc:  # a path given that cannot be used as given (a file where a folder goes, no parent, …)
+        if exc.filename is None:
+            raise
+        print(f"error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        sys.exit(2)

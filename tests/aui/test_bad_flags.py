@@ -3,6 +3,8 @@ not a traceback (found by a newcomer's pass over every command, 2026-11-29)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,13 @@ def test_a_config_that_is_a_folder_or_not_text_is_named(tmp_path):
 ])
 def test_deploy_names_a_bad_schedule_or_name_before_prefect_starts(args, named):
     assert named in refused("deploy", str(EXAMPLE), *args)
+
+
+def test_a_path_that_cannot_be_used_as_given_is_one_error_line_naming_it(tmp_path):
+    """`aui`'s entry point: an OSError with a file name (here --out is a file where a folder goes) is one line."""
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    done = subprocess.run([str(Path(sys.executable).parent / "aui"), "verify", "--app", "unit-converter", "--out", str(taken)],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr.strip()) == (2, f"error: {taken}: File exists"), done.stderr[-2000:]
+    assert taken.read_text() == "mine"
