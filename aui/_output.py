@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Coroutine, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -20,6 +21,14 @@ console = Console()
 if not console.is_terminal:  # piped or logged: keep table rows on one line
     console = Console(width=200)
 err_console = Console(stderr=True)
+
+
+def read_html(path: Path, flag: str = "--html") -> str:
+    """The app file a flag named, as text; one `error:` line naming the flag and the file when it is not UTF-8."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise _fail(f"{flag} {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:

@@ -26,7 +26,7 @@ from verifier import LLMVerifierConfig, function_completeness, function_complete
 
 from ._options import APP_HTML, APP_ID, COMMENTER, COMMENTER_MODE, CUA, CUA_MODEL, MODELS_REGISTRY, SPECS, TRAJECTORY_DIR
 from ._options import VERIFIER, VIEWPORT
-from ._output import _fail, err_console, exit_on, failed, in_browser
+from ._output import _fail, err_console, exit_on, failed, in_browser, read_html
 
 console = Console()
 
@@ -54,10 +54,9 @@ def verify_command(
             client = get_client(models_config)
             client.registry.model_name(model)
     config = LLMVerifierConfig(batch_size=batch_size, screenshot=screenshot)
-
+    text = read_html(html) if html is not None else None
     try:
-        verdicts = in_browser(verify_app(spec, html.read_text(encoding="utf-8") if html is not None else None,
-                                         verifier=model, client=client, config=config, out_dir=out))
+        verdicts = in_browser(verify_app(spec, text, verifier=model, client=client, config=config, out_dir=out))
     except ValueError as exc:  # no HTML to judge; a model entry or ${ENV} key missing
         raise failed(exc, offline="--verifier offline")
     except RuntimeError as exc:  # llm.ModelCallError: the model failed for good after retries
@@ -105,6 +104,8 @@ def rollout_command(
         task = spec.task(task_id)
     except (KeyError, FileNotFoundError, ValueError) as exc:
         raise failed(exc)
+    if html is not None and not html.is_file():
+        raise _fail(f"--html: no file at {html}")
     html_path = html or reference_html_path(spec)
     if html_path is None or not Path(html_path).is_file():
         raise _fail(f"no app HTML for '{app_id}': give --html PATH (the spec has no reference_html)")
@@ -118,7 +119,7 @@ def rollout_command(
         raise _fail(f"policy '{policy}': {exc}")
 
     config = RolloutConfig(max_steps=max_steps, trace=trace, browser=BrowserConfig(viewport=viewport))
-    trajectory = in_browser(rollout(Path(html_path).read_text(encoding="utf-8"), task.description, agent, checker, out,
+    trajectory = in_browser(rollout(read_html(html_path), task.description, agent, checker, out,
                                     config, app_id=spec.id, task_id=task.id, expected_outcome=task.expected_outcome))
     tuples = write_tuples(trajectory, out)  # the transition tuples (before, action, after) of every step
     summary = {
@@ -207,9 +208,9 @@ def comment_command(
     if commenter.offline and html_path is None:
         err_console.print("[yellow]note:[/] no app HTML (--html): the offline commenter uses the trajectory only")
 
+    app_html = read_html(html_path) if html_path else None
     with exit_on(ModelConfigError, offline="--commenter offline"):  # a key variable unset: found at the first call
-        result = in_browser(commenter.comment(trajectory_dir,
-                                              html=html_path.read_text(encoding="utf-8") if html_path else None))
+        result = in_browser(commenter.comment(trajectory_dir, html=app_html))
     text = result.model_dump_json(indent=2, exclude={"raw_replies"} if result.comment is not None else set())
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -56,3 +56,13 @@ def test_a_path_that_cannot_be_used_as_given_is_one_error_line_naming_it(tmp_pat
                           capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr.strip()) == (2, f"error: {taken}: File exists"), done.stderr[-2000:]
     assert taken.read_text() == "mine"
+
+
+def test_an_app_file_that_is_missing_or_not_text_is_named_with_its_flag(tmp_path):
+    binary = tmp_path / "app.html"
+    binary.write_bytes(b"<html>\xff\xfe</html>")
+    assert f"--html {binary}: not UTF-8 text" in refused(
+        "verify", "--app", "unit-converter", "--html", str(binary), "--out", str(tmp_path / "v"))
+    assert f"--html: no file at {tmp_path / 'nope.html'}" in refused(
+        "rollout", "--app", "unit-converter", "--task", "swap-to-feet-metres", "--html", str(tmp_path / "nope.html"),
+        "--out", str(tmp_path / "r"))
