@@ -76,7 +76,7 @@ def eval_command(
             continue
         with exit_on(UnknownNameError, ModelConfigError, ValueError, offline="--detector offline"):
             client = client or ModelClient(models_config)
-            client.registry.model_name(name)
+            client.registry.get(name).check_usable()  # a key variable unset: named now, not once per tuple
     with exit_on(FileNotFoundError, DefectRunError, ValueError):
         scored = in_browser(closing(client, _eval(run_dir, names, client, concurrency)))
     for metrics in scored:

@@ -52,7 +52,7 @@ def verify_command(
     if not is_offline_provider("verifier", model):
         with exit_on(ModelConfigError, offline="--verifier offline"):
             client = get_client(models_config)
-            client.registry.model_name(model)
+            client.registry.get(model).check_usable()
     config = LLMVerifierConfig(batch_size=batch_size, screenshot=screenshot)
     text = read_html(html) if html is not None else None
     try:

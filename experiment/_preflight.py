@@ -237,10 +237,7 @@ def _check_models(config: ExperimentConfig, players: list[RoleProvider]) -> dict
         if model.is_offline:
             continue
         try:
-            for part in ("base_url", "api_key", "api_version", "deployment"):
-                model.resolved(part)  # an unset ${VAR}: named now, not at the first call
-            if model.provider in ("openai", "azure") and not model.resolved("api_key"):
-                raise ModelConfigError(f"model {model.name!r} field 'api_key' is empty")
+            model.check_usable()  # an unset ${VAR} or an empty key: named now, not at the first call
         except ModelConfigError as exc:
             raise ConfigError(f"{exc} (in {registry.source})", field=field) from None
         used.setdefault(model.name, (field, model))

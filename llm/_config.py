@@ -190,6 +190,19 @@ class ModelConfig(BaseModel):
             return None
         return interpolate(value, model=self.name, field=field)
 
+    def check_usable(self) -> None:
+        """Raise now what the first call would: an unset `${VAR}` in any field, or an empty key its provider needs.
+
+        Raises:
+            ModelConfigError: naming this model and the field (MissingEnvironmentVariableError: the variable too).
+        """
+        if self.is_offline:
+            return
+        for part in ("base_url", "api_key", "api_version", "deployment"):
+            self.resolved(part)
+        if self.provider in ("openai", "azure") and not self.resolved("api_key"):
+            raise ModelConfigError(f"model {self.name!r} field 'api_key' is empty")
+
     def endpoint(self) -> str:
         """The base URL requests go to, for errors, logs and cache keys (never contains the key).
 

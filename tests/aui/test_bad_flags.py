@@ -66,3 +66,9 @@ def test_an_app_file_that_is_missing_or_not_text_is_named_with_its_flag(tmp_path
     assert f"--html: no file at {tmp_path / 'nope.html'}" in refused(
         "rollout", "--app", "unit-converter", "--task", "swap-to-feet-metres", "--html", str(tmp_path / "nope.html"),
         "--out", str(tmp_path / "r"))
+
+
+def test_a_model_detector_without_its_key_is_named_before_anything_is_judged(monkeypatch, tmp_path):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    output = refused("defects", "eval", str(tmp_path), "--detector", "detector")
+    assert "OPENAI_API_KEY" in output and "(--detector offline needs no model)" in output, output
