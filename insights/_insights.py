@@ -60,8 +60,13 @@ async def insights_of(run_dirs: list[Path], results: dict[Path, list[AppRoundRes
     `results`: a run's app results when they are not (yet) in its results.json (the sweep, before it writes it).
 
     Raises:
-        FileNotFoundError / ValueError: a folder is not a finished run (no readable results.json), naming it.
+        FileNotFoundError / ValueError: a folder is not a finished run (no readable results.json), naming it; or
+            is named twice (its pairs would count twice).
     """
+    seen = [Path(run_dir).resolve() for run_dir in run_dirs]
+    twice = next((run_dir for run_dir, resolved in zip(run_dirs, seen) if seen.count(resolved) > 1), None)
+    if twice is not None:
+        raise ValueError(f"{twice}: named twice (each run's task pairs count once)")
     everything_offline = True
     found: list[tuple[Path, Revision]] = []
     renderers: dict[Path, Renderer] = {}

@@ -42,6 +42,7 @@ def test_an_unverifiable_change_has_its_own_column_in_the_printed_table_and_the_
 
 @pytest.mark.parametrize("argv, message", [
     (["insights", "{missing}"], "not a finished run folder"),
+    (["insights", "{run}", "{run}/"], "named twice (each run's task pairs count once)"),
     (["insights", "ablate", "{run}", "--principle", "beauty"], "--principle 'beauty': not a principle; the principles "
                                                               "are state visibility, interaction robustness"),
     (["insights", "ablate", "{run}"], "exactly one of --principle and --change"),
