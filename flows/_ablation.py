@@ -104,6 +104,7 @@ async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str
 
     Raises:
         ConfigError: neither or both of principle and change, or the run folder has no recorded config.
+        ValueError: no change of the run has the id `change`.
     """
     if (principle is None) == (change is None):
         raise ConfigError("ablate: give exactly one of --principle and --change")
@@ -111,13 +112,16 @@ async def ablate_run(run_dir: Path, *, principle: str | None = None, change: str
     config = _config_of(run_dir)
     name = ablation_name(principle, change)
     folder = run_dir / "ablations" / name
-    sub = run_context(config, folder, run_key=f"{run_key_for(run_dir)}-ablation-{name}")
     results = read_results(run_dir).apps
-    ablation = Ablation(run=str(run_dir), principle=principle, change=change, folder=str(folder),
-                        offline=bool((read_manifest(run_dir) or {}).get("offline")))
     pairs = [(after, before) for after, before in revised_pairs(results)
              if change is None or change.startswith(f"{after.app_id}/{after.track}/r{after.round}/")]
     decided = await revisions(run_dir, results, Renderer(config.viewport), pairs)  # the change log's decisions
+    if change is not None and not any(c.id == change for revision in decided for c in revision.changes):
+        raise ValueError(f"--change {change!r}: no change of this run has that id (insights.json lists them: "
+                         f"`aui insights {run_dir}`)")
+    sub = run_context(config, folder, run_key=f"{run_key_for(run_dir)}-ablation-{name}")
+    ablation = Ablation(run=str(run_dir), principle=principle, change=change, folder=str(folder),
+                        offline=bool((read_manifest(run_dir) or {}).get("offline")))
     plan = check_config(config, probe_endpoints=False)
     async with run_budget(config.budget, folder, sub.run_key):
         for revision in decided:

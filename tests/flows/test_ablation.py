@@ -65,6 +65,9 @@ async def test_an_ablation_needs_one_principle_or_one_change_and_a_principle_tha
     nothing = await ablate_run(offline_run, principle="no such principle")
     assert nothing.tasks == 0 and nothing.paired_diff is None
     assert nothing.skipped and "nothing of no such principle was applied" in nothing.skipped[0]
+    with pytest.raises(ValueError, match="'nope-id': no change of this run has that id"):
+        await ablate_run(offline_run, change="nope-id")
+    assert not (offline_run / "ablations" / "nope-id").exists()
 
 
 @pytest.mark.parametrize("target, verdict", [("still", "not applied"), (None, "unverifiable")])
