@@ -15,6 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from llm import first_problem
+
 from ._actions import Action
 from ._browser import BlockedRequest, DialogRecord
 from ._viewport import DEFAULT_VIEWPORT, Viewport
@@ -216,7 +218,7 @@ class Trajectory(BaseModel):
         try:
             return cls.model_validate_json(path.read_bytes())
         except ValueError as exc:
-            raise ValueError(f"{path}: not a valid trajectory: {str(exc).splitlines()[0]}") from exc
+            raise ValueError(f"{path}: not a valid trajectory: {first_problem(exc)}") from exc
 
 
 def write_atomic(path: Path, data: bytes) -> Path:

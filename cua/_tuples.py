@@ -30,6 +30,8 @@ from pathlib import Path
 from PIL import Image, ImageChops
 from pydantic import BaseModel, Field
 
+from llm import first_problem
+
 from ._actions import Action
 from ._defect_types import DEFECT_TYPES
 from ._trajectory import ElementInfo, Trajectory, write_atomic
@@ -153,5 +155,5 @@ def read_tuples(folder: Path | str) -> list[TransitionTuple]:
         try:
             found.append(TransitionTuple.model_validate(json.loads(line)))
         except ValueError as exc:
-            raise ValueError(f"{path}:{number}: not a transition tuple: {str(exc).splitlines()[0]}") from None
+            raise ValueError(f"{path}:{number}: not a transition tuple: {first_problem(exc)}") from None
     return found

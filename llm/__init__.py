@@ -66,6 +66,7 @@ from ._results import (
     PicklesKeywordFields,
     ReplyTooLargeError,
     ResponsesResult,
+    first_problem,
 )
 from ._retry import RetryPolicy
 from ._transport import make_sdk_client
@@ -135,6 +136,7 @@ __all__ = [
     "current_budget",
     "default_cache_dir",
     "endpoint_limit",
+    "first_problem",
     "get_client",
     "hash_inline_images",
     "image_data_url",

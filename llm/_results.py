@@ -5,10 +5,22 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from pydantic import BaseModel, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError, model_validator
 
 from ._items import ComputerCall, ToolCall, check_output_items, check_tool_calls
 from ._usage import Usage
+
+
+def first_problem(error: Exception) -> str:
+    """What is wrong with a file that did not parse, in one line: a pydantic error's first field and message
+    (`apps.0.round: Input should be a valid integer`, `Invalid JSON: …`), else the error's first line."""
+    if isinstance(error, ValidationError) and error.errors():
+        first = error.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        return (f"{where}: {first['msg']}" if where else first["msg"]) + more
+    lines = str(error).splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 class PicklesKeywordFields:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from apps_prompts import AppSpec, SolutionStep, Task
 from cua import BrowserConfig, DefectKind, PageTransform, write_atomic
+from llm import first_problem
 from verifier import gate_and_prove_all
 
 from ._defect_proof import DefectProof, dropped, prove_defect
@@ -104,7 +105,7 @@ class DefectSet(BaseModel):
         try:
             return cls.model_validate_json(path.read_bytes())
         except ValueError as exc:
-            raise ValueError(f"{path}: not a defect set: {str(exc).splitlines()[0]}") from None
+            raise ValueError(f"{path}: not a defect set: {first_problem(exc)}") from None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from cua import (
     format_computer_action,
     format_uitars,
 )
+from llm import first_problem
 from verifier import VERDICTS_FILE, AppVerdicts
 
 from ._files import RunResults, read_manifest, read_results
@@ -77,7 +78,7 @@ class RunSource:
                     found.update({task.id: task for task in map(Task.model_validate, json.loads(read_bytes(path)))
                                   if task.id not in found})
                 except (ValueError, TypeError) as exc:
-                    raise ExportError(f"{path}: not a tasks file: {str(exc).splitlines()[0]}") from None
+                    raise ExportError(f"{path}: not a tasks file: {first_problem(exc)}") from None
             self._tasks[app_id] = found
         return self._tasks[app_id]
 
@@ -197,7 +198,7 @@ def task_rows(run: RunSource) -> Iterator[dict]:
         try:
             verdicts = AppVerdicts.model_validate_json(read_bytes(path))
         except ValidationError as exc:
-            raise ExportError(f"{path}: not a verdicts file: {str(exc).splitlines()[0]}") from None
+            raise ExportError(f"{path}: not a verdicts file: {first_problem(exc)}") from None
         outcomes = {outcome.task_id: outcome for outcome in result.tasks}
         specs = run.tasks(result.app_id)
         for verdict in verdicts.verdicts:

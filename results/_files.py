@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from cua import write_atomic
+from llm import first_problem
 
 from ._error_bars import COMPARISON_NOTE, ERROR_BARS, INTERVAL_NOTE, Comparison, comparisons
 from ._outcomes import AppRoundResult
@@ -119,7 +120,7 @@ def read_results(run_dir: Path | str) -> RunResults:
     try:
         return RunResults.model_validate_json(path.read_bytes())
     except ValueError as exc:
-        raise ValueError(f"{path}: not a valid results file: {str(exc).splitlines()[0]}") from None
+        raise ValueError(f"{path}: not a valid results file: {first_problem(exc)}") from None
 
 
 def read_manifest(run_dir: Path | str) -> dict:

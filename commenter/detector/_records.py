@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from cua import write_atomic
+from llm import first_problem
 
 DETECTIONS_FILE = "detections-{name}.jsonl"
 METRICS_FILE = "defect-metrics-{name}.json"
@@ -63,5 +64,5 @@ def read_detections(run_dir: Path | str, name: str) -> list[Detection]:
             try:
                 found.append(Detection.model_validate(json.loads(line)))
             except ValueError as exc:
-                raise ValueError(f"{path}:{number}: not a detection: {str(exc).splitlines()[0]}") from None
+                raise ValueError(f"{path}:{number}: not a detection: {first_problem(exc)}") from None
     return found
