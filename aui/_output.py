@@ -24,7 +24,10 @@ err_console = Console(stderr=True)
 
 
 def read_html(path: Path, flag: str = "--html") -> str:
-    """The app file a flag named, as text; one `error:` line naming the flag and the file when it is not UTF-8."""
+    """The app file a flag named, as text; one `error:` line naming the flag and the file when it is missing or
+    not UTF-8."""
+    if not Path(path).is_file():
+        raise _fail(f"{flag}: no file at {path}")
     try:
         return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

@@ -46,15 +46,13 @@ def verify_command(
     """Decide per task whether the app supports it, gate each checker, and report Function Completeness."""
     with exit_on(KeyError, FileNotFoundError, ValueError):
         spec = load_app(app_id, apps)
-    if html is not None and not html.is_file():
-        raise _fail(f"--html: no file at {html}")
+    text = read_html(html) if html is not None else None
     client = None
     if not is_offline_provider("verifier", model):
         with exit_on(ModelConfigError, offline="--verifier offline"):
             client = get_client(models_config)
             client.registry.get(model).check_usable()
     config = LLMVerifierConfig(batch_size=batch_size, screenshot=screenshot)
-    text = read_html(html) if html is not None else None
     try:
         verdicts = in_browser(verify_app(spec, text, verifier=model, client=client, config=config, out_dir=out))
     except ValueError as exc:  # no HTML to judge; a model entry or ${ENV} key missing
@@ -104,11 +102,10 @@ def rollout_command(
         task = spec.task(task_id)
     except (KeyError, FileNotFoundError, ValueError) as exc:
         raise failed(exc)
-    if html is not None and not html.is_file():
-        raise _fail(f"--html: no file at {html}")
     html_path = html or reference_html_path(spec)
-    if html_path is None or not Path(html_path).is_file():
+    if html is None and (html_path is None or not Path(html_path).is_file()):
         raise _fail(f"no app HTML for '{app_id}': give --html PATH (the spec has no reference_html)")
+    app_html = read_html(html_path)
     if not task.checker:
         err_console.print(f"[yellow]warning:[/] task '{task_id}' has no reference checker; it cannot succeed")
 
@@ -119,7 +116,7 @@ def rollout_command(
         raise _fail(f"policy '{policy}': {exc}")
 
     config = RolloutConfig(max_steps=max_steps, trace=trace, browser=BrowserConfig(viewport=viewport))
-    trajectory = in_browser(rollout(read_html(html_path), task.description, agent, checker, out,
+    trajectory = in_browser(rollout(app_html, task.description, agent, checker, out,
                                     config, app_id=spec.id, task_id=task.id, expected_outcome=task.expected_outcome))
     tuples = write_tuples(trajectory, out)  # the transition tuples (before, action, after) of every step
     summary = {
@@ -200,15 +197,13 @@ def comment_command(
     """Comment on one trajectory: JSON with issues, actionable_changes, fit_within_screen, avoid_regressions."""
     _load_trajectory_or_exit(trajectory_dir)
     html_path = html or next((trajectory_dir / n for n in _HTML_NAMES if (trajectory_dir / n).is_file()), None)
-    if html is not None and not html.is_file():
-        raise _fail(f"--html {html}: no such file")
+    app_html = read_html(html_path) if html_path else None
     with exit_on(UnknownNameError, ModelConfigError, offline="--commenter offline"):
         client = None if is_offline_provider("commenter", model) else ModelClient(models_config)
         commenter = get_commenter(model, client=client, mode=mode)
     if commenter.offline and html_path is None:
         err_console.print("[yellow]note:[/] no app HTML (--html): the offline commenter uses the trajectory only")
 
-    app_html = read_html(html_path) if html_path else None
     with exit_on(ModelConfigError, offline="--commenter offline"):  # a key variable unset: found at the first call
         result = in_browser(commenter.comment(trajectory_dir, html=app_html))
     text = result.model_dump_json(indent=2, exclude={"raw_replies"} if result.comment is not None else set())
