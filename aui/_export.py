@@ -30,7 +30,7 @@ def export_command(
         report = export_dataset(run_dirs, out, batch_rows=batch_rows, license=license, force=force)
     rows = report.rows
     console.print(f"{rows['steps']:,} steps of {report.episodes:,} rollouts, {rows['tasks']:,} task rows, "
-                  f"{rows['revisions']:,} revisions from {len(report.runs)} run(s) → {report.out} "
+                  f"{rows['revisions']:,} revision(s) from {len(report.runs)} run(s) → {report.out} "
                   f"({report.bytes / 1e6:.1f} MB, {report.seconds:.1f} s)", soft_wrap=True)
     for run, roles in report.offline_roles.items():
         if roles:

@@ -110,7 +110,7 @@ def _bind(defect: str | DefectSpec | DefectRecord, task: Task, seed: int) -> tup
     if isinstance(defect, DefectSpec):
         steps = [number for number, step in enumerate(task.solution, 1) if step.selector == defect.selector]
         if not steps:
-            raise ValueError(f"defect {defect.name}: no step of task '{task.id}''s reference solution acts on {defect.selector}")
+            raise ValueError(f"defect {defect.name}: no step of the reference solution of task '{task.id}' acts on {defect.selector}")
         return defect, steps[0]
     if not isinstance(defect, str) or not defect.strip():
         raise ValueError(f"defect must be '<type>', '<type>@<selector>' or a perturb.DefectSpec; got {defect!r}")
@@ -120,7 +120,7 @@ def _bind(defect: str | DefectSpec | DefectRecord, task: Task, seed: int) -> tup
         if (step.selector == selector if selector else True) and binds_to(defect_type, step):
             return make_defect(defect_type, step.selector, seed), number
     where = f" on {selector}" if selector else ""
-    raise ValueError(f"defect {defect_type!r}: no step of task '{task.id}''s reference solution can carry it{where}")
+    raise ValueError(f"defect {defect_type!r}: no step of the reference solution of task '{task.id}' can carry it{where}")
 
 
 _proven: dict[str, Offer] = {}
@@ -180,7 +180,7 @@ async def _prove_defect(app: LoadedApp, task: Task, serving: Serving, clean: Bro
     gate, replay = await gate_and_prove(app.html, offer.checker or task.checker, task.solution, config=defective)
     if not gate.accepted or replay is None or not replay.proven:
         why = gate.reason if not gate.accepted else replay.reason if replay is not None else "not replayed"
-        kind = f"a {serving.defect.kind} defect" + (" breaks the task by design" if serving.defect.kind == "interaction" else "")
+        kind = f"kind {serving.defect.kind}" + (", which breaks the task by design" if serving.defect.kind == "interaction" else "")
         return Offer(task_id=task.id, proven=False, reason=f"the checker is not proven on the page with "
                      f"{serving.defect.name} ({kind}): {why}")
     return offer.model_copy(update={"reason": f"{offer.reason}, also with {serving.defect.name} ({observable.reason})"})

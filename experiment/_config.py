@@ -327,7 +327,7 @@ def make_config(data: dict, source: str = "flags", flags: dict[str, str] | None 
         config = ExperimentConfig.model_validate(data)
     except ValidationError as exc:
         blamed = [(err, _flag_of(err["loc"], flags or {})) for err in exc.errors()]
-        problems = [_problem(err, source, flag) for err, flag in blamed]
+        problems = list(dict.fromkeys(_problem(err, source, flag) for err, flag in blamed))  # both sides of --viewport: one line
         by_flag = all(flag for _, flag in blamed)
         raise ConfigError("; ".join(problems) if by_flag else f"{source}: " + "; ".join(problems)) from None
     config._flags = dict(flags or {})

@@ -72,3 +72,9 @@ def test_a_model_detector_without_its_key_is_named_before_anything_is_judged(mon
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     output = refused("defects", "eval", str(tmp_path), "--detector", "detector")
     assert "OPENAI_API_KEY" in output and "(--detector offline needs no model)" in output, output
+
+
+def test_one_bad_value_behind_two_fields_is_said_once():
+    """`--viewport 100000x100000` sets a width and a height that fail alike: one problem, not the same line twice."""
+    said = refused("run", "--viewport", "100000x100000", "--name", "unused")
+    assert said.count("Input should be less than or equal to 4096") == 1, said

@@ -66,5 +66,5 @@ def test_what_cannot_be_served_is_refused_by_name():
         gymnasium.make("aui/unit-converter-v0", task="all", defect="no-response")
     with pytest.raises(ValueError, match="unknown defect type 'melting'"):
         gymnasium.make("aui/unit-converter-v0", defect="melting", **SWAP)
-    with pytest.raises(ValueError, match=r"no step of task 'swap-to-feet-metres''s reference solution can carry it on #nope"):
+    with pytest.raises(ValueError, match=r"no step of the reference solution of task 'swap-to-feet-metres' can carry it on #nope"):
         gymnasium.make("aui/unit-converter-v0", defect="no-response@#nope", **SWAP)
