@@ -109,6 +109,8 @@ def rollout_command(
     if not task.checker:
         err_console.print(f"[yellow]warning:[/] task '{task_id}' has no reference checker; it cannot succeed")
 
+    if model and is_offline_provider("cua", policy):
+        raise _fail(f"--cua-model {model}: the {policy} policy calls no model; name one that does, e.g. --cua uitars")
     try:
         agent = get_policy(policy, model=model, models_path=str(models) if models else None)
         checker = rollout_checker(task.checker)  # reference checkers may be rules: compiled here

@@ -85,6 +85,7 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
             providers = resolve_roles(config, strict=True)
         except LookupError as exc:
             raise ConfigError(str(exc), field="cua_policies") from None
+        _check_every_model_plays(config, providers)
         app_ids = _check_apps(config, providers)
         try:
             tasks = tasks_per_app(config, app_ids, providers)
@@ -108,6 +109,24 @@ def _blamed(problem: ConfigError, source: str, flags: dict[str, str]) -> str:
     if problem.field in flags:
         return f"{flags[problem.field]}: {problem.args[0]}"
     return f"{source}: {problem}"
+
+
+UNUSED_BECAUSE = {"commenter": "`feedback` has no 'commenter' (--feedback)",
+                  "detector": "`feedback` has no 'defects' (--feedback +defects adds them)",
+                  "translator": "no variation of the run translates (e.g. german)"}
+"""Why a role a model was named for would not play: the run would ignore that model without a word."""
+
+
+def _check_every_model_plays(config: ExperimentConfig, providers: list[RoleProvider]) -> None:
+    """A model named for a role the run does not use (or `cua_model` beside offline policies only) is refused."""
+    for provider in providers:
+        if not provider.used and not provider.offline:
+            raise ConfigError(f"{provider.name!r} would play the {provider.role}, which this run does not use: "
+                              f"{UNUSED_BECAUSE[provider.role]}", field=ROLE_FIELDS[provider.role])
+    if config.cua_model and all(p.offline for p in providers if p.role == "cua"):
+        raise ConfigError(f"{config.cua_model!r}: the run's CUA policies ({', '.join(config.cua_policies)}) call no model; "
+                          "name one that does, e.g. --cua uitars",
+                          field="cua_model")
 
 
 def _check_apps(config: ExperimentConfig, providers: list[RoleProvider]) -> list[str]:

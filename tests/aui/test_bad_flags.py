@@ -78,3 +78,20 @@ def test_one_bad_value_behind_two_fields_is_said_once():
     """`--viewport 100000x100000` sets a width and a height that fail alike: one problem, not the same line twice."""
     said = refused("run", "--viewport", "100000x100000", "--name", "unused")
     assert said.count("Input should be less than or equal to 4096") == 1, said
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["--detector", "detector"], "--detector: 'detector' would play the detector, which this run does not use: `feedback` has no 'defects'"),
+    (["--translator", "translator"], "--translator: 'translator' would play the translator, which this run does not use"),
+    (["--feedback", "defects", "--commenter", "commenter"], "--commenter: 'commenter' would play the commenter"),
+    (["--cua-model", "uitars-1.5-7b"], "--cua-model: 'uitars-1.5-7b': the run's CUA policies (heuristic) call no model"),
+])
+def test_a_model_named_for_a_role_the_run_does_not_play_is_refused_not_ignored(args, named):
+    assert named in refused("run", "--app", "unit-converter", "--name", "unused", *args)
+
+
+def test_a_one_stage_rollout_refuses_a_model_its_offline_policy_would_ignore(tmp_path):
+    said = refused("rollout", "--app", "unit-converter", "--task", "swap-to-feet-metres", "--out", str(tmp_path / "t"),
+                   "--cua", "heuristic", "--cua-model", "uitars-1.5-7b")
+    assert "--cua-model uitars-1.5-7b: the heuristic policy calls no model" in said
+    assert not (tmp_path / "t").exists()

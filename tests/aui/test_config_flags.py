@@ -79,7 +79,9 @@ def test_each_role_flag_reaches_the_plan(monkeypatch, tmp_path):
     names = [f"m-{role}" for role in ROLES]
     models.write_text(yaml.safe_dump({"models": [{"name": name, "provider": "openai-compatible", "model": name,
                                                   "base_url": "http://127.0.0.1:9/v1"} for name in names]}))
-    argv = ["run", "--app", APP, "--models", str(models), "--cua", "uitars", "--cua-model", "m-cua"]
+    # every role played: the detector finds the defects of `+defects`, the translator translates `german`
+    argv = ["run", "--app", APP, "--models", str(models), "--cua", "uitars", "--cua-model", "m-cua",
+            "--feedback", "+defects", "--variations", "german"]
     for role, flag in ROLE_FLAGS.items():
         if role != "cua":
             argv += [flag, f"m-{role}"]
