@@ -63,6 +63,9 @@ def _announce(config: ExperimentConfig, plan: Plan, size) -> None:
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
     console.print(escape(size.describe()), soft_wrap=True)
     console.print(escape(size.describe_power()), soft_wrap=True, highlight=False)
+    if changed := _changed_since_last_run(config):
+        console.print(f"[yellow]run '{config.name}' was last made with another config[/] ({escape(changed)}): its results and "
+                      "report are replaced by this run's; the stages both share come from the cache", soft_wrap=True)
     if config.reuse_stale:
         console.print("[yellow]--reuse-stale[/]: cached stage results are reused even where the code that made them "
                       "has changed since")
@@ -79,6 +82,18 @@ def _announce(config: ExperimentConfig, plan: Plan, size) -> None:
     if not config.budget.unlimited and os.environ.get("PREFECT_API_URL"):
         console.print("The budget is kept on the Prefect server: every process of the run charges it "
                       "(global concurrency limits aui-budget-…).")
+
+
+def _changed_since_last_run(config: ExperimentConfig) -> str:
+    """The config fields that differ from those the run folder's manifest recorded (`rounds 1 → 2`), or "" (a first
+    run, or the same config resumed)."""
+    try:
+        before = read_manifest(config.run_dir).get("config") or {}
+    except (FileNotFoundError, ValueError):
+        return ""
+    now = json.loads(config.model_dump_json())
+    return ", ".join(f"{field} {json.dumps(before.get(field))} → {json.dumps(value)}"
+                     for field, value in now.items() if before and before.get(field) != value)
 
 
 def _sweep_on_display(config: ExperimentConfig, plan: Plan, listener, verbose: bool) -> list:

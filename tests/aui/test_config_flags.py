@@ -3,6 +3,7 @@ commands take the same flags; every role can be named; `--offline` with a role's
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from typer.testing import CliRunner
 
 from aui import _run
 from aui import app as cli
-from experiment import GROUPS, ROLES, ExperimentConfig, Flag, check_config, command_config, config_flags
+from experiment import GROUPS, ROLES, ExperimentConfig, Flag, check_config, command_config, config_flags, make_config
 from tests.benchmark_sources import closed_port
 
 APP = "unit-converter"
@@ -206,3 +207,16 @@ def test_an_unreachable_endpoint_is_blamed_on_the_flag_that_asked_for_its_model(
         output = " ".join(result.output.split())
         assert result.exit_code == 2 and f"error: {blamed}: model 'm': endpoint" in output, output
         assert "play the role offline" in output, output
+
+
+def test_a_run_made_again_with_another_config_says_what_changed(tmp_path):
+    """`aui run` into a run folder whose manifest recorded another config says so, field by field, before it
+    replaces the results (the same config resumed says nothing)."""
+    config = make_config({"out_dir": str(tmp_path), "name": "r", "rounds": 2})
+    assert _run._changed_since_last_run(config) == ""  # a first run
+    config.run_dir.mkdir(parents=True)
+    recorded = json.loads(config.model_dump_json())
+    (config.run_dir / "manifest.json").write_text(json.dumps({"config": recorded}))
+    assert _run._changed_since_last_run(config) == ""
+    (config.run_dir / "manifest.json").write_text(json.dumps({"config": {**recorded, "rounds": 1, "seed": 7}}))
+    assert _run._changed_since_last_run(config) == f"rounds 1 → 2, seed 7 → {config.seed}"
