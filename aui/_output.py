@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Awaitable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +33,17 @@ def read_html(path: Path, flag: str = "--html") -> str:
         return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise _fail(f"{flag} {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def check_port_free(host: str, port: int) -> None:
+    """One `error:` line when nothing can listen on `host:port` (taken, or no such host): the servers behind `aui view`
+    and `aui ui` would print their own message and exit with 3 or 0."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a port in TIME_WAIT is free
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise _fail(f"--port {port}: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:

@@ -31,7 +31,7 @@ from results import (
 )
 
 from ._options import HOST, RUN_DIR
-from ._output import _fail, console, err_console, exit_on
+from ._output import _fail, check_port_free, console, err_console, exit_on
 from ._tables import interval_table, levels_table, print_comparisons, results_table
 
 BUDGET_EXIT = 3
@@ -296,6 +296,7 @@ def _print_agreement(run_dir: Path) -> None:
 def ui(port: int = typer.Option(4200, "--port", min=1, max=65535, help="Port of the Prefect server (its UI and API)."),
        host: str = HOST) -> None:
     """Start the Prefect server (UI + API) on this machine and print where it is."""
+    check_port_free(host, port)
     url = f"http://{host}:{port}"
     console.print(f"Prefect UI: {url}  ·  to send runs there: export PREFECT_API_URL={url}/api")
     command = [sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port)]

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from ._options import HOST, VIEWER_PORT
-from ._output import _fail, console
+from ._output import _fail, check_port_free, console
 
 
 def view_command(
@@ -32,10 +32,8 @@ def view_command(
         console.print(f"AUI loop viewer: [bold]{url}[/] (runs under {', '.join(map(str, roots))}; labels as "
                       f"'{labeller}'{', blind' if blind else ''}; Ctrl-C to stop)", soft_wrap=True, highlight=False)
 
-    try:
-        serve_viewer(roots, who=labeller, host=host, port=port, blind=blind, on_ready=ready)
-    except OSError as exc:
-        raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    check_port_free(host, port)
+    serve_viewer(roots, who=labeller, host=host, port=port, blind=blind, on_ready=ready)
 
 
 def serve_command(run_dir: Path = typer.Argument(..., help="A run folder or runs/."),

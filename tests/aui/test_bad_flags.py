@@ -95,3 +95,15 @@ def test_a_one_stage_rollout_refuses_a_model_its_offline_policy_would_ignore(tmp
                    "--cua", "heuristic", "--cua-model", "uitars-1.5-7b")
     assert "--cua-model uitars-1.5-7b: the heuristic policy calls no model" in said
     assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize("command", [["view", "."], ["ui"]])
+def test_a_busy_port_is_one_error_line_before_a_server_starts(command):
+    """Before, uvicorn printed its own error (exit 3) and Prefect its own (exit 0)."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert f"--port {port}: cannot listen on 127.0.0.1:{port}" in refused(*command, "--port", str(port))
