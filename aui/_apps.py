@@ -40,6 +40,8 @@ def _load_or_exit(path: Path) -> LoadResult:
     """The specs under `path`; one `error:` line per file that did not load (exit 2: nothing to load at all)."""
     with exit_on(FileNotFoundError):
         result = load_apps(path)
+    if not result.apps and not result.errors:  # not "0 apps", which reads as a folder of apps that came out empty
+        raise _fail(f"no app found in {path}: it holds no app spec (.yaml/.yml) file")
     for bad_file, problems in result.bad_files().items():
         _fail(f"{bad_file}: {problems}")
     if not result.apps and result.errors:

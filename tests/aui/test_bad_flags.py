@@ -107,3 +107,9 @@ def test_a_busy_port_is_one_error_line_before_a_server_starts(command):
         taken.listen()
         port = taken.getsockname()[1]
         assert f"--port {port}: cannot listen on 127.0.0.1:{port}" in refused(*command, "--port", str(port))
+
+
+@pytest.mark.parametrize("command", ["list", "import"])
+def test_a_folder_with_no_app_in_it_is_named(command, tmp_path):
+    (tmp_path / "notes.txt").write_text("not an app spec")
+    assert f"error: no app found in {tmp_path}" in refused("apps", command, str(tmp_path))
