@@ -12,6 +12,7 @@ from aui import comment_command, dashboard_command
 from llm.testing import ScriptedOpenAIServer, reply_text
 from tests.commenter.test_model_commenter import VALID
 from tests.commenter.test_offline_commenter import PLANTED
+from tests.trajectories import synthetic_trajectory
 
 app = typer.Typer()
 app.command("dashboard")(dashboard_command)
@@ -41,6 +42,17 @@ def test_aui_dashboard_says_more_tokens_where_the_dashboard_costs_more(tmp_path,
 def test_aui_dashboard_names_a_folder_without_a_trajectory(tmp_path):
     result = runner.invoke(app, ["dashboard", str(tmp_path)])
     assert result.exit_code == 2 and "trajectory.json" in result.output
+
+
+def test_aui_dashboard_names_a_screenshot_missing_from_the_folder(tmp_path):
+    """It drew a "no screenshot" tile in its place, left it out of the token count, and exited 0."""
+    synthetic_trajectory(tmp_path, 4)
+    missing = tmp_path / "step_002.png"
+    missing.unlink()
+    result = runner.invoke(app, ["dashboard", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert " ".join(result.output.split()) == f"error: {missing}: no such screenshot (trajectory.json names it)"
+    assert not (tmp_path / "dashboard.png").exists()
 
 
 def test_aui_comment_offline_prints_validated_json(tmp_path, synthetic):
