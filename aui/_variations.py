@@ -76,6 +76,7 @@ def variation_table(rows, width: int | None = None) -> Table:
 
 
 def variations_command(
+    ctx: typer.Context,
     show: str = typer.Option(None, "--show", metavar="APP_ID", help="Write a PNG of this bundled app in each offline "
                              "variation (default first)."),
     out: Path = typer.Option(None, "--out", help="Folder for the PNGs (default: variations-APP_ID)."),
@@ -85,6 +86,12 @@ def variations_command(
 ) -> None:
     """List the variations (name, kind, what it does, what it needs), or draw one app in each of them."""
     if show is None:
+        # The other flags only shape --show's pictures: without it they would be dropped unsaid. (The source goes
+        # by its name: recent typer bundles its own click and does not export its ParameterSource.)
+        given = [param.opts[0] for param in ctx.command.params
+                 if ctx.get_parameter_source(param.name).name == "COMMANDLINE"]
+        if given:
+            raise _fail(f"{', '.join(given)}: only with --show APP_ID (they shape its pictures)")
         table = Table(title="Variations (compose with '+', e.g. dark+long; `variations:` in a config, --variations on "
                             "aui run)")
         for column in ("name", "kind", "what it does", "needs"):

@@ -25,6 +25,8 @@ def refused(*args: str) -> str:
     (["view", "--port", "99999"], "--port"),
     (["ui", "--port", "0"], "--port"),
     (["variations", "--show", "unit-converter", "--width", "0"], "--width"),
+    (["variations", "--variation", "dark"], "--variation: only with --show APP_ID"),
+    (["variations", "--out", "pictures", "--seed", "0", "--width", "640"], "--out, --seed, --width: only with --show"),
     (["apps", "validate", "--app", "nope"], "--app: unknown app id(s) 'nope'"),
     (["defects", "inject", "--out", "unused", "--types", ","], "--types ',': name at least one defect type"),
 ])
