@@ -118,12 +118,13 @@ UNUSED_BECAUSE = {"commenter": "`feedback` has no 'commenter' (--feedback)",
 
 
 def _check_every_model_plays(config: ExperimentConfig, providers: list[RoleProvider]) -> None:
-    """A model named for a role the run does not use (or `cua_model` beside offline policies only) is refused."""
+    """A model a flag named for a role the run does not use (or `--cua-model` beside offline policies only) is refused.
+    A config file may keep a role's model for runs that use it (e.g. `detector:` beside `feedback: [commenter]`)."""
     for provider in providers:
-        if not provider.used and not provider.offline:
+        if not provider.used and not provider.offline and ROLE_FIELDS[provider.role] in config._flags:
             raise ConfigError(f"{provider.name!r} would play the {provider.role}, which this run does not use: "
                               f"{UNUSED_BECAUSE[provider.role]}", field=ROLE_FIELDS[provider.role])
-    if config.cua_model and all(p.offline for p in providers if p.role == "cua"):
+    if config.cua_model and "cua_model" in config._flags and all(p.offline for p in providers if p.role == "cua"):
         raise ConfigError(f"{config.cua_model!r}: the run's CUA policies ({', '.join(config.cua_policies)}) call no model; "
                           "name one that does, e.g. --cua uitars",
                           field="cua_model")
