@@ -148,8 +148,15 @@ def rollout_command(
 
 
 def _load_trajectory_or_exit(folder: Path):
+    """The trajectory in `folder`, every screenshot it names there; else one error line naming what is wrong."""
     with exit_on(FileNotFoundError, ValueError):
-        return Trajectory.load(folder)
+        trajectory = Trajectory.load(folder)
+    # The dashboard draws "no screenshot" where a step kept none, and the commenter reads without it: a file
+    # trajectory.json names but the folder lacks would pass the same way (and its tokens be left out), hiding a damaged folder.
+    for name in [trajectory.initial_screenshot, *(step.screenshot for step in trajectory.steps)]:
+        if name and not (folder / name).is_file():
+            raise _fail(f"{folder / name}: no such screenshot (trajectory.json names it)")
+    return trajectory
 
 
 def dashboard_command(
@@ -159,11 +166,6 @@ def dashboard_command(
 ) -> None:
     """Render a trajectory as one 1920×1080 dashboard PNG and report its visual-token savings."""
     trajectory = _load_trajectory_or_exit(trajectory_dir)
-    # The renderer draws "no screenshot" where a step kept none; a file trajectory.json names but the folder lacks
-    # would be drawn (and its tokens left out) the same way, hiding a damaged folder.
-    for name in [trajectory.initial_screenshot, *(step.screenshot for step in trajectory.steps)]:
-        if name and not (trajectory_dir / name).is_file():
-            raise _fail(f"{trajectory_dir / name}: no such screenshot (trajectory.json names it)")
     target = out or trajectory_dir / DASHBOARD_FILE
     rendered = render_trajectory(trajectory, trajectory_dir, target)
     account = account_trajectory(trajectory_dir)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import typer
 from PIL import Image
 from typer.testing import CliRunner
@@ -44,12 +45,14 @@ def test_aui_dashboard_names_a_folder_without_a_trajectory(tmp_path):
     assert result.exit_code == 2 and "trajectory.json" in result.output
 
 
-def test_aui_dashboard_names_a_screenshot_missing_from_the_folder(tmp_path):
-    """It drew a "no screenshot" tile in its place, left it out of the token count, and exited 0."""
+@pytest.mark.parametrize("command", [["dashboard"], ["comment", "--commenter", "offline"]])
+def test_a_screenshot_missing_from_the_folder_is_named(tmp_path, command):
+    """`dashboard` drew a "no screenshot" tile in its place, left it out of the token count, and exited 0; `comment`
+    commented without it and exited 0."""
     synthetic_trajectory(tmp_path, 4)
     missing = tmp_path / "step_002.png"
     missing.unlink()
-    result = runner.invoke(app, ["dashboard", str(tmp_path)])
+    result = runner.invoke(app, [command[0], str(tmp_path), *command[1:]])
     assert result.exit_code == 2, result.output
     assert " ".join(result.output.split()) == f"error: {missing}: no such screenshot (trajectory.json names it)"
     assert not (tmp_path / "dashboard.png").exists()
