@@ -51,7 +51,7 @@ def test_a_display_defect_is_offered_and_an_interaction_defect_that_breaks_the_t
         assert play_solution(shown, shown.unwrapped.task.solution) == (1.0, "success")
     finally:
         shown.close()
-    with pytest.raises(TaskNotOffered, match=r"served as defect:no-response@#swap@seed=0.*interaction defect breaks the task"):
+    with pytest.raises(TaskNotOffered, match=r"served as defect:no-response@#swap@seed=0.*kind interaction, which breaks the task"):
         gymnasium.make("aui/unit-converter-v0", defect="no-response", **SWAP)
 
 
