@@ -17,7 +17,7 @@ from rich.table import Table
 
 from apps_prompts import load_app, reference_html_path
 from commenter import get_commenter
-from cua import BrowserConfig, RolloutConfig, Trajectory, Viewport, rollout, write_tuples
+from cua import BrowserConfig, RolloutConfig, Trajectory, Viewport, clear_rollout, rollout, write_tuples
 from cua.policies import get_policy
 from dashboard_render import DASHBOARD_FILE, account_trajectory, render_trajectory
 from experiment import is_offline_provider
@@ -86,7 +86,8 @@ def rollout_command(
     app_id: str = APP_ID,
     task_id: str = typer.Option(..., "--task", help="Task id within the app."),
     policy: str = CUA,
-    out: Path = typer.Option(..., "--out", help="Folder for trajectory.json and the step screenshots."),
+    out: Path = typer.Option(..., "--out", help="Folder for trajectory.json and the step screenshots (an earlier "
+                             "rollout's files there are replaced; other files stay)."),
     model: str = CUA_MODEL,
     html: Path = APP_HTML,
     apps: Path = SPECS,
@@ -118,6 +119,8 @@ def rollout_command(
         raise _fail(f"policy '{policy}': {exc}")
 
     config = RolloutConfig(max_steps=max_steps, trace=trace, browser=BrowserConfig(viewport=viewport))
+    with exit_on(OSError):  # an earlier rollout's screenshots there would sit beside this one's, named by nothing
+        clear_rollout(out)
     trajectory = in_browser(rollout(app_html, task.description, agent, checker, out,
                                     config, app_id=spec.id, task_id=task.id, expected_outcome=task.expected_outcome))
     tuples = write_tuples(trajectory, out)  # the transition tuples (before, action, after) of every step

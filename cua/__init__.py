@@ -56,7 +56,7 @@ from ._processes import descendants as process_descendants
 from ._check import Checker, CheckResult
 from ._config import RolloutConfig
 from ._env import AppEnv, StepResult
-from ._rollout import TRACE_FILE, rollout
+from ._rollout import TRACE_FILE, clear_rollout, rollout
 from ._seeding import FIXED_CLOCK_START
 from ._screenshot import ScreenshotTimeout, capture_png
 from ._settle import settle
@@ -178,6 +178,7 @@ __all__ = [
     "parse_uitars",
     "place_action",
     "process_descendants",
+    "clear_rollout",
     "rollout",
     "run_rollouts",
     "serve_html",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import re
 import time
 from collections.abc import Awaitable
 from contextlib import suppress
@@ -26,7 +27,8 @@ from ._env import AppEnv, describe_error, elapsed_ms
 from ._policy import Observation, Policy, PolicyDecision
 from ._progress import ProgressTracker
 from ._screenshot import ScreenshotTimeout
-from ._trajectory import CANCELLED, Step, TerminationReason, TokenUsage, Trajectory, write_atomic
+from ._trajectory import CANCELLED, TRAJECTORY_FILE, Step, TerminationReason, TokenUsage, Trajectory, write_atomic
+from ._tuples import TUPLES_FILE
 
 TRACE_FILE = "trace.zip"
 
@@ -360,6 +362,16 @@ def _write_files(folder: Path, name: str, png: bytes, trajectory_json: bytes) ->
     # The PNG first: the JSON never names a screenshot that is not on disk yet.
     write_atomic(folder / name, png)
     write_atomic(folder / "trajectory.json", trajectory_json)
+
+
+def clear_rollout(folder: Path | str) -> None:
+    """Remove the files a rollout (and its tuples) wrote into `folder` (its trajectory.json, step screenshots,
+    trace.zip and tuples.jsonl), so rolling out into it again leaves none of the earlier ones beside the new
+    trajectory; any other file there stays."""
+    for path in Path(folder).glob("*"):
+        # step_NNN.png: the screenshots' names as `_Rollout` writes them
+        if path.name in (TRAJECTORY_FILE, TUPLES_FILE, TRACE_FILE) or re.fullmatch(r"step_\d{3,}\.png", path.name):
+            path.unlink()
 
 
 def _safe_space(policy: Policy) -> str:

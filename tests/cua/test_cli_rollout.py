@@ -8,6 +8,7 @@ import typer
 from typer.testing import CliRunner
 
 from aui import rollout_command
+from cua import Trajectory
 from llm.testing import ScriptedOpenAIServer, reply_text
 from tests.cua.cua_lab import INC_BUTTON, LAB
 
@@ -76,3 +77,23 @@ def test_the_offline_agent_is_labelled_offline(apps_dir, tmp_path):
                                       "--out", str(tmp_path / "run")], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "with heuristic (offline);" in result.output
+
+
+def test_a_rollout_into_an_earlier_ones_folder_leaves_no_file_the_new_one_does_not_name(tmp_path):
+    """The earlier rollout had more steps and a trace: its extra screenshots and trace.zip go with it; a file of the
+    user's in the folder (the app HTML `aui comment` reads from there) stays."""
+    out = tmp_path / "run"
+
+    def roll_out(*flags):
+        result = CliRunner().invoke(cli, ["rollout", "--app", "unit-converter", "--task", "save-kg-to-lb",
+                                          "--out", str(out), *flags])
+        assert result.exit_code == 0, result.output
+        return Trajectory.load(out)
+
+    roll_out("--max-steps", "3", "--trace")
+    (out / "index.html").write_text("<p>the user's</p>", encoding="utf-8")
+    assert {"step_003.png", "trace.zip"} <= {path.name for path in out.iterdir()}
+    trajectory = roll_out("--max-steps", "1")
+    named = {trajectory.initial_screenshot, *(step.screenshot for step in trajectory.steps)}
+    assert sorted(path.name for path in out.iterdir()) == sorted(named | {"trajectory.json", "tuples.jsonl",
+                                                                          "index.html"})
