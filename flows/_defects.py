@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 
 from apps_prompts import BUNDLED_DIR, AppSpec, load_apps, reference_html_path
 from commenter.detector import (
+    DETECTIONS_FILE,
+    METRICS_FILE,
     TrajectoryInput,
     detect_trajectories,
     get_detector,
@@ -30,7 +33,7 @@ from commenter.detector import (
     score_detections,
     write_detections,
 )
-from cua import DEFAULT_VIEWPORT, BrowserConfig, Trajectory, Viewport, write_atomic
+from cua import DEFAULT_VIEWPORT, BrowserConfig, Trajectory, Viewport, clear_rollout, write_atomic
 from perturb import DefectSet, dataset_trajectories, inject_defects, roll_out_dataset
 from results import write_defects_report
 
@@ -63,19 +66,48 @@ async def inject_run(run_dir: Path | str, *, apps_path: Path | str = BUNDLED_DIR
                      viewport: Viewport = DEFAULT_VIEWPORT, rollouts: bool = True):
     """Plan, prove and write a defect set into `run_dir`; with `rollouts`, also its labelled dataset.
 
+    The same set as the one already there is a re-run: its dataset resumes, the detectors' figures of it stay. A
+    different one first removes the earlier set's files (`_remove_earlier_set`).
+
     Raises:
         DefectRunError: an unknown app or one without HTML. perturb.DefectError: an unknown type.
     """
     run_dir = Path(run_dir)
     pairs = _apps(apps_path, app_ids)
+    earlier = None
+    with suppress(FileNotFoundError, ValueError):  # none, or one that does not read: nothing of it is known to remove
+        earlier = DefectSet.read(run_dir)
     config = BrowserConfig(viewport=viewport)
     defect_set = await inject_defects(pairs, types, per_app=per_app, seed=seed, config=config)
+    if earlier is not None and earlier.model_dump(mode="json") != defect_set.model_dump(mode="json"):
+        _remove_earlier_set(run_dir, earlier)
     for spec, html in pairs:
         write_atomic(run_dir / APPS_DIR / spec.id / "index.html", html.encode("utf-8"))
     defect_set.write(run_dir)
     if rollouts:
         await roll_out_dataset(run_dir, defect_set, {spec.id: (spec, html) for spec, html in pairs}, config=config)
     return defect_set
+
+
+def _remove_earlier_set(run_dir: Path, earlier: DefectSet) -> None:
+    """What an earlier, different defect set left in `run_dir`, which would sit beside the new one as if of it: its
+    dataset's trajectories (all: one the new set names too may be of another app version), its app versions, the
+    detectors' detections and metrics of it; folders this leaves empty go too. Anything else stays, and nothing
+    outside `run_dir` is touched (a folder linked out of it is skipped)."""
+    def inside(folders):
+        return [folder for folder in folders if folder.resolve().is_relative_to(run_dir.resolve())]
+
+    trajectories = inside(run_dir / entry.folder for entry in dataset_trajectories(earlier))
+    versions = inside(run_dir / APPS_DIR / app_id for app_id in earlier.apps)
+    for folder in trajectories:
+        clear_rollout(folder)
+    scores = [*run_dir.glob(DETECTIONS_FILE.format(name="*")), *run_dir.glob(METRICS_FILE.format(name="*"))]
+    for path in [*scores, *(folder / "index.html" for folder in versions)]:
+        path.unlink(missing_ok=True)
+    for folder in [*trajectories, *versions]:
+        with suppress(OSError):  # innermost first, up to the run folder, while empty
+            for empty in [folder, *folder.parents[:len(folder.relative_to(run_dir).parts) - 1]]:
+                empty.rmdir()
 
 
 def app_html(run_dir: Path, app_id: str, sha256: str) -> str:

@@ -117,3 +117,28 @@ def test_bad_input_is_refused_naming_it(small_apps, tmp_path):
     assert "name each with --app ID" in " ".join(result.output.split()), result.output
     result = CliRunner().invoke(cli, ["defects", "eval", str(tmp_path)])
     assert result.exit_code == 2 and "no defects.json" in result.output
+
+
+def test_a_different_set_injected_over_an_earlier_one_takes_its_dataset_and_scores_away(small_apps, tmp_path):
+    """The same set again is a re-run: its dataset (it resumes) and the detectors' scores of it stay. A different set
+    removes the earlier set's trajectories, detections and metrics, which would sit beside it as if of it; a file of
+    the user's stays."""
+    run = tmp_path / "defects"
+    assert _inject(small_apps, run).exit_code == 0
+    assert CliRunner().invoke(cli, ["defects", "eval", str(run), "--detector", "offline"]).exit_code == 0
+    (run / "notes.txt").write_text("the user's", encoding="utf-8")
+
+    def files():
+        return sorted(path.relative_to(run).as_posix() for path in run.rglob("*") if path.is_file())
+
+    before = files()
+    assert "defect-metrics-offline.json" in before and any(name.startswith("dataset/") for name in before)
+    result = _inject(small_apps, run, "--no-rollouts")
+    assert result.exit_code == 0, result.output
+    assert files() == before
+    result = _inject(small_apps, run, "--seed", "1", "--no-rollouts")
+    assert result.exit_code == 0, result.output
+    assert DefectSet.read(run).seed == 1
+    # report.html stays: in a loop run's folder it is the loop's report (`defects eval` writes a defect run's again)
+    assert files() == ["apps/unit-converter/index.html", "defects.json", "notes.txt", "report.html"]
+    assert sorted(path.name for path in run.iterdir()) == ["apps", "defects.json", "notes.txt", "report.html"]
