@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from apps_prompts import AppSpec
-from cua import BrowserConfig, RolloutConfig, Trajectory, TUPLES_FILE, rollout, write_tuples
+from cua import BrowserConfig, RolloutConfig, Trajectory, TUPLES_FILE, clear_rollout, rollout, write_tuples
 from verifier import rollout_checker
 
 from ._inject import DefectRecord, DefectSet
@@ -73,7 +73,8 @@ async def roll_out_dataset(run_dir: Path | str, defect_set: DefectSet, apps: Map
     """Roll out every proven defect and its task's defect-free counterpart into `run_dir`, with tuples.
 
     A trajectory already there that ended and was made under the same transform is kept (a re-run
-    resumes). Returns the dataset's trajectories (`dataset_trajectories`).
+    resumes); any other is rolled out again in place of it. Returns the dataset's trajectories
+    (`dataset_trajectories`).
     """
     run_dir = Path(run_dir)
     config = config or BrowserConfig()
@@ -88,6 +89,7 @@ async def roll_out_dataset(run_dir: Path | str, defect_set: DefectSet, apps: Map
         folder = run_dir / entry.folder
         if _done(folder, transform.sha256 if transform else None):
             return
+        clear_rollout(folder)  # what a cut-short attempt left: a shorter new one would leave its screenshots beside
         # the app's own short timers are waited out after every step, so the dataset repeats (`cua._timers`)
         browser = config.model_copy(update={"transform": transform, "short_timers_ms": DATASET_SHORT_TIMERS_MS})
         # every step of the solution is taken, whatever it changed: a defect that swallows a click

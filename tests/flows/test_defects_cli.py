@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from apps_prompts import load_app, reference_html_path
 from aui import app as cli
 from commenter.detector import REFERENCE_NOTE, DetectorMetrics, read_detections
-from cua import read_tuples
+from cua import Trajectory, read_tuples
 from llm.testing import ScriptedOpenAIServer, reply_text
 from perturb import DefectSet, dataset_trajectories
 
@@ -142,3 +142,15 @@ def test_a_different_set_injected_over_an_earlier_one_takes_its_dataset_and_scor
     # report.html stays: in a loop run's folder it is the loop's report (`defects eval` writes a defect run's again)
     assert files() == ["apps/unit-converter/index.html", "defects.json", "notes.txt", "report.html"]
     assert sorted(path.name for path in run.iterdir()) == ["apps", "defects.json", "notes.txt", "report.html"]
+
+
+def test_a_re_run_rolls_a_cut_short_trajectory_out_again_without_its_earlier_screenshots(small_apps, tmp_path):
+    run = tmp_path / "defects"
+    assert _inject(small_apps, run).exit_code == 0
+    folder = run / dataset_trajectories(DefectSet.read(run))[0].folder
+    cut_short = json.loads((folder / "trajectory.json").read_text(encoding="utf-8")) | {"termination": None}
+    (folder / "trajectory.json").write_text(json.dumps(cut_short), encoding="utf-8")  # as a killed run leaves it
+    shutil.copy(folder / "step_000.png", folder / "step_099.png")
+    result = _inject(small_apps, run)
+    assert result.exit_code == 0, result.output
+    assert Trajectory.load(folder).finished and not (folder / "step_099.png").exists()
