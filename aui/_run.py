@@ -92,7 +92,12 @@ def _changed_since_last_run(config: ExperimentConfig) -> str:
     except (FileNotFoundError, ValueError):
         return ""
     now = json.loads(config.model_dump_json())
-    return ", ".join(f"{field} {json.dumps(before.get(field))} → {json.dumps(value)}"
+
+    def shown(value: Any) -> str:  # a list of 52 app ids is said in short
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 40 else text[:39] + "…"
+
+    return ", ".join(f"{field} {shown(before.get(field))} → {shown(value)}"
                      for field, value in now.items() if before and before.get(field) != value)
 
 
