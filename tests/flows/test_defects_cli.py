@@ -6,6 +6,7 @@ import html
 import json
 import shutil
 import textwrap
+from pathlib import Path
 
 import pytest
 import yaml
@@ -37,12 +38,23 @@ def _inject(small_apps, out, *extra):
                                     "--types", "misalignment,no-response", "--out", str(out), *extra])
 
 
-def test_inject_then_eval_make_a_labelled_dataset_scored_in_the_report(small_apps, tmp_path, monkeypatch):
-    monkeypatch.setenv("AUI_LLM_CACHE", "off")
-    run = tmp_path / "defects"
+@pytest.fixture(scope="module")
+def injected(small_apps, tmp_path_factory):
+    """One defect set with its dataset (its rollouts are the slow part), injected once: a test copies it (`_copy`)."""
+    run = tmp_path_factory.mktemp("injected") / "defects"
     result = _inject(small_apps, run)
     assert result.exit_code == 0, result.output
-    assert "2 / 2 defects proven" in result.output
+    return run, result.output
+
+
+def _copy(injected, tmp_path) -> Path:
+    return Path(shutil.copytree(injected[0], tmp_path / "defects"))
+
+
+def test_inject_then_eval_make_a_labelled_dataset_scored_in_the_report(small_apps, injected, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUI_LLM_CACHE", "off")
+    run = _copy(injected, tmp_path)
+    assert "2 / 2 defects proven" in injected[1]
     defect_set = DefectSet.read(run)
     assert [r.type for r in defect_set.proven] == ["misalignment", "no-response"]
     entries = dataset_trajectories(defect_set)
@@ -119,12 +131,11 @@ def test_bad_input_is_refused_naming_it(small_apps, tmp_path):
     assert result.exit_code == 2 and "no defects.json" in result.output
 
 
-def test_a_different_set_injected_over_an_earlier_one_takes_its_dataset_and_scores_away(small_apps, tmp_path):
+def test_a_different_set_injected_over_an_earlier_one_takes_its_dataset_and_scores_away(small_apps, injected, tmp_path):
     """The same set again is a re-run: its dataset (it resumes) and the detectors' scores of it stay. A different set
     removes the earlier set's trajectories, detections and metrics, which would sit beside it as if of it; a file of
     the user's stays."""
-    run = tmp_path / "defects"
-    assert _inject(small_apps, run).exit_code == 0
+    run = _copy(injected, tmp_path)
     assert CliRunner().invoke(cli, ["defects", "eval", str(run), "--detector", "offline"]).exit_code == 0
     (run / "notes.txt").write_text("the user's", encoding="utf-8")
 
@@ -144,9 +155,8 @@ def test_a_different_set_injected_over_an_earlier_one_takes_its_dataset_and_scor
     assert sorted(path.name for path in run.iterdir()) == ["apps", "defects.json", "notes.txt", "report.html"]
 
 
-def test_a_re_run_rolls_a_cut_short_trajectory_out_again_without_its_earlier_screenshots(small_apps, tmp_path):
-    run = tmp_path / "defects"
-    assert _inject(small_apps, run).exit_code == 0
+def test_a_re_run_rolls_a_cut_short_trajectory_out_again_without_its_earlier_screenshots(small_apps, injected, tmp_path):
+    run = _copy(injected, tmp_path)
     folder = run / dataset_trajectories(DefectSet.read(run))[0].folder
     cut_short = json.loads((folder / "trajectory.json").read_text(encoding="utf-8")) | {"termination": None}
     (folder / "trajectory.json").write_text(json.dumps(cut_short), encoding="utf-8")  # as a killed run leaves it
