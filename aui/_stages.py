@@ -121,6 +121,7 @@ def rollout_command(
     config = RolloutConfig(max_steps=max_steps, trace=trace, browser=BrowserConfig(viewport=viewport))
     with exit_on(OSError):  # an earlier rollout's screenshots there would sit beside this one's, named by nothing
         clear_rollout(out)
+        (out / DASHBOARD_FILE).unlink(missing_ok=True)  # `aui dashboard` drew it of the earlier trajectory
     trajectory = in_browser(rollout(app_html, task.description, agent, checker, out,
                                     config, app_id=spec.id, task_id=task.id, expected_outcome=task.expected_outcome))
     tuples = write_tuples(trajectory, out)  # the transition tuples (before, action, after) of every step

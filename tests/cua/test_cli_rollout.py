@@ -80,8 +80,8 @@ def test_the_offline_agent_is_labelled_offline(apps_dir, tmp_path):
 
 
 def test_a_rollout_into_an_earlier_ones_folder_leaves_no_file_the_new_one_does_not_name(tmp_path):
-    """The earlier rollout had more steps and a trace: its extra screenshots and trace.zip go with it; a file of the
-    user's in the folder (the app HTML `aui comment` reads from there) stays."""
+    """The earlier rollout had more steps and a trace: its extra screenshots, trace.zip and dashboard go with it; a
+    file of the user's in the folder (the app HTML `aui comment` reads from there) stays."""
     out = tmp_path / "run"
 
     def roll_out(*flags):
@@ -92,6 +92,7 @@ def test_a_rollout_into_an_earlier_ones_folder_leaves_no_file_the_new_one_does_n
 
     roll_out("--max-steps", "3", "--trace")
     (out / "index.html").write_text("<p>the user's</p>", encoding="utf-8")
+    (out / "dashboard.png").write_bytes(b"drawn of the earlier trajectory")  # as `aui dashboard` leaves it
     assert {"step_003.png", "trace.zip"} <= {path.name for path in out.iterdir()}
     trajectory = roll_out("--max-steps", "1")
     named = {trajectory.initial_screenshot, *(step.screenshot for step in trajectory.steps)}
