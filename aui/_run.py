@@ -61,6 +61,9 @@ def _announce(config: ExperimentConfig, plan: Plan, size) -> None:
     """Where the run goes, who plays its roles, its size and power, and where Prefect and Dask are."""
     mode = "OFFLINE providers (no model endpoint)" if plan.offline else "model endpoints from " + str(config.models_config or "configs/models.yaml")
     console.print(f"[bold]AUI loop[/] run '{config.name}' → {config.run_dir}  ·  {mode}")
+    if not plan.offline and (played_offline := plan.offline_roles()):
+        console.print(f"[yellow]Offline providers play[/]: {escape(', '.join(played_offline))} (no model named for them)",
+                      soft_wrap=True)
     console.print(escape(size.describe()), soft_wrap=True)
     console.print(escape(size.describe_power()), soft_wrap=True, highlight=False)
     if changed := _changed_since_last_run(config):

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from aui import _run
 from aui import app as cli
-from experiment import GROUPS, ROLES, ExperimentConfig, Flag, check_config, command_config, config_flags, make_config
+from experiment import GROUPS, ROLES, ExperimentConfig, Flag, check_config, check_run_size, command_config, config_flags, make_config
 from tests.benchmark_sources import closed_port
 
 APP = "unit-converter"
@@ -220,3 +220,16 @@ def test_a_run_made_again_with_another_config_says_what_changed(tmp_path):
     assert _run._changed_since_last_run(config) == ""
     (config.run_dir / "manifest.json").write_text(json.dumps({"config": {**recorded, "rounds": 1, "seed": 7}}))
     assert _run._changed_since_last_run(config) == f"rounds 1 → 2, seed 7 → {config.seed}"
+
+
+def test_a_run_with_some_roles_on_models_names_the_offline_ones_before_it_starts(tmp_path):
+    """Before, only the run's last lines said which roles had stayed offline."""
+    models = tmp_path / "models.yaml"
+    models.write_text(yaml.safe_dump({"models": [{"name": "m", "provider": "openai-compatible", "model": "m",
+                                                  "base_url": "http://127.0.0.1:9/v1"}]}))
+    config = make_config({"app_ids": [APP], "coders": ["m"], "models_config": str(models), "out_dir": str(tmp_path)})
+    plan = check_config(config, probe_endpoints=False)
+    with _run.console.capture() as captured:
+        _run._announce(config, plan, check_run_size(config, plan, assume_yes=True))
+    said = " ".join(captured.get().split())
+    assert "Offline providers play: proposer, verifier, commenter, judge, cua (heuristic) (no model named for them)" in said
