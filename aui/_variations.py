@@ -33,7 +33,7 @@ from ._tables import one_line_width, track_cells, track_columns
 
 def variation_table(rows, width: int | None = None) -> Table:
     """SR per variation over the common tasks, the spread across variations and the gap flag, one line per
-    coder × CUA × mode × round (`flows.VariationRow`).
+    coder × CUA × mode × round (`results.VariationRow`).
 
     With many variations one column each would not fit `width` (a 120-column terminal): then each
     row stacks instead — its track's parts, its variations with their figures, and its spread, each

@@ -2,7 +2,7 @@
 
 The run page gets, per track and round, the variation × app heatmap of SR over the common tasks,
 the spread across variations and the gap flag, and the failure modes per variation — read from
-`results.json`'s `variations` rows (`flows.VariationRow`). The app page gets, per round, the
+`results.json`'s `variations` rows (`results.VariationRow`). The app page gets, per round, the
 default look beside each variant at load, each variant's tasks linked to their trajectories, and
 the tasks its proof excluded with the reasons.
 """
