@@ -119,9 +119,9 @@ def rollout_command(
         raise _fail(f"policy '{policy}': {exc}")
 
     config = RolloutConfig(max_steps=max_steps, trace=trace, browser=BrowserConfig(viewport=viewport))
-    with exit_on(OSError):  # an earlier rollout's screenshots there would sit beside this one's, named by nothing
-        clear_rollout(out)
-        (out / DASHBOARD_FILE).unlink(missing_ok=True)  # `aui dashboard` drew it of the earlier trajectory
+    out.mkdir(parents=True, exist_ok=True)  # a file where it goes: one line naming it (`aui._entry`)
+    clear_rollout(out)  # an earlier rollout's screenshots there would sit beside this one's, named by nothing
+    (out / DASHBOARD_FILE).unlink(missing_ok=True)  # `aui dashboard` drew it of the earlier trajectory
     trajectory = in_browser(rollout(app_html, task.description, agent, checker, out,
                                     config, app_id=spec.id, task_id=task.id, expected_outcome=task.expected_outcome))
     tuples = write_tuples(trajectory, out)  # the transition tuples (before, action, after) of every step

@@ -86,6 +86,7 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
         except LookupError as exc:
             raise ConfigError(str(exc), field="cua_policies") from None
         _check_every_model_plays(config, providers)
+        _check_run_folder(config.run_dir)
         app_ids = _check_apps(config, providers)
         try:
             tasks = tasks_per_app(config, app_ids, providers)
@@ -109,6 +110,13 @@ def _blamed(problem: ConfigError, source: str, flags: dict[str, str]) -> str:
     if problem.field in flags:
         return f"{flags[problem.field]}: {problem.args[0]}"
     return f"{source}: {problem}"
+
+
+def _check_run_folder(run_dir: Path) -> None:
+    """The run's folder can be made where `out_dir` says: no file stands where it or a folder above it goes."""
+    standing = next(path for path in [run_dir, *run_dir.parents] if path.exists())
+    if not standing.is_dir():
+        raise ConfigError(f"{standing} is a file, where the run's folder {run_dir} goes", field="out_dir")
 
 
 UNUSED_BECAUSE = {"commenter": "`feedback` has no 'commenter' (--feedback)",

@@ -50,11 +50,12 @@ def test_deploy_names_a_bad_schedule_or_name_before_prefect_starts(args, named):
     assert named in refused("deploy", str(EXAMPLE), *args)
 
 
-def test_a_path_that_cannot_be_used_as_given_is_one_error_line_naming_it(tmp_path):
+@pytest.mark.parametrize("command", [["verify"], ["rollout", "--task", "swap-to-feet-metres"]])
+def test_a_path_that_cannot_be_used_as_given_is_one_error_line_naming_it(tmp_path, command):
     """`aui`'s entry point: an OSError with a file name (here --out is a file where a folder goes) is one line."""
     taken = tmp_path / "taken"
     taken.write_text("mine")
-    done = subprocess.run([str(Path(sys.executable).parent / "aui"), "verify", "--app", "unit-converter", "--out", str(taken)],
+    done = subprocess.run([str(Path(sys.executable).parent / "aui"), *command, "--app", "unit-converter", "--out", str(taken)],
                           capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr.strip()) == (2, f"error: {taken}: File exists"), done.stderr[-2000:]
     assert taken.read_text() == "mine"
@@ -115,3 +116,12 @@ def test_a_busy_port_is_one_error_line_before_a_server_starts(command):
 def test_a_folder_with_no_app_in_it_is_named(command, tmp_path):
     (tmp_path / "notes.txt").write_text("not an app spec")
     assert f"error: no app found in {tmp_path}" in refused("apps", command, str(tmp_path))
+
+
+def test_a_run_whose_folder_would_go_where_a_file_is_is_refused_before_it_starts(tmp_path):
+    """It printed the whole pre-flight, started, and stopped on a NotADirectoryError with exit 1."""
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    said = refused("run", "--offline", "--app", "unit-converter", "--out", str(taken / "sub"))
+    assert f"error: --out: {taken} is a file, where the run's folder {taken}/sub/offline-bundled goes" in said
+    assert taken.read_text() == "mine"
