@@ -27,7 +27,8 @@ Figures: wall times, rollouts per minute, Prefect task runs, the fixed cost of a
 on this server (measured after the sweep on 200 persisted no-op tasks) and what it adds up to,
 the database's size, peak RSS / PSS of this process tree, and the projection for the paper's
 grid (3 coders × 3 modes × 2 rounds = 18 such rounds) on this machine and on K machines (tracks
-are independent; the model endpoints are assumed to keep up). Target (issue 19): one round ≤ 25 min.
+are independent; the model endpoints are assumed to keep up). Target: one round ≤ 20 min (issue 28's lean engine;
+issue 19 had asked ≤ 25).
 Last line: one JSON object with rollouts, round_wall_s, rerun_model_calls, peak_rss_mb.
 """
 

@@ -12,7 +12,7 @@ The layout rule (also in the README):
    the whole viewport could not fill otherwise. Legibility wins over context: s never goes
    below 0.5 for a point action, however many steps there are.
 3. The grid's column count is the one that maximises the tile scale, then the screen area the
-   crops show, among grids whose crop areas have a width/height between 0.75 and 3 (few steps → few large tiles; 20 steps → 7×3 tiles at s ≈ 0.69).
+   crops show, among grids whose crop areas have a width/height between 0.75 and 3 (few steps → few large tiles; 20 steps → 7×3 tiles at s ≈ 0.66).
 4. The last step is the key step: it stretches over the empty cells at the end of the last row,
    so it shows more of the final state. A drag whose ends do not fit at s is drawn smaller so both
    ends show; a field wider than the crop shows its start (where typing lands); `wait`,
