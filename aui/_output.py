@@ -38,12 +38,15 @@ def read_html(path: Path, flag: str = "--html") -> str:
 def check_port_free(host: str, port: int) -> None:
     """One `error:` line when nothing can listen on `host:port` (taken, or no such host): the servers behind `aui view`
     and `aui ui` would print their own message and exit with 3 or 0."""
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a port in TIME_WAIT is free
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            raise _fail(f"--port {port}: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        family, kind, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]  # IPv6 too
+        with socket.socket(family, kind) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a port in TIME_WAIT is free
+            probe.bind(address)
+    except socket.gaierror as exc:
+        raise _fail(f"--host {host}: {exc.strerror or exc}") from None
+    except OSError as exc:
+        raise _fail(f"--port {port}: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
