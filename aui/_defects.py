@@ -31,7 +31,8 @@ GTArena's detectors, which see only the app under test)."""
 @defects_app.command("inject")
 def inject_command(
     out: Path = typer.Option(..., "--out", help="The run folder to write the defect set (defects.json) and dataset into "
-                             "(the same set again resumes; a different one replaces the earlier set's files)."),
+                             "(the same set again resumes; a different one removes the earlier set's dataset, app versions, detections and "
+                             "metrics; report.html stays until `defects eval` writes it again)."),
     app_ids: list[str] = APP_IDS,
     types: str = typer.Option(None, "--types", help="Defect types, comma-separated (default: every implemented type)."),
     per_app: int = typer.Option(1, "--per-app", min=1, help="Defects per app and type (seeds --seed … --seed+K-1)."),

@@ -43,6 +43,8 @@ def insights_command(
 ) -> None:
     """Which changes made the apps better for agents: the principle table (association), or an ablation (cause)."""
     if targets[0] == "ablate":
+        if out is not None:
+            raise _fail("--out belongs to the principle table: an ablation writes RUN_DIR/ablations/NAME/")
         _ablate(targets[1:], principle, change)
         return
     if principle or change:

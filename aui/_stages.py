@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import get_args
 
 import typer
 from rich.console import Console
@@ -20,7 +21,7 @@ from commenter import get_commenter
 from cua import BrowserConfig, RolloutConfig, Trajectory, Viewport, clear_rollout, rollout, write_tuples
 from cua.policies import get_policy
 from dashboard_render import DASHBOARD_FILE, account_trajectory, render_trajectory
-from experiment import is_offline_provider
+from experiment import CommenterMode, is_offline_provider
 from llm import ModelClient, ModelConfigError, UnknownNameError, get_client
 from verifier import LLMVerifierConfig, function_completeness, function_completeness_proven, rollout_checker, verify_app
 
@@ -166,7 +167,7 @@ def _load_trajectory_or_exit(folder: Path):
 def dashboard_command(
     trajectory_dir: Path = TRAJECTORY_DIR,
     out: Path = typer.Option(None, "--out", help="PNG to write; default TRAJECTORY_DIR/dashboard.png."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary (path, tiles, tokens) instead of text."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary (path, steps, grid, min_crop_scale, tokens) instead of text."),
 ) -> None:
     """Render a trajectory as one 1920×1080 dashboard PNG and report its visual-token savings."""
     trajectory = _load_trajectory_or_exit(trajectory_dir)
@@ -208,6 +209,8 @@ def comment_command(
     out: Path = typer.Option(None, "--out", help="Write the comment JSON here instead of printing it."),
 ) -> None:
     """Comment on one trajectory: JSON with issues, actionable_changes, fit_within_screen, avoid_regressions."""
+    if mode not in get_args(CommenterMode):  # the offline commenter reads facts whatever the mode: say a typo anyway
+        raise _fail(f"--commenter-mode {mode!r}: not one of {', '.join(get_args(CommenterMode))}")
     _load_trajectory_or_exit(trajectory_dir)
     html_path = html or next((trajectory_dir / n for n in _HTML_NAMES if (trajectory_dir / n).is_file()), None)
     app_html = read_html(html_path) if html_path else None

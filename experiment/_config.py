@@ -172,7 +172,7 @@ class ExperimentConfig(BaseModel):
                           "(rules on measured facts) or a model name or role (e.g. 'detector').")
     concurrency: Browser[int | None] = Field(default=None, ge=1, le=32, description=(
         "Rollouts in flight at once (browser contexts). None: what limits the run decides (`rollout_slots`) — the "
-        "cores when every CUA policy is offline (CPU-bound: more in flight only queue for the cores), "
+        "cores (at least 2) when every CUA policy is offline (CPU-bound: more in flight only queue for the cores), "
         f"{MODEL_BOUND_SLOTS} when one calls a model (bound by its latency; the model's max_concurrency still caps "
         "its calls)."))
     models_config: Annotated[Path | None, Flag("roles", "--models")] = Field(default=None, description="Model registry YAML (default configs/models.yaml).")
@@ -182,9 +182,9 @@ class ExperimentConfig(BaseModel):
                             "(`serve_url`, its old name, is still read).")
     seed: Loop[int] = Field(
         default=0,
-        description="Recorded in the manifest as the run's label for its randomness. The offline providers are "
-        "deterministic without it; a model's sampling seed is its own `params.seed` in the model registry "
-        "(sent only to servers that accept one).",
+        description="The run's base seed, recorded in the manifest: repeat r of a task's rollout seeds the app's "
+        "Math.random with seed + r (and adds it to a model's `params.seed` where the registry gives one, sent only to "
+        "servers that accept one); content variations draw with it.",
     )
     budget: Annotated[RunBudget, Flag("budget", nested=True)] = Field(default_factory=RunBudget, description=(
         "Limits on model calls and dollars, for the run (max_model_calls, max_cost_usd) and per role (roles: {cua: "

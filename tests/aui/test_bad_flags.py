@@ -125,3 +125,11 @@ def test_a_run_whose_folder_would_go_where_a_file_is_is_refused_before_it_starts
     said = refused("run", "--offline", "--app", "unit-converter", "--out", str(taken / "sub"))
     assert f"error: --out: {taken} is a file, where the run's folder {taken}/sub/offline-bundled goes" in said
     assert taken.read_text() == "mine"
+
+
+def test_an_ablation_refuses_out_and_the_comment_command_an_unknown_mode(tmp_path, synthetic):
+    """`insights ablate --out` was dropped without a word; `comment --mode bogus` with the offline commenter exited 0."""
+    assert "--out belongs to the principle table" in refused("insights", "ablate", str(tmp_path), "--principle",
+                                                             "state visibility", "--out", str(tmp_path / "a.json"))
+    said = refused("comment", str(synthetic(2)), "--commenter", "offline", "--commenter-mode", "bogus")
+    assert "--commenter-mode 'bogus': not one of dashboard, text-only, screenshots-only" in said
