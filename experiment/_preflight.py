@@ -92,7 +92,7 @@ def check_config(config: ExperimentConfig, *, source: str = "config", probe_endp
             tasks = tasks_per_app(config, app_ids, providers)
         except TasksFileError as exc:
             raise ConfigError(str(exc), field="tasks_file") from None
-        _check_task_counts(config, tasks)
+        _check_task_counts(config, tasks, providers)
         _check_judge_checks(config, app_ids, providers)
         models = _check_models(config, players_of(providers))
         _check_policy_options(config, providers)
@@ -189,12 +189,14 @@ def rollout_slots(config: ExperimentConfig, providers: list[RoleProvider]) -> in
     return MODEL_BOUND_SLOTS
 
 
-def _check_task_counts(config: ExperimentConfig, tasks: dict[str, int]) -> None:
+def _check_task_counts(config: ExperimentConfig, tasks: dict[str, int], providers: list[RoleProvider]) -> None:
+    """At most `max_tasks_per_app` tasks an app (blamed on it: the tasks come from a file, a spec or `tasks_per_app`)."""
+    proposed = config.tasks_file is None and not next(p for p in providers if p.role == "proposer").offline
+    where = f"in {config.tasks_file}" if config.tasks_file else "(field 'tasks_per_app')" if proposed else "in its spec"
     for app_id, count in tasks.items():
         if count > config.max_tasks_per_app:
-            where = f"in {config.tasks_file}" if config.tasks_file else "(field 'tasks_per_app')"
             raise ConfigError(f"app {app_id!r} would have {count:,} tasks {where}; at most {config.max_tasks_per_app} "
-                              f"per app (raise field 'max_tasks_per_app' to allow more)")
+                              f"per app: raise it to allow more", field="max_tasks_per_app")
 
 
 def _check_judge_checks(config: ExperimentConfig, app_ids: list[str], providers: list[RoleProvider]) -> None:
@@ -219,7 +221,8 @@ def check_run_size(config: ExperimentConfig, plan: Plan, *, assume_yes: bool, so
     size = run_size(config, plan.tasks, plan.providers)
     if size.rollouts > config.max_rollouts and not assume_yes:
         raise ConfigError(f"{source}: this run would do up to {size.rollouts:,} rollouts, more than max_rollouts "
-                          f"({config.max_rollouts:,}); pass --yes to start it anyway, or raise field 'max_rollouts'")
+                          f"({config.max_rollouts:,}); pass --yes to start it anyway, or raise "
+                          f"{config._flags.get('max_rollouts', 'field max_rollouts')}")
     return size
 
 

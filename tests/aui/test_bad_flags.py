@@ -133,3 +133,11 @@ def test_an_ablation_refuses_out_and_the_comment_command_an_unknown_mode(tmp_pat
                                                              "state visibility", "--out", str(tmp_path / "a.json"))
     said = refused("comment", str(synthetic(2)), "--commenter", "offline", "--commenter-mode", "bogus")
     assert "--commenter-mode 'bogus': not one of dashboard, text-only, screenshots-only" in said
+
+
+def test_a_size_limit_is_blamed_on_the_flag_that_set_it_and_the_tasks_on_where_they_come_from():
+    """The offline proposer's tasks are the spec's (not `tasks_per_app`); the refusals named fields a flag had set."""
+    said = refused("run", "--offline", "--app", "unit-converter", "--max-tasks-per-app", "3")
+    assert "--max-tasks-per-app: app 'unit-converter' would have 7 tasks in its spec; at most 3 per app" in said
+    said = refused("run", "--offline", "--app", "unit-converter", "--max-rollouts", "3")
+    assert "more than max_rollouts (3); pass --yes to start it anyway, or raise --max-rollouts" in said
